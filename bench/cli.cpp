@@ -1,0 +1,206 @@
+#include "bench/cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "bench/report.hpp"
+#include "bench/run_support.hpp"
+#include "cases/registry.hpp"
+#include "crbench/version.hpp"
+#include "solvers/solver.hpp"
+
+namespace crbench {
+namespace {
+
+std::string flag_name(const std::string& param) {
+  std::string s = param;
+  std::replace(s.begin(), s.end(), '_', '-');
+  return "--" + s;
+}
+
+void print_params(std::ostream& out, const std::vector<ParamSpec>& params) {
+  for (const auto& p : params) {
+    out << "    " << std::left << std::setw(24) << p.name << " default " << std::setw(8)
+        << format_number(p.default_value) << " range " << std::setw(14) << p.range_text();
+    if (!p.unit.empty()) out << " [" << p.unit << "]";
+    out << "  " << p.description << "\n";
+  }
+}
+
+nlohmann::json params_json(const std::vector<ParamSpec>& params) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : params) {
+    out.push_back({{"name", p.name},
+                   {"default", p.default_value},
+                   {"min", std::isfinite(p.min) ? nlohmann::json(p.min) : nlohmann::json("-inf")},
+                   {"max", std::isfinite(p.max) ? nlohmann::json(p.max) : nlohmann::json("inf")},
+                   {"range", p.range_text()},
+                   {"unit", p.unit},
+                   {"description", p.description}});
+  }
+  return out;
+}
+
+int list_command(bool as_json, std::ostream& out) {
+  if (as_json) {
+    nlohmann::json j;
+    j["cases"] = nlohmann::json::array();
+    for (const auto& c : case_registry()) {
+      j["cases"].push_back({{"name", c.info.name},
+                            {"description", c.info.description},
+                            {"dof", c.info.dof},
+                            {"constraints", c.info.constraints},
+                            {"switches", c.info.switch_names},
+                            {"params", params_json(c.info.params)}});
+    }
+    j["solvers"] = nlohmann::json::array();
+    for (const auto& s : solver_registry()) {
+      j["solvers"].push_back({{"name", s->name()},
+                              {"description", s->description()},
+                              {"params", params_json(s->parameters())}});
+    }
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << "cases:\n";
+  for (const auto& c : case_registry()) {
+    out << "  " << c.info.name << "  (n = " << c.info.dof << ", m = " << c.info.constraints
+        << ")\n    " << c.info.description << "\n";
+    print_params(out, c.info.params);
+  }
+  out << "solvers:\n";
+  for (const auto& s : solver_registry()) {
+    out << "  " << s->name() << "\n    " << s->description() << "\n";
+    print_params(out, s->parameters());
+  }
+  return 0;
+}
+
+void print_summary(const RunRecord& r, std::ostream& out) {
+  out << r.case_name << " / " << r.solver << ": " << r.status;
+  if (!r.reason.empty()) out << " (" << r.reason << ")";
+  out << "\n  lift_off_time: "
+      << (r.lift_off_time ? format_number(*r.lift_off_time) : std::string("none")) << "\n";
+  out << "  events:";
+  for (const auto& e : r.events) {
+    out << "  " << e.kind << "@" << format_number(e.t);
+    if (e.index >= 0) out << (e.kind == "switch" ? " s" : " f") << e.index;
+  }
+  out << "\n  min_constraint:";
+  for (const double f : r.min_constraint) out << " " << format_number(f);
+  out << "\n  final_state: t = " << format_number(r.final_state.t) << ", q =";
+  for (Eigen::Index i = 0; i < r.final_state.q.size(); ++i) out << " " << format_number(r.final_state.q(i));
+  out << ", v =";
+  for (Eigen::Index i = 0; i < r.final_state.v.size(); ++i) out << " " << format_number(r.final_state.v(i));
+  out << "\n  steps " << r.steps << ", rhs evaluations " << r.rhs_evaluations << ", wall time "
+      << r.wall_time_s << " s (rtol " << format_number(r.tolerances.at("rtol")) << ", atol "
+      << format_number(r.tolerances.at("atol")) << ")\n";
+}
+
+}  // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"crbench: benchmarks of constraint-realization limits"};
+  app.set_version_flag("--version", std::string(version));
+  app.require_subcommand(1);
+
+  auto* list = app.add_subcommand("list", "print the cases and solvers with their parameters");
+  bool list_json = false;
+  list->add_flag("--json", list_json, "machine-readable output");
+
+  auto* run = app.add_subcommand("run", "solve one case with one solver");
+  RunRequest request;
+  std::vector<std::string> assignments;
+  std::string rtol_text, atol_text, t_end_text, samples_text, trajectory_path;
+  bool as_json = false;
+  bool omit_wall_time = false;
+  run->add_option("--case", request.case_name, "case name (see crbench list)")->required();
+  run->add_option("--solver", request.solver_name, "solver name (see crbench list)")->required();
+  run->add_option("--set", assignments, "case parameter KEY=VALUE (repeatable)");
+  run->add_option("--rtol", rtol_text, "relative tolerance of the integrator (default 1e-12)");
+  run->add_option("--atol", atol_text, "absolute tolerance of the integrator (default 1e-14)");
+  run->add_option("--t-end", t_end_text, "end of the horizon (default: the case's)");
+  run->add_flag("--json", as_json, "print the record as one JSON object");
+  run->add_flag("--omit-wall-time", omit_wall_time,
+                "leave wall_time_s out of the JSON (for byte-for-byte comparisons)");
+  run->add_option("--trajectory", trajectory_path, "write t, q, v, f, lambda, mu to this CSV file");
+  run->add_option("--samples", samples_text, "trajectory grid points over the horizon (default 1001)");
+  // Every solver's parameters are options of `run`; after parsing, an option that does not belong
+  // to the chosen solver is rejected by name.
+  std::map<std::string, std::string> solver_option_text;
+  std::map<std::string, CLI::Option*> solver_options;
+  for (const auto& s : solver_registry()) {
+    for (const auto& p : s->parameters()) {
+      if (solver_options.count(p.name)) continue;
+      solver_options[p.name] =
+          run->add_option(flag_name(p.name), solver_option_text[p.name], p.description);
+    }
+  }
+
+  auto* report = app.add_subcommand("report", "the main job: the canonical runs, written to a folder");
+  std::string out_dir = "results";
+  report->add_option("--out", out_dir, "output folder (default results)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e, out, err);
+    err << "crbench: " << e.what() << "\n";
+    return 2;
+  }
+
+  try {
+    if (list->parsed()) return list_command(list_json, out);
+
+    if (report->parsed()) return write_report(out_dir, out);
+
+    for (const auto& a : assignments) request.case_assignments.push_back(parse_assignment(a, "--set"));
+    if (!rtol_text.empty()) request.rtol = parse_finite("--rtol", rtol_text);
+    if (!atol_text.empty()) request.atol = parse_finite("--atol", atol_text);
+    if (!t_end_text.empty()) request.t_end = parse_finite("--t-end", t_end_text);
+    if (!samples_text.empty()) {
+      const double samples = parse_finite("--samples", samples_text);
+      if (samples != std::floor(samples) || samples < 2 || samples > 1e7) {
+        throw InputError("--samples: '" + samples_text + "' must be a whole number in [2, 1e7]");
+      }
+      request.samples = static_cast<int>(samples);
+    }
+    const Solver& solver = find_solver(request.solver_name);
+    const auto own = solver.parameters();
+    for (const auto& [name, option] : solver_options) {
+      if (option->count() == 0) continue;
+      const bool belongs =
+          std::any_of(own.begin(), own.end(), [&](const ParamSpec& p) { return p.name == name; });
+      if (!belongs) {
+        std::string known;
+        for (const auto& p : own) known += (known.empty() ? "" : ", ") + flag_name(p.name);
+        throw InputError(flag_name(name) + ": not a parameter of solver " + solver.name() +
+                         "; its parameters are: " + (known.empty() ? "(none)" : known));
+      }
+      request.solver_assignments.push_back({name, solver_option_text[name]});
+    }
+    request.trajectory_path = trajectory_path;
+
+    const RunRecord record = execute(request);
+    if (as_json) {
+      out << to_json(record, !omit_wall_time).dump(2) << "\n";
+    } else {
+      print_summary(record, out);
+    }
+    return record.status == "ok" ? 0 : 1;
+  } catch (const InputError& e) {
+    err << "crbench: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << "crbench: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace crbench

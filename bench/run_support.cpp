@@ -1,0 +1,88 @@
+#include "bench/run_support.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "cases/registry.hpp"
+#include "solvers/solver.hpp"
+
+namespace crbench {
+namespace {
+
+// 17 significant digits: every double in the file reads back exactly.
+std::string exact(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  return buffer;
+}
+
+class TrajectoryCsv {
+ public:
+  TrajectoryCsv(const std::string& path, int n, int m) : file_(path) {
+    if (!file_) throw InputError("--trajectory: cannot open '" + path + "' for writing");
+    file_ << "t,label";
+    for (int i = 0; i < n; ++i) file_ << ",q" << i;
+    for (int i = 0; i < n; ++i) file_ << ",v" << i;
+    for (int k = 0; k < m; ++k) file_ << ",f" << k;
+    for (int k = 0; k < m; ++k) file_ << ",lambda" << k;
+    for (int k = 0; k < m; ++k) file_ << ",mu" << k;
+    file_ << "\n";
+  }
+  void write(const TrajectorySample& s) {
+    file_ << exact(s.x.t) << "," << s.label;
+    const auto put = [this](const Eigen::VectorXd& v) {
+      for (Eigen::Index i = 0; i < v.size(); ++i) file_ << "," << exact(v(i));
+    };
+    put(s.x.q);
+    put(s.x.v);
+    put(s.f);
+    put(s.lambda);
+    put(s.mu);
+    file_ << "\n";
+  }
+
+ private:
+  std::ofstream file_;
+};
+
+}  // namespace
+
+RunRecord execute(const RunRequest& request) {
+  const Solver& solver = find_solver(request.solver_name);
+  const std::unique_ptr<Model> model = make_model(request.case_name, request.case_assignments);
+  check_in_range(kRtolSpec, request.rtol, "--rtol");
+  check_in_range(kAtolSpec, request.atol, "--atol");
+
+  RunSettings settings;
+  settings.rtol = request.rtol;
+  settings.atol = request.atol;
+  settings.solver_params =
+      resolve_params(solver.parameters(), request.solver_assignments, "solver " + solver.name());
+  const double t0 = model->initial_state().t;
+  settings.t_end = request.t_end.value_or(model->horizon());
+  if (!(settings.t_end > t0)) {
+    throw InputError("--t-end: " + format_number(settings.t_end) +
+                     " must be after the initial time " + format_number(t0));
+  }
+
+  std::unique_ptr<TrajectoryCsv> csv;
+  if (!request.trajectory_path.empty()) {
+    csv = std::make_unique<TrajectoryCsv>(request.trajectory_path, model->dof(),
+                                          model->constraint_count());
+  }
+  if (csv || request.observer) {
+    for (int i = 0; i < request.samples; ++i) {
+      settings.output_times.push_back(i + 1 == request.samples
+                                          ? settings.t_end
+                                          : t0 + (settings.t_end - t0) * i / (request.samples - 1));
+    }
+    settings.on_sample = [&csv, &request](const TrajectorySample& s) {
+      if (csv) csv->write(s);
+      if (request.observer) request.observer(s);
+    };
+  }
+  return solver.run(*model, settings);
+}
+
+}  // namespace crbench

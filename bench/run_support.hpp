@@ -1,0 +1,38 @@
+// One solve from names and text, as `crbench run` and `crbench report` do it: validation of
+// every input, the output grid, and the trajectory CSV written while the solve runs.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cases/params.hpp"
+#include "solvers/record.hpp"
+#include "solvers/solver.hpp"
+
+namespace crbench {
+
+struct RunRequest {
+  std::string case_name;
+  std::string solver_name;
+  std::vector<Assignment> case_assignments;
+  std::vector<Assignment> solver_assignments;
+  double rtol = 1e-12;
+  double atol = 1e-14;
+  std::optional<double> t_end;     // default: the case's horizon
+  int samples = 1001;              // trajectory grid points over [t0, t_end]
+  std::string trajectory_path;     // empty: no trajectory
+  // Called with every sample on the grid and at events, besides the CSV (may be empty; a
+  // non-empty observer turns the grid on).
+  std::function<void(const TrajectorySample&)> observer;
+};
+
+inline const ParamSpec kRtolSpec{.name = "rtol", .default_value = 1e-12, .min = 1e-15, .max = 0.1};
+inline const ParamSpec kAtolSpec{
+    .name = "atol", .default_value = 1e-14, .min = 0.0, .max = 1.0, .min_inclusive = false};
+
+// InputError on any bad item; a failing solve is a record with its status, not an exception.
+RunRecord execute(const RunRequest& request);
+
+}  // namespace crbench

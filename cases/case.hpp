@@ -1,0 +1,150 @@
+// The case layer. A case is one header with a struct that satisfies the `Case` concept below:
+// the case author writes A(q), V(q,t), Q(q,q̇,t) and f(q,t) templated on the scalar type, and
+// everything else (J, ∂f/∂t, d, ∂A/∂q, c, ∂V/∂q) is derived by automatic differentiation in
+// solvers/dynamics.hpp. Solvers only see the type-erased `Model`.
+#pragma once
+
+#include <Eigen/Core>
+#include <concepts>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cases/params.hpp"
+
+namespace crbench {
+
+template <class S, int Rows>
+using Vec = Eigen::Matrix<S, Rows, 1>;
+template <class S, int Rows, int Cols>
+using Mat = Eigen::Matrix<S, Rows, Cols>;
+
+// A piecewise force is smooth within a mode; modes[j] = +1 while switching function s_j > 0 and
+// −1 while s_j ≤ 0. Solvers stop exactly where some s_j changes sign and restart with the mode
+// flipped, so nothing is integrated across a discontinuity.
+using Modes = std::span<const int>;
+
+struct CaseInfo {
+  std::string name;
+  // One paragraph: the system, its equations, and the seed (file, equation) it comes from.
+  std::string description;
+  std::vector<ParamSpec> params;
+  int dof = 0;            // n
+  int constraints = 0;    // m
+  int switches = 0;       // number of switching functions of the piecewise force
+  std::vector<std::string> switch_names;
+};
+
+struct State {
+  double t = 0.0;
+  Eigen::VectorXd q;
+  Eigen::VectorXd v;
+};
+
+// A lift-off time known in closed form for one model ("classical", "viscous", ...).
+struct LiftOffFact {
+  std::string model;
+  double time = 0.0;
+  std::string source;
+};
+
+// An exact trajectory q(t) of one model; `realization_N` is used by realization closed forms
+// (NaN for the ideal models). Returns nullopt outside the interval where the formula holds.
+struct ClosedFormTrajectory {
+  std::string model;
+  std::string source;
+  std::function<std::optional<Eigen::VectorXd>(double t, double realization_N)> q;
+};
+
+struct Facts {
+  std::vector<LiftOffFact> lift_off;
+  std::vector<ClosedFormTrajectory> trajectories;
+
+  std::optional<double> lift_off_time(std::string_view model) const {
+    for (const auto& f : lift_off) {
+      if (f.model == model) return f.time;
+    }
+    return std::nullopt;
+  }
+  const ClosedFormTrajectory* trajectory(std::string_view model) const {
+    for (const auto& f : trajectories) {
+      if (f.model == model) return &f;
+    }
+    return nullptr;
+  }
+};
+
+// What a case author writes (see cases/dk_plane.hpp for a complete example).
+template <class C>
+concept Case = requires(const C& c, const ParamValues& p, const Vec<double, C::n>& q,
+                        const Vec<double, C::n>& v, double t, Modes modes) {
+  { C::n } -> std::convertible_to<int>;
+  { C::m } -> std::convertible_to<int>;
+  { C::switches } -> std::convertible_to<int>;
+  { C::info() } -> std::same_as<CaseInfo>;
+  C{p};
+  { c.template metric<double>(q) } -> std::same_as<Mat<double, C::n, C::n>>;
+  { c.template potential<double>(q, t) } -> std::same_as<double>;
+  { c.template force<double>(q, v, t, modes) } -> std::same_as<Vec<double, C::n>>;
+  { c.template constraints<double>(q, t) } -> std::same_as<Vec<double, C::m>>;
+  { c.switching(q, v, t) } -> std::same_as<Vec<double, C::switches>>;
+  { c.initial_state() } -> std::same_as<State>;
+  { c.horizon() } -> std::convertible_to<double>;
+  { c.facts() } -> std::same_as<Facts>;
+};
+
+// Everything a solver needs at one point (q, q̇, t) in one mode, in the notation of DESIGN.md §1:
+// A q̈ + c = Q − ∂V/∂q + Jᵀλ and f̈ = J q̈ + d.
+struct Point {
+  Eigen::MatrixXd A;       // kinetic metric
+  Eigen::VectorXd c;       // Coriolis/centrifugal terms from ∂A/∂q
+  Eigen::VectorXd grad_V;  // ∂V/∂q
+  Eigen::VectorXd Q;       // non-potential generalized force
+  Eigen::VectorXd f;       // constraint values
+  Eigen::MatrixXd J;       // ∂f/∂q, one row per constraint
+  Eigen::VectorXd f_t;     // ∂f/∂t
+  Eigen::VectorXd d;       // f̈ − J q̈ = żᵀ ∇²f ż with z = (q, t)
+
+  // The generalized force that is not a constraint reaction: Q − ∂V/∂q − c.
+  Eigen::VectorXd free_force() const { return Q - grad_V - c; }
+  // ḟ = J q̇ + ∂f/∂t.
+  Eigen::VectorXd constraint_rate(const Eigen::VectorXd& v) const { return J * v + f_t; }
+};
+
+// The type-erased case with its parameters bound; built by the registry.
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual const CaseInfo& info() const = 0;
+  virtual const ParamValues& params() const = 0;
+  int dof() const { return info().dof; }
+  int constraint_count() const { return info().constraints; }
+  int switch_count() const { return info().switches; }
+
+  virtual void evaluate(const State& x, Modes modes, Point& out) const = 0;
+  virtual Eigen::VectorXd constraint_values(double t, const Eigen::VectorXd& q) const = 0;
+  virtual Eigen::VectorXd switching_values(const State& x) const = 0;
+
+  // The case's own functions at double precision (finite-difference tests, energies).
+  virtual Eigen::MatrixXd metric(const Eigen::VectorXd& q) const = 0;
+  virtual double potential(double t, const Eigen::VectorXd& q) const = 0;
+  virtual Eigen::VectorXd force(const State& x, Modes modes) const = 0;
+
+  virtual State initial_state() const = 0;
+  virtual double horizon() const = 0;
+  virtual Facts facts() const = 0;
+
+  // The modes that hold at x: +1 where s_j > 0, −1 where s_j ≤ 0.
+  std::vector<int> modes_at(const State& x) const {
+    const Eigen::VectorXd s = switching_values(x);
+    std::vector<int> modes(static_cast<std::size_t>(s.size()));
+    for (Eigen::Index j = 0; j < s.size(); ++j) modes[static_cast<std::size_t>(j)] = s(j) > 0 ? 1 : -1;
+    return modes;
+  }
+  double kinetic_energy(const State& x) const { return 0.5 * x.v.dot(metric(x.q) * x.v); }
+};
+
+}  // namespace crbench

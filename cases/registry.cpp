@@ -1,0 +1,37 @@
+#include "cases/registry.hpp"
+
+#include "cases/dk_plane.hpp"
+#include "solvers/dynamics.hpp"
+
+namespace crbench {
+namespace {
+
+template <Case C>
+CaseEntry entry() {
+  return {C::info(), [](const ParamValues& p) { return std::make_unique<CaseModel<C>>(p); }};
+}
+
+}  // namespace
+
+const std::vector<CaseEntry>& case_registry() {
+  static const std::vector<CaseEntry> cases = {
+      entry<cases::DkPlane>(),
+  };
+  return cases;
+}
+
+const CaseEntry& find_case(std::string_view name) {
+  std::string known;
+  for (const auto& c : case_registry()) {
+    if (c.info.name == name) return c;
+    known += (known.empty() ? "" : ", ") + c.info.name;
+  }
+  throw InputError("--case: unknown case '" + std::string(name) + "'; known cases: " + known);
+}
+
+std::unique_ptr<Model> make_model(std::string_view name, const std::vector<Assignment>& assignments) {
+  const CaseEntry& c = find_case(name);
+  return c.make(resolve_params(c.info.params, assignments, "case " + c.info.name));
+}
+
+}  // namespace crbench

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages crbench needs, and only those that are missing.
+# Idempotent and non-interactive; runs `apt-get update` at most once.
+set -euo pipefail
+
+packages=(
+  build-essential cmake
+  libboost-dev libeigen3-dev libbenchmark-dev nlohmann-json3-dev catch2 libcli11-dev
+  python3-matplotlib python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

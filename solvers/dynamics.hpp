@@ -1,0 +1,156 @@
+// Dynamics derived from a case by forward-mode automatic differentiation (Eigen's
+// AutoDiffScalar, nested for the second derivative in d), and the constrained acceleration with
+// its multipliers λ for a given active set (DESIGN.md §1).
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/Cholesky>
+#include <string>
+#include <unsupported/Eigen/AutoDiff>
+#include <vector>
+
+#include "cases/case.hpp"
+
+namespace crbench {
+
+// Wraps a `Case` into a `Model`. The case's templated functions are instantiated at double and
+// at AutoDiffScalar types with fixed-size derivative vectors (no allocation per evaluation).
+template <Case C>
+class CaseModel final : public Model {
+  static constexpr int n = C::n;
+  static constexpr int m = C::m;
+  using Vn = Vec<double, n>;
+
+ public:
+  explicit CaseModel(const ParamValues& params) : case_(params), info_(C::info()), params_(params) {}
+
+  const CaseInfo& info() const override { return info_; }
+  const ParamValues& params() const override { return params_; }
+
+  void evaluate(const State& x, Modes modes, Point& out) const override {
+    const Vn q = x.q;
+    const Vn v = x.v;
+    const double t = x.t;
+
+    // A(q) and ∂A/∂q_k in one pass; c = Ȧ q̇ − ½ ∂(q̇ᵀ A q̇)/∂q (Lagrange's equations for
+    // T = ½ q̇ᵀ A q̇; seed 004 (1.1), (1.9)).
+    using Dq = Eigen::AutoDiffScalar<Vn>;
+    Vec<Dq, n> q_ad;
+    for (int i = 0; i < n; ++i) q_ad(i) = Dq(q(i), n, i);
+    const Mat<Dq, n, n> A_ad = case_.template metric<Dq>(q_ad);
+    Mat<double, n, n> A;
+    Mat<double, n, n> A_dot = Mat<double, n, n>::Zero();
+    Vn half_grad_kinetic;
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        A(i, j) = A_ad(i, j).value();
+        A_dot(i, j) = A_ad(i, j).derivatives().dot(v);
+      }
+    }
+    for (int k = 0; k < n; ++k) {
+      Mat<double, n, n> dA_k;
+      for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) dA_k(i, j) = A_ad(i, j).derivatives()(k);
+      }
+      half_grad_kinetic(k) = 0.5 * v.dot(dA_k * v);
+    }
+    // Plain loops: GCC 12 reports a false -Warray-bounds on Eigen's vectorized copy and product
+    // of 1×1 fixed-size matrices.
+    out.A.resize(n, n);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) out.A(i, j) = A(i, j);
+    }
+    out.c.resize(n);
+    for (int i = 0; i < n; ++i) {
+      double row = 0.0;
+      for (int j = 0; j < n; ++j) row += A_dot(i, j) * v(j);
+      out.c(i) = row - half_grad_kinetic(i);
+    }
+
+    const Dq V_ad = case_.template potential<Dq>(q_ad, Dq(t));
+    out.grad_V = V_ad.derivatives();
+    out.Q = case_.template force<double>(q, v, t, modes);
+
+    // f, J = ∂f/∂q and ∂f/∂t from one pass over z = (q, t).
+    using Dz = Eigen::AutoDiffScalar<Vec<double, n + 1>>;
+    Vec<Dz, n> qz;
+    for (int i = 0; i < n; ++i) qz(i) = Dz(q(i), n + 1, i);
+    const Dz tz(t, n + 1, n);
+    const Vec<Dz, m> f_ad = case_.template constraints<Dz>(qz, tz);
+    out.f.resize(m);
+    out.J.resize(m, n);
+    out.f_t.resize(m);
+    for (int k = 0; k < m; ++k) {
+      out.f(k) = f_ad(k).value();
+      out.J.row(k) = f_ad(k).derivatives().template head<n>().transpose();
+      out.f_t(k) = f_ad(k).derivatives()(n);
+    }
+
+    // d = d²/ds² f(q + s q̇, t + s) at s = 0 = żᵀ ∇²f ż, by nested forward mode along ż.
+    using D1 = Eigen::AutoDiffScalar<Vec<double, 1>>;
+    using D2 = Eigen::AutoDiffScalar<Vec<D1, 1>>;
+    const auto along = [](double value, double rate) {
+      return D2(D1(value, Vec<double, 1>(rate)), Vec<D1, 1>(D1(rate, Vec<double, 1>(0.0))));
+    };
+    Vec<D2, n> qs;
+    for (int i = 0; i < n; ++i) qs(i) = along(q(i), v(i));
+    const Vec<D2, m> f_s = case_.template constraints<D2>(qs, along(t, 1.0));
+    out.d.resize(m);
+    for (int k = 0; k < m; ++k) out.d(k) = f_s(k).derivatives()(0).derivatives()(0);
+  }
+
+  Eigen::VectorXd constraint_values(double t, const Eigen::VectorXd& q) const override {
+    return case_.template constraints<double>(Vn(q), t);
+  }
+  Eigen::VectorXd switching_values(const State& x) const override {
+    return case_.switching(Vn(x.q), Vn(x.v), x.t);
+  }
+  Eigen::MatrixXd metric(const Eigen::VectorXd& q) const override {
+    return case_.template metric<double>(Vn(q));
+  }
+  double potential(double t, const Eigen::VectorXd& q) const override {
+    return case_.template potential<double>(Vn(q), t);
+  }
+  Eigen::VectorXd force(const State& x, Modes modes) const override {
+    return case_.template force<double>(Vn(x.q), Vn(x.v), x.t, modes);
+  }
+  State initial_state() const override { return case_.initial_state(); }
+  double horizon() const override { return case_.horizon(); }
+  Facts facts() const override { return case_.facts(); }
+
+ private:
+  C case_;
+  CaseInfo info_;
+  ParamValues params_;
+};
+
+// The constrained acceleration for the active set `active` (indices into f):
+// A q̈ = Q − ∂V/∂q − c + J_Kᵀλ, J_K q̈ + d_K = 0, i.e. (J_K A⁻¹ J_Kᵀ) λ = −(J_K A⁻¹ F + d_K)
+// with F = Q − ∂V/∂q − c (seed 004 (1.4); seed 000, Lagrange equations of the first kind).
+struct ConstrainedAcceleration {
+  Eigen::VectorXd qdd;
+  Eigen::VectorXd lambda;  // one per active constraint, in the order of `active`
+  Eigen::VectorXd mu;      // μ = λ·|∇f|_{A⁻¹}, the normal reaction in the kinetic metric
+  bool ok = true;
+  std::string reason;      // set when !ok: singular or ill-conditioned active set
+  double rcond = 1.0;      // reciprocal condition estimate of J_K A⁻¹ J_Kᵀ
+};
+
+// Reciprocal condition number below which an active set is reported as ill-conditioned.
+inline constexpr double kActiveSetMinRcond = 1e-12;
+
+// A reciprocal condition estimate of a symmetric positive semidefinite matrix from its LDLT:
+// the smaller of Eigen's estimate and the pivot ratio min D / max D. Eigen's rcond() alone is
+// wrong when a pivot is exactly zero (it returns 2/3 for [[1, 2], [2, 4]]).
+double reciprocal_condition(const Eigen::LDLT<Eigen::MatrixXd>& ldlt);
+
+ConstrainedAcceleration constrained_acceleration(const Point& p, const std::vector<int>& active);
+
+// The Delassus matrix W = J_K A⁻¹ J_Kᵀ and A⁻¹ J_Kᵀ for the rows in `rows`.
+struct Delassus {
+  Eigen::MatrixXd W;
+  Eigen::MatrixXd Ainv_Jt;
+};
+Delassus delassus(const Point& p, const std::vector<int>& rows);
+
+}  // namespace crbench

@@ -1,0 +1,580 @@
+// The ideal classical model, event-driven. Between events the motion is smooth: free, or on the
+// active constraints with the multipliers of seed 004 (1.4). Smooth phases are integrated by
+// Boost.Odeint's controlled dopri5 with dense output; event functions are sampled on the dense
+// output and their crossings refined by TOMS 748 (solvers/events.hpp). Events:
+//  - contact: an inactive f_k reaches 0;
+//  - lift_off: the multiplier λ_k of an active constraint reaches 0 from above;
+//  - switch: a switching function of a piecewise force changes sign (the mode flips there);
+//  - horizon.
+// At each event the contact set is resolved anew: constraints arriving with ḟ < 0 get a Newton
+// impact in the kinetic metric (seed 000 (1.2)–(1.4)), then the constraints at rest on Σ are
+// activated by the acceleration-level complementarity 0 ≤ λ ⊥ f̈ ≥ 0.
+#include "solvers/event_driven.hpp"
+
+#include <algorithm>
+#include <boost/numeric/odeint.hpp>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <sstream>
+
+#include "solvers/dynamics.hpp"
+#include "solvers/events.hpp"
+#include "solvers/lcp.hpp"
+
+namespace crbench {
+namespace {
+
+namespace odeint = boost::numeric::odeint;
+using OdeState = std::vector<double>;
+
+constexpr int kSamplesPerStep = 4;
+
+struct Options {
+  double restitution;
+  double distance_tol;
+  double velocity_tol;
+  double event_time_tol;
+  double accumulation_count;
+  double accumulation_window;
+  double max_steps;
+  double max_events;
+  double max_step_fraction;
+};
+
+// A failure that ends the run with a status (not an input error, not a crash).
+struct RunFailure {
+  std::string status;
+  std::string reason;
+};
+
+State unpack(double t, const OdeState& y, int n) {
+  State x;
+  x.t = t;
+  x.q = Eigen::Map<const Eigen::VectorXd>(y.data(), n);
+  x.v = Eigen::Map<const Eigen::VectorXd>(y.data() + n, n);
+  return x;
+}
+
+OdeState pack(const State& x) {
+  OdeState y(static_cast<std::size_t>(2 * x.q.size()));
+  Eigen::Map<Eigen::VectorXd>(y.data(), x.q.size()) = x.q;
+  Eigen::Map<Eigen::VectorXd>(y.data() + x.q.size(), x.v.size()) = x.v;
+  return y;
+}
+
+bool all_finite(const State& x) { return x.q.allFinite() && x.v.allFinite(); }
+
+std::string join(const std::vector<int>& v) {
+  std::string s;
+  for (const int i : v) s += (s.empty() ? "" : ",") + std::to_string(i);
+  return "{" + s + "}";
+}
+
+class Run {
+ public:
+  Run(const Model& model, const RunSettings& settings, const Options& options, RunRecord& record)
+      : model_(model),
+        settings_(settings),
+        opt_(options),
+        rec_(record),
+        n_(model.dof()),
+        m_(model.constraint_count()) {}
+
+  void execute() {
+    State x = model_.initial_state();
+    modes_ = model_.modes_at(x);
+    rec_.min_constraint.assign(static_cast<std::size_t>(m_), std::numeric_limits<double>::infinity());
+    next_output_ = std::lower_bound(settings_.output_times.begin(), settings_.output_times.end(), x.t);
+    track_minimum(x);
+    try {
+      resolve_contacts(x, {});
+      while (x.t < settings_.t_end) {
+        const PhaseEnd end = integrate_phase(x);
+        if (end.kinds.empty()) break;  // horizon
+        std::string label;
+        for (const auto& kind : end.kinds) label += (label.empty() ? "" : "&") + kind;
+        emit(x, label + "-");
+        std::vector<int> leaving;
+        for (std::size_t i = 0; i < end.kinds.size(); ++i) {
+          const int index = end.indices[i];
+          if (end.kinds[i] == "switch") {
+            modes_[static_cast<std::size_t>(index)] = -modes_[static_cast<std::size_t>(index)];
+            rec_.events.push_back({.t = x.t, .kind = "switch", .index = index});
+          } else if (end.kinds[i] == "lift_off") {
+            active_.erase(std::find(active_.begin(), active_.end(), index));
+            leaving.push_back(index);
+            record_lift_off(x.t, index);
+          }
+        }
+        if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
+          throw RunFailure{"too_many_events", "more than " + format_number(opt_.max_events) +
+                                                  " events before the horizon"};
+        }
+        resolve_contacts(x, leaving);
+        emit(x, label + "+");
+      }
+    } catch (const RunFailure& failure) {
+      rec_.status = failure.status;
+      rec_.reason = failure.reason;
+    } catch (const odeint::odeint_error& e) {
+      rec_.status = "step_failure";
+      rec_.reason = std::string("integrator: ") + e.what() + " at t = " + format_number(last_t_);
+    }
+    rec_.final_state = x;
+    rec_.rhs_evaluations = rhs_evaluations_;
+    rec_.diagnostics["event_function_evaluations"] = probe_evaluations_;
+    rec_.diagnostics["impacts"] = impacts_;
+    rec_.diagnostics["max_projection_correction"] = max_projection_;
+  }
+
+ private:
+  struct PhaseEnd {
+    std::vector<std::string> kinds;  // empty: horizon reached
+    std::vector<int> indices;
+  };
+
+  // Event functions of the current phase. A crossing is "g goes from > 0 to < 0"; a function
+  // becomes armed only once it has been seen > its threshold, so a constraint that has just been
+  // left (g ≈ 0) is not found again at the same instant.
+  struct Probe {
+    Eigen::VectorXd g;
+    Eigen::VectorXd f;
+  };
+
+  Probe probe(const State& x) {
+    ++probe_evaluations_;
+    model_.evaluate(x, modes_, point_);
+    Probe p;
+    p.f = point_.f;
+    const Eigen::Index events = m_ + model_.switch_count();
+    p.g.resize(events);
+    Eigen::VectorXd lambda_active;
+    if (!active_.empty()) {
+      const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
+      if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+      lambda_active = acc.lambda;
+    }
+    for (int k = 0; k < m_; ++k) {
+      const auto it = std::find(active_.begin(), active_.end(), k);
+      p.g(k) = it == active_.end() ? point_.f(k) : lambda_active(it - active_.begin());
+    }
+    const Eigen::VectorXd s = model_.switching_values(x);
+    for (int j = 0; j < model_.switch_count(); ++j) {
+      p.g(m_ + j) = modes_[static_cast<std::size_t>(j)] * s(j);
+    }
+    return p;
+  }
+
+  // A constraint that has just been left at rest (ḟ ≈ 0) arms only beyond contact_distance_tol,
+  // so noise around f = 0 is not taken for a new contact; one that bounced off (ḟ > tol) arms as
+  // soon as f > 0, however low its apex.
+  std::vector<double> arm_thresholds(const State& x) {
+    model_.evaluate(x, modes_, point_);
+    const Eigen::VectorXd rate = point_.constraint_rate(x.v);
+    std::vector<double> thresholds(static_cast<std::size_t>(m_ + model_.switch_count()), 0.0);
+    for (int k = 0; k < m_; ++k) {
+      const bool inactive = std::find(active_.begin(), active_.end(), k) == active_.end();
+      if (inactive && rate(k) <= opt_.velocity_tol) thresholds[static_cast<std::size_t>(k)] = opt_.distance_tol;
+    }
+    return thresholds;
+  }
+
+  PhaseEnd integrate_phase(State& x) {
+    if (!active_.empty()) project_onto_constraints(x);
+    const double t_end = settings_.t_end;
+    auto system = [this](const OdeState& y, OdeState& dy, double t) {
+      ++rhs_evaluations_;
+      last_t_ = t;
+      const State s = unpack(t, y, n_);
+      model_.evaluate(s, modes_, rhs_point_);
+      const ConstrainedAcceleration acc = constrained_acceleration(rhs_point_, active_);
+      if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+      if (!acc.qdd.allFinite()) {
+        throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
+      }
+      dy.resize(y.size());
+      for (int i = 0; i < n_; ++i) {
+        dy[static_cast<std::size_t>(i)] = y[static_cast<std::size_t>(n_ + i)];
+        dy[static_cast<std::size_t>(n_ + i)] = acc.qdd(i);
+      }
+    };
+
+    const double max_dt = opt_.max_step_fraction * std::max(t_end - model_.initial_state().t, 1e-300);
+    auto stepper = odeint::make_dense_output(settings_.atol, settings_.rtol, max_dt,
+                                             odeint::runge_kutta_dopri5<OdeState>());
+    stepper.initialize(pack(x), x.t, initial_step(x, max_dt));
+
+    const std::vector<double> threshold = arm_thresholds(x);
+    const Probe start = probe(x);
+    const Eigen::Index events = start.g.size();
+    std::vector<char> armed(static_cast<std::size_t>(events));
+    for (Eigen::Index i = 0; i < events; ++i) {
+      armed[static_cast<std::size_t>(i)] = start.g(i) > threshold[static_cast<std::size_t>(i)];
+    }
+    Eigen::VectorXd g_prev = start.g;
+    double t_prev = x.t;
+    OdeState y(static_cast<std::size_t>(2 * n_));
+
+    while (true) {
+      if (static_cast<double>(rec_.steps) >= opt_.max_steps) {
+        throw RunFailure{"too_many_steps", "more than " + format_number(opt_.max_steps) +
+                                               " steps before t = " + format_number(t_end)};
+      }
+      const auto [ta, tb] = stepper.do_step(system);
+      ++rec_.steps;
+      if (!(tb > ta) || tb - ta < 4.0 * std::numeric_limits<double>::epsilon() * std::abs(ta)) {
+        throw RunFailure{"step_underflow", "step size underflow at t = " + format_number(ta)};
+      }
+      const double t_stop = std::min(tb, t_end);
+      for (int s = 1; s <= kSamplesPerStep; ++s) {
+        const double ts = s == kSamplesPerStep ? t_stop : ta + (t_stop - ta) * s / kSamplesPerStep;
+        if (ts <= t_prev) continue;
+        stepper.calc_state(ts, y);
+        const State xs = unpack(ts, y, n_);
+        if (!all_finite(xs)) {
+          throw RunFailure{"non_finite", "non-finite state at t = " + format_number(ts)};
+        }
+        const Probe p = probe(xs);
+        // Every function that crosses in (t_prev, ts] is refined; the earliest crossing wins and
+        // crossings within the time tolerance of it are handled together.
+        std::vector<std::pair<double, Eigen::Index>> crossings;
+        for (Eigen::Index i = 0; i < events; ++i) {
+          if (armed[static_cast<std::size_t>(i)] && p.g(i) < 0.0) {
+            const auto g_of_t = [&, i](double t) {
+              OdeState yt(static_cast<std::size_t>(2 * n_));
+              stepper.calc_state(t, yt);
+              return probe(unpack(t, yt, n_)).g(i);
+            };
+            const RootResult root =
+                locate_root(g_of_t, t_prev, ts, std::max(g_prev(i), 0.0), p.g(i), opt_.event_time_tol);
+            crossings.emplace_back(root.t, i);
+            max_bracket_ = std::max(max_bracket_, root.width);
+          }
+        }
+        if (!crossings.empty()) {
+          std::sort(crossings.begin(), crossings.end());
+          const double t_event = crossings.front().first;
+          const double tie = 10.0 * event_time_tolerance(opt_.event_time_tol, t_event);
+          emit_grid(stepper, t_event, /*inclusive=*/false);
+          stepper.calc_state(t_event, y);
+          x = unpack(t_event, y, n_);
+          track_minimum(x);
+          PhaseEnd end;
+          for (const auto& [t, i] : crossings) {
+            if (t > t_event + tie) break;
+            if (i >= m_) {
+              end.kinds.push_back("switch");
+              end.indices.push_back(static_cast<int>(i - m_));
+            } else {
+              const bool is_active =
+                  std::find(active_.begin(), active_.end(), static_cast<int>(i)) != active_.end();
+              end.kinds.push_back(is_active ? "lift_off" : "contact");
+              end.indices.push_back(static_cast<int>(i));
+            }
+          }
+          rec_.diagnostics["max_event_bracket"] = max_bracket_;
+          return end;
+        }
+        for (Eigen::Index i = 0; i < events; ++i) {
+          if (p.g(i) > threshold[static_cast<std::size_t>(i)]) armed[static_cast<std::size_t>(i)] = 1;
+          if (i < m_ && !armed[static_cast<std::size_t>(i)] && p.g(i) < -opt_.distance_tol &&
+              std::find(active_.begin(), active_.end(), static_cast<int>(i)) == active_.end()) {
+            throw RunFailure{"missed_contact",
+                             "constraint " + std::to_string(i) + " reached f = " + format_number(p.g(i)) +
+                                 " at t = " + format_number(ts) + " without a located contact"};
+          }
+        }
+        update_minimum(p.f);
+        g_prev = p.g;
+        t_prev = ts;
+      }
+      emit_grid(stepper, t_stop, /*inclusive=*/true);
+      if (tb >= t_end) {
+        stepper.calc_state(t_end, y);
+        x = unpack(t_end, y, n_);
+        rec_.diagnostics["max_event_bracket"] = max_bracket_;
+        return {};
+      }
+    }
+  }
+
+  // Keeps the first step inside the flight of a constraint that has just bounced off (ḟ > 0 at
+  // f = 0), so the crossing back is bracketed after f has been seen positive.
+  double initial_step(const State& x, double max_dt) {
+    double dt = std::min(max_dt, 1e-3 * std::max(settings_.t_end - x.t, 1e-12));
+    model_.evaluate(x, modes_, point_);
+    const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
+    if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+    const Eigen::VectorXd rate = point_.constraint_rate(x.v);
+    const Eigen::VectorXd f_dd = point_.J * acc.qdd + point_.d;
+    for (int k = 0; k < m_; ++k) {
+      if (std::abs(point_.f(k)) <= opt_.distance_tol && rate(k) > opt_.velocity_tol && f_dd(k) < 0.0) {
+        dt = std::min(dt, 0.25 * rate(k) / -f_dd(k));
+      }
+    }
+    return std::max(dt, 1e-14);
+  }
+
+  // One Newton step onto f_K = 0 and ḟ_K = 0 in the kinetic metric, removing the drift of the
+  // previous phase (a correction at the level of the integration tolerance).
+  void project_onto_constraints(State& x) {
+    model_.evaluate(x, modes_, point_);
+    Delassus dq = delassus(point_, active_);
+    Eigen::VectorXd f_active(static_cast<Eigen::Index>(active_.size()));
+    for (std::size_t r = 0; r < active_.size(); ++r) f_active(static_cast<Eigen::Index>(r)) = point_.f(active_[r]);
+    const Eigen::VectorXd dq_pos = -dq.Ainv_Jt * dq.W.ldlt().solve(f_active);
+    x.q += dq_pos;
+    model_.evaluate(x, modes_, point_);
+    dq = delassus(point_, active_);
+    const Eigen::VectorXd rate = point_.constraint_rate(x.v);
+    Eigen::VectorXd rate_active(static_cast<Eigen::Index>(active_.size()));
+    for (std::size_t r = 0; r < active_.size(); ++r) rate_active(static_cast<Eigen::Index>(r)) = rate(active_[r]);
+    const Eigen::VectorXd dv = -dq.Ainv_Jt * dq.W.ldlt().solve(rate_active);
+    x.v += dv;
+    max_projection_ = std::max({max_projection_, dq_pos.lpNorm<Eigen::Infinity>(), dv.lpNorm<Eigen::Infinity>()});
+  }
+
+  // Impacts, then activation of the constraints at rest on Σ.
+  void resolve_contacts(State& x, const std::vector<int>& leaving) {
+    model_.evaluate(x, modes_, point_);
+    std::vector<int> near;
+    for (int k = 0; k < m_; ++k) {
+      const bool is_active = std::find(active_.begin(), active_.end(), k) != active_.end();
+      if (is_active || std::abs(point_.f(k)) <= opt_.distance_tol) near.push_back(k);
+    }
+    Eigen::VectorXd rate = point_.constraint_rate(x.v);
+
+    std::vector<int> impacting;
+    std::vector<int> approaching;
+    for (const int k : near) {
+      if (rate(k) < -opt_.velocity_tol) impacting.push_back(k);
+      if (rate(k) <= opt_.velocity_tol) approaching.push_back(k);
+    }
+    if (!impacting.empty()) {
+      emit(x, "impact-");
+      // Newton's law on the normal velocities in the kinetic metric with the complementarity
+      // 0 ≤ P ⊥ ḟ⁺ + e·min(ḟ⁻, 0) ≥ 0, ḟ⁺ = ḟ⁻ + W P, q̇⁺ = q̇⁻ + A⁻¹J_Cᵀ P. For one constraint
+      // this is ḟ⁺ = −e ḟ⁻; Jw = 0 ⇒ wᵀA q̇ is kept (Appell, seed 000 (1.2)) and e = 1 keeps
+      // the energy when ∂f/∂t = 0 (seed 000 (1.4)).
+      const Delassus D = delassus(point_, approaching);
+      Eigen::VectorXd b(static_cast<Eigen::Index>(approaching.size()));
+      for (std::size_t r = 0; r < approaching.size(); ++r) {
+        const double before = rate(approaching[r]);
+        b(static_cast<Eigen::Index>(r)) = before + opt_.restitution * std::min(before, 0.0);
+      }
+      const auto lcp = solve_lcp(D.W, b);
+      if (!lcp) {
+        throw RunFailure{"lcp_failure", "no impulse solves the impact complementarity at t = " +
+                                            format_number(x.t) + " for constraints " +
+                                            join(approaching)};
+      }
+      x.v += D.Ainv_Jt * lcp->x;
+      const Eigen::VectorXd rate_after = point_.constraint_rate(x.v);
+      for (const int k : impacting) {
+        rec_.events.push_back({.t = x.t,
+                               .kind = "impact",
+                               .index = k,
+                               .rate_before = rate(k),
+                               .rate_after = rate_after(k)});
+        register_impact(x.t);
+      }
+      rate = rate_after;
+      emit(x, "impact+");
+    }
+
+    std::vector<int> resting;
+    for (const int k : near) {
+      if (std::abs(rate(k)) <= opt_.velocity_tol &&
+          std::find(leaving.begin(), leaving.end(), k) == leaving.end()) {
+        resting.push_back(k);
+      }
+    }
+    std::vector<int> next_active;
+    if (!resting.empty()) {
+      // 0 ≤ λ ⊥ f̈ = W λ + (J A⁻¹F + d) ≥ 0 on the constraints at rest.
+      model_.evaluate(x, modes_, point_);
+      const ConstrainedAcceleration free_motion = constrained_acceleration(point_, {});
+      if (!free_motion.ok) throw RunFailure{"singular_active_set", free_motion.reason};
+      const Delassus D = delassus(point_, resting);
+      Eigen::VectorXd b(static_cast<Eigen::Index>(resting.size()));
+      for (std::size_t r = 0; r < resting.size(); ++r) {
+        const int k = resting[r];
+        b(static_cast<Eigen::Index>(r)) = point_.J.row(k).dot(free_motion.qdd) + point_.d(k);
+      }
+      const auto lcp = solve_lcp(D.W, b);
+      if (!lcp) {
+        throw RunFailure{"lcp_failure", "no multipliers solve the contact complementarity at t = " +
+                                            format_number(x.t) + " for constraints " + join(resting)};
+      }
+      for (std::size_t r = 0; r < resting.size(); ++r) {
+        if (lcp->x(static_cast<Eigen::Index>(r)) > 0.0) next_active.push_back(resting[r]);
+      }
+    }
+    for (const int k : active_) {
+      if (std::find(next_active.begin(), next_active.end(), k) == next_active.end()) {
+        record_lift_off(x.t, k);
+      }
+    }
+    for (const int k : next_active) {
+      if (std::find(active_.begin(), active_.end(), k) == active_.end()) {
+        rec_.events.push_back({.t = x.t, .kind = "contact", .index = k});
+      }
+    }
+    active_ = next_active;
+  }
+
+  void record_lift_off(double t, int k) {
+    rec_.events.push_back({.t = t, .kind = "lift_off", .index = k});
+    if (!rec_.lift_off_time) rec_.lift_off_time = t;
+  }
+
+  void register_impact(double t) {
+    ++impacts_;
+    recent_impacts_.push_back(t);
+    while (!recent_impacts_.empty() && recent_impacts_.front() < t - opt_.accumulation_window) {
+      recent_impacts_.pop_front();
+    }
+    if (static_cast<double>(recent_impacts_.size()) > opt_.accumulation_count) {
+      std::ostringstream why;
+      why << recent_impacts_.size() << " impacts within " << format_number(opt_.accumulation_window)
+          << " time units before t = " << format_number(t)
+          << " (an accumulation of impacts; raise contact_velocity_tol to end it plastically)";
+      throw RunFailure{"impact_accumulation", why.str()};
+    }
+  }
+
+  void track_minimum(const State& x) { update_minimum(model_.constraint_values(x.t, x.q)); }
+  void update_minimum(const Eigen::VectorXd& f) {
+    for (int k = 0; k < m_; ++k) {
+      auto& slot = rec_.min_constraint[static_cast<std::size_t>(k)];
+      slot = std::min(slot, f(k));
+    }
+  }
+
+  TrajectorySample sample(const State& x, std::string label) {
+    TrajectorySample s;
+    s.x = x;
+    s.label = std::move(label);
+    model_.evaluate(x, modes_, point_);
+    s.f = point_.f;
+    s.lambda = Eigen::VectorXd::Zero(m_);
+    s.mu = Eigen::VectorXd::Zero(m_);
+    if (!active_.empty()) {
+      const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
+      if (acc.ok) {
+        for (std::size_t r = 0; r < active_.size(); ++r) {
+          s.lambda(active_[r]) = acc.lambda(static_cast<Eigen::Index>(r));
+          s.mu(active_[r]) = acc.mu(static_cast<Eigen::Index>(r));
+        }
+      }
+    }
+    return s;
+  }
+
+  void emit(const State& x, const std::string& label) {
+    if (settings_.on_sample) settings_.on_sample(sample(x, label));
+  }
+
+  template <class Stepper>
+  void emit_grid(Stepper& stepper, double t_limit, bool inclusive) {
+    if (!settings_.on_sample) return;
+    OdeState y(static_cast<std::size_t>(2 * n_));
+    while (next_output_ != settings_.output_times.end() &&
+           (*next_output_ < t_limit || (inclusive && *next_output_ == t_limit))) {
+      stepper.calc_state(*next_output_, y);
+      settings_.on_sample(sample(unpack(*next_output_, y, n_), ""));
+      ++next_output_;
+    }
+  }
+
+  const Model& model_;
+  const RunSettings& settings_;
+  const Options& opt_;
+  RunRecord& rec_;
+  const int n_;
+  const int m_;
+  std::vector<int> modes_;
+  std::vector<int> active_;
+  Point point_;
+  Point rhs_point_;
+  std::vector<double>::const_iterator next_output_;
+  std::deque<double> recent_impacts_;
+  long rhs_evaluations_ = 0;
+  long probe_evaluations_ = 0;
+  long impacts_ = 0;
+  double max_projection_ = 0.0;
+  double max_bracket_ = 0.0;
+  double last_t_ = 0.0;
+};
+
+}  // namespace
+
+std::string EventDrivenSolver::description() const {
+  return "Ideal classical model, event-driven: smooth phases by Odeint dopri5 with dense output, "
+         "events (contact, lift-off where lambda reaches 0, force switches) located by TOMS 748, "
+         "Newton impacts in the kinetic metric, contact activation by complementarity.";
+}
+
+std::vector<ParamSpec> EventDrivenSolver::parameters() const {
+  const double inf = std::numeric_limits<double>::infinity();
+  return {
+      {.name = "restitution", .default_value = 1.0, .min = 0.0, .max = 1.0,
+       .description = "Newton restitution e on the normal velocity (seed 000 (1.4): e = 1 elastic)"},
+      {.name = "contact_distance_tol", .default_value = 1e-10, .min = 0.0, .max = 1e-3,
+       .min_inclusive = false, .description = "|f| below which a constraint counts as touching"},
+      {.name = "contact_velocity_tol", .default_value = 1e-8, .min = 0.0, .max = 1e-2,
+       .min_inclusive = false,
+       .description = "|f'| below which an arrival is tangential (smaller impacts end plastically)"},
+      {.name = "event_time_tol", .default_value = 1e-14, .min = 0.0, .max = 1e-6,
+       .min_inclusive = false, .description = "absolute tolerance of event times (root refinement)"},
+      {.name = "accumulation_count", .default_value = 1000, .min = 1, .max = 1e9,
+       .description = "impacts within accumulation_window that end the run (status impact_accumulation)"},
+      {.name = "accumulation_window", .default_value = 1e-6, .min = 0.0, .max = inf,
+       .min_inclusive = false, .max_inclusive = false, .description = "see accumulation_count"},
+      {.name = "max_steps", .default_value = 1e7, .min = 1, .max = 1e12,
+       .description = "accepted steps before the run ends with status too_many_steps"},
+      {.name = "max_events", .default_value = 1e6, .min = 1, .max = 1e12,
+       .description = "events before the run ends with status too_many_events"},
+      {.name = "max_step_fraction", .default_value = 0.02, .min = 0.0, .max = 1.0,
+       .min_inclusive = false,
+       .description = "largest step as a fraction of the horizon (bounds what a step can hide)"},
+  };
+}
+
+RunRecord EventDrivenSolver::run(const Model& model, const RunSettings& settings) const {
+  const auto started = std::chrono::steady_clock::now();
+  const ParamValues& p = settings.solver_params;
+  const Options options{
+      .restitution = p.at("restitution"),
+      .distance_tol = p.at("contact_distance_tol"),
+      .velocity_tol = p.at("contact_velocity_tol"),
+      .event_time_tol = p.at("event_time_tol"),
+      .accumulation_count = p.at("accumulation_count"),
+      .accumulation_window = p.at("accumulation_window"),
+      .max_steps = p.at("max_steps"),
+      .max_events = p.at("max_events"),
+      .max_step_fraction = p.at("max_step_fraction"),
+  };
+  RunRecord record;
+  record.case_name = model.info().name;
+  record.solver = name();
+  record.params = model.params();
+  record.solver_params = p;
+  record.tolerances = {{"rtol", settings.rtol},
+                       {"atol", settings.atol},
+                       {"event_time_tol", options.event_time_tol},
+                       {"contact_distance_tol", options.distance_tol},
+                       {"contact_velocity_tol", options.velocity_tol}};
+  record.lift_off_definition =
+      "time of the first lift_off event: a constraint in contact is released where its "
+      "multiplier lambda reaches 0 from above, or where the contact complementarity after an "
+      "event (e.g. a force switch) gives lambda = 0 and f'' > 0";
+  Run(model, settings, options, record).execute();
+  record.wall_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return record;
+}
+
+}  // namespace crbench

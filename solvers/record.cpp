@@ -1,0 +1,56 @@
+#include "solvers/record.hpp"
+
+#include <cmath>
+
+#include "crbench/version.hpp"
+
+namespace crbench {
+namespace {
+
+// JSON has no NaN or infinity; a non-finite number is written as null.
+nlohmann::ordered_json number(double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(); }
+
+nlohmann::ordered_json vector_json(const Eigen::VectorXd& x) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (Eigen::Index i = 0; i < x.size(); ++i) out.push_back(number(x(i)));
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
+  nlohmann::ordered_json j;
+  j["crbench_version"] = version;
+  j["case"] = r.case_name;
+  j["solver"] = r.solver;
+  j["params"] = r.params;
+  j["solver_params"] = r.solver_params;
+  j["tolerances"] = r.tolerances;
+  j["status"] = r.status;
+  j["reason"] = r.reason;
+  j["lift_off_time"] = r.lift_off_time ? number(*r.lift_off_time) : nlohmann::ordered_json();
+  j["lift_off_definition"] = r.lift_off_definition;
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  for (const auto& e : r.events) {
+    nlohmann::ordered_json ej = {{"t", number(e.t)}, {"kind", e.kind}};
+    ej[e.kind == "switch" ? "switch" : "constraint"] = e.index >= 0 ? nlohmann::ordered_json(e.index)
+                                                                     : nlohmann::ordered_json();
+    if (e.rate_before) ej["rate_before"] = number(*e.rate_before);
+    if (e.rate_after) ej["rate_after"] = number(*e.rate_after);
+    events.push_back(ej);
+  }
+  j["events"] = events;
+  nlohmann::ordered_json mins = nlohmann::ordered_json::array();
+  for (const double x : r.min_constraint) mins.push_back(number(x));
+  j["min_constraint"] = mins;
+  j["final_state"] = {{"t", number(r.final_state.t)},
+                      {"q", vector_json(r.final_state.q)},
+                      {"v", vector_json(r.final_state.v)}};
+  j["steps"] = r.steps;
+  j["rhs_evaluations"] = r.rhs_evaluations;
+  if (include_wall_time) j["wall_time_s"] = r.wall_time_s;
+  j["diagnostics"] = r.diagnostics;
+  return j;
+}
+
+}  // namespace crbench

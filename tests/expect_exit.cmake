@@ -1,0 +1,11 @@
+# Runs EXE with ARGS (a ;-list) and fails unless the exit status is EXPECTED and stderr is one line.
+execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE status ERROR_VARIABLE err OUTPUT_VARIABLE out)
+string(STRIP "${err}" err_stripped)
+string(FIND "${err_stripped}" "\n" newline_at)
+if(NOT status EQUAL EXPECTED)
+  message(FATAL_ERROR "exit status ${status}, expected ${EXPECTED}; stderr: ${err}")
+endif()
+if(err_stripped STREQUAL "" OR NOT newline_at EQUAL -1)
+  message(FATAL_ERROR "expected exactly one line on stderr, got: '${err}'")
+endif()
+message(STATUS "exit ${status}: ${err_stripped}")

@@ -1,0 +1,71 @@
+// Shared helpers for the tests: build a model, run a solver with overrides, finite differences.
+#pragma once
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+
+#include "cases/registry.hpp"
+#include "solvers/dynamics.hpp"
+#include "solvers/solver.hpp"
+
+namespace crbench::testing {
+
+template <Case C>
+std::unique_ptr<Model> model_of(const ParamValues& params = {}) {
+  ParamValues p = resolve_params(C::info().params, {}, "test");
+  for (const auto& [k, v] : params) p[k] = v;
+  return std::make_unique<CaseModel<C>>(p);
+}
+
+struct SolveOptions {
+  std::string solver = "event-driven";
+  std::vector<Assignment> solver_params;
+  double t_end = std::numeric_limits<double>::quiet_NaN();  // NaN: the case's horizon
+  std::vector<double> output_times;
+  std::function<void(const TrajectorySample&)> on_sample;
+  double rtol = 1e-12;
+  double atol = 1e-14;
+};
+
+inline RunRecord solve(const Model& model, const SolveOptions& o = {}) {
+  const Solver& solver = find_solver(o.solver);
+  RunSettings s;
+  s.rtol = o.rtol;
+  s.atol = o.atol;
+  s.t_end = std::isnan(o.t_end) ? model.horizon() : o.t_end;
+  s.solver_params = resolve_params(solver.parameters(), o.solver_params, "test");
+  s.output_times = o.output_times;
+  s.on_sample = o.on_sample;
+  return solver.run(model, s);
+}
+
+inline std::vector<double> grid(double t0, double t1, int count) {
+  std::vector<double> t(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) t[static_cast<std::size_t>(i)] = t0 + (t1 - t0) * i / (count - 1);
+  return t;
+}
+
+// Richardson-extrapolated central difference of a vector-valued function of one variable:
+// error O(h⁴).
+inline Eigen::VectorXd derivative(const std::function<Eigen::VectorXd(double)>& F, double h = 1e-3) {
+  const auto central = [&](double k) { return Eigen::VectorXd((F(k) - F(-k)) / (2.0 * k)); };
+  return (4.0 * central(h / 2) - central(h)) / 3.0;
+}
+
+// Richardson-extrapolated second difference at 0.
+inline Eigen::VectorXd second_derivative(const std::function<Eigen::VectorXd(double)>& F,
+                                         double h = 1e-2) {
+  const Eigen::VectorXd F0 = F(0.0);
+  const auto central = [&](double k) { return Eigen::VectorXd((F(k) - 2.0 * F0 + F(-k)) / (k * k)); };
+  return (4.0 * central(h / 2) - central(h)) / 3.0;
+}
+
+// |a − b| ≤ rel·max(1, |b|), elementwise on the max norm.
+inline bool close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double rel) {
+  const double scale = std::max(1.0, b.lpNorm<Eigen::Infinity>());
+  return (a - b).lpNorm<Eigen::Infinity>() <= rel * scale;
+}
+
+}  // namespace crbench::testing

@@ -1,0 +1,100 @@
+// Every AD-derived quantity of the dynamics layer against Richardson-extrapolated central finite
+// differences of the case's own functions, relative 1e-7, on every registered case and on the
+// test cases.
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "support.hpp"
+#include "test_cases.hpp"
+
+using namespace crbench;
+using crbench::testing::close;
+
+namespace {
+
+void check_against_finite_differences(const Model& model, std::mt19937& rng) {
+  const int n = model.dof();
+  const int m = model.constraint_count();
+  std::uniform_real_distribution<double> jitter(-0.3, 0.3);
+  const State x0 = model.initial_state();
+  for (int trial = 0; trial < 5; ++trial) {
+    State x = x0;
+    for (int i = 0; i < n; ++i) {
+      x.q(i) += jitter(rng);
+      x.v(i) += jitter(rng) + 0.5;
+    }
+    x.t += 0.5 + jitter(rng);
+    std::vector<int> modes(static_cast<std::size_t>(model.switch_count()), trial % 2 ? 1 : -1);
+    Point p;
+    model.evaluate(x, modes, p);
+    INFO("case " << model.info().name << ", trial " << trial);
+
+    CHECK(close(p.A, model.metric(x.q), 1e-15));
+    CHECK(close(p.Q, model.force(x, modes), 1e-15));
+    CHECK(close(p.f, model.constraint_values(x.t, x.q), 1e-15));
+
+    Eigen::VectorXd grad_V(n), half_grad_kinetic(n);
+    Eigen::MatrixXd J(m, n);
+    for (int i = 0; i < n; ++i) {
+      const auto shifted = [&](double h) {
+        Eigen::VectorXd q = x.q;
+        q(i) += h;
+        return q;
+      };
+      grad_V(i) = testing::derivative([&](double h) {
+        return Eigen::VectorXd::Constant(1, model.potential(x.t, shifted(h)));
+      })(0);
+      J.col(i) = testing::derivative(
+          [&](double h) { return model.constraint_values(x.t, shifted(h)); });
+      half_grad_kinetic(i) = 0.5 * testing::derivative([&](double h) {
+        return Eigen::VectorXd::Constant(1, x.v.dot(model.metric(shifted(h)) * x.v));
+      })(0);
+    }
+    const Eigen::VectorXd f_t =
+        testing::derivative([&](double h) { return model.constraint_values(x.t + h, x.q); });
+    // Ȧ q̇ = d/ds A(q + s q̇) q̇.
+    const Eigen::VectorXd A_dot_v = testing::derivative(
+        [&](double h) { return Eigen::VectorXd(model.metric(x.q + h * x.v) * x.v); });
+    // d = d²/ds² f(q + s q̇, t + s).
+    const Eigen::VectorXd d = testing::second_derivative(
+        [&](double h) { return model.constraint_values(x.t + h, x.q + h * x.v); });
+
+    CHECK(close(p.grad_V, grad_V, 1e-7));
+    CHECK(close(p.J, J, 1e-7));
+    CHECK(close(p.f_t, f_t, 1e-7));
+    CHECK(close(p.c, A_dot_v - half_grad_kinetic, 1e-7));
+    CHECK(close(p.d, d, 1e-7));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("AD quantities match finite differences on every registered case", "[ad]") {
+  std::mt19937 rng(12345);
+  for (const auto& entry : case_registry()) {
+    const auto model = make_model(entry.info.name, {});
+    check_against_finite_differences(*model, rng);
+  }
+}
+
+TEST_CASE("AD quantities match finite differences on the test cases", "[ad]") {
+  std::mt19937 rng(54321);
+  check_against_finite_differences(*testing::model_of<test_cases::CurvedTimeDependent>(), rng);
+  check_against_finite_differences(*testing::model_of<test_cases::SlopedImpact>(), rng);
+  check_against_finite_differences(*testing::model_of<test_cases::RampForce>(), rng);
+  check_against_finite_differences(*testing::model_of<test_cases::SpringWall>(), rng);
+}
+
+TEST_CASE("The finite-difference check can fail: a wrong d is detected", "[ad]") {
+  // Guard against a check that passes whatever it is given.
+  const auto model = testing::model_of<test_cases::CurvedTimeDependent>();
+  State x = model->initial_state();
+  x.t = 0.4;
+  const std::vector<int> modes{1};
+  Point p;
+  model->evaluate(x, modes, p);
+  const Eigen::VectorXd d = testing::second_derivative(
+      [&](double h) { return model->constraint_values(x.t + h, x.q + h * x.v); });
+  CHECK(close(p.d, d, 1e-7));
+  CHECK_FALSE(close(p.d * (1.0 + 1e-5), d, 1e-7));
+}

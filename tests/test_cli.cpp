@@ -1,0 +1,141 @@
+// The command line in-process: every kind of bad input is one line naming the item, exit 2.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "bench/cli.hpp"
+
+namespace {
+
+struct CliResult {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+CliResult cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "crbench");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int status = crbench::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+bool one_line(const std::string& s) {
+  return !s.empty() && s.back() == '\n' && s.find('\n') == s.size() - 1;
+}
+
+}  // namespace
+
+TEST_CASE("crbench run: bad input is one line naming the item - exit status 2", "[cli]") {
+  const std::vector<std::string> base{"run", "--case", "dk-plane", "--solver", "event-driven"};
+  const auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"run", "--case", "nope", "--solver", "event-driven"}, "unknown case 'nope'; known cases: dk-plane"},
+      {{"run", "--case", "dk-plane", "--solver", "nope"}, "unknown solver 'nope'; known solvers: event-driven"},
+      {with({"--set", "h=1"}), "case dk-plane: unknown parameter 'h'; its parameters are: g"},
+      {with({"--set", "g=-1"}), "parameter 'g' = -1 is outside its range (0, 1e+06]"},
+      {with({"--set", "g=nan"}), "parameter 'g': 'nan' is not finite"},
+      {with({"--set", "g=1e999"}), "parameter 'g': '1e999' is not a number"},
+      {with({"--set", "g"}), "--set: 'g' is not of the form KEY=VALUE"},
+      {with({"--rtol", "abc"}), "--rtol: 'abc' is not a number"},
+      {with({"--rtol", "0"}), "--rtol: parameter 'rtol' = 0 is outside its range [1e-15, 0.1]"},
+      {with({"--atol", "-1"}), "--atol: parameter 'atol' = -1 is outside its range (0, 1]"},
+      {with({"--t-end", "-1"}), "--t-end: -1 must be after the initial time 0"},
+      {with({"--t-end", "inf"}), "--t-end: 'inf' is not finite"},
+      {with({"--restitution", "1.5"}),
+       "solver event-driven: parameter 'restitution' = 1.5 is outside its range [0, 1]"},
+      {with({"--samples", "1.5"}), "--samples: '1.5' must be a whole number in [2, 1e7]"},
+      {with({"--trajectory", "/nonexistent-dir/x.csv"}), "--trajectory: cannot open"},
+      {with({"--no-such-flag"}), "--no-such-flag"},
+      {{"run", "--solver", "event-driven"}, "--case is required"},
+      {{}, "A subcommand is required"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const CliResult r = cli(args);
+    INFO("args: " << Catch::Detail::stringify(args) << "\nstderr: " << r.err);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains(expected));
+    CHECK(one_line(r.err));
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("crbench run --json prints the record with every required field", "[cli]") {
+  const CliResult r = cli({"run", "--case", "dk-plane", "--solver", "event-driven", "--json"});
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"case", "solver", "params", "tolerances", "status", "reason",
+                          "lift_off_time", "events", "min_constraint", "final_state", "steps",
+                          "rhs_evaluations", "wall_time_s", "crbench_version"}) {
+    INFO(key);
+    CHECK(j.contains(key));
+  }
+  CHECK(j["status"] == "ok");
+  CHECK(std::abs(j["lift_off_time"].get<double>() - 1.0) <= 1e-12);
+  CHECK(j["params"]["g"] == 1.0);
+  CHECK(j["tolerances"]["rtol"] == 1e-12);
+  CHECK(j["final_state"]["q"].size() == 2);
+}
+
+TEST_CASE("crbench run: --set changes the parameter and the record says so", "[cli]") {
+  const CliResult r = cli({"run", "--case", "dk-plane", "--solver", "event-driven", "--set", "g=2.5",
+                           "--json", "--omit-wall-time"});
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["params"]["g"] == 2.5);
+  CHECK_FALSE(j.contains("wall_time_s"));
+  // y(3) = g (3 − 1)² / 2.
+  CHECK(j["final_state"]["q"][1].get<double>() == Approx(5.0).epsilon(1e-13));
+}
+
+TEST_CASE("crbench run --json is byte-identical across runs without the wall time", "[cli]") {
+  const std::vector<std::string> args{"run", "--case", "dk-plane", "--solver", "event-driven",
+                                      "--json", "--omit-wall-time"};
+  CHECK(cli(args).out == cli(args).out);
+}
+
+TEST_CASE("crbench run --trajectory writes the grid and the event rows", "[cli]") {
+  const auto path = std::filesystem::temp_directory_path() / "crbench_test_trajectory.csv";
+  const CliResult r = cli({"run", "--case", "dk-plane", "--solver", "event-driven", "--trajectory",
+                           path.string(), "--samples", "31"});
+  REQUIRE(r.status == 0);
+  std::ifstream in(path);
+  std::string header, line;
+  std::getline(in, header);
+  CHECK(header == "t,label,q0,q1,v0,v1,f0,lambda0,mu0");
+  int grid_rows = 0, event_rows = 0;
+  while (std::getline(in, line)) {
+    const auto comma = line.find(',');
+    (line[comma + 1] == ',' ? grid_rows : event_rows)++;
+  }
+  CHECK(grid_rows == 31);
+  CHECK(event_rows >= 2);  // the switch/lift-off at t = 1, before and after
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("crbench list shows cases - parameters with defaults and ranges - solvers", "[cli]") {
+  const CliResult r = cli({"list"});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("dk-plane"));
+  CHECK_THAT(r.out, Catch::Contains("(0, 1e+06]"));
+  CHECK_THAT(r.out, Catch::Contains("event-driven"));
+  CHECK_THAT(r.out, Catch::Contains("restitution"));
+  const auto j = nlohmann::json::parse(cli({"list", "--json"}).out);
+  CHECK(j["cases"][0]["params"][0]["name"] == "g");
+  CHECK(j["cases"][0]["params"][0]["default"] == 1.0);
+}
+
+TEST_CASE("crbench --help and --version exit 0", "[cli]") {
+  CHECK(cli({"--help"}).status == 0);
+  CHECK(cli({"--version"}).status == 0);
+  CHECK(cli({"run", "--help"}).status == 0);
+}
