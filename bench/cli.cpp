@@ -24,10 +24,12 @@ std::string flag_name(const std::string& param) {
   return "--" + s;
 }
 
-void print_params(std::ostream& out, const std::vector<ParamSpec>& params) {
+// Case parameters are given as `--set NAME=VALUE`, solver parameters as `--NAME-WITH-DASHES`.
+void print_params(std::ostream& out, const std::vector<ParamSpec>& params, bool as_flags) {
   for (const auto& p : params) {
-    out << "    " << std::left << std::setw(24) << p.name << " default " << std::setw(8)
-        << format_number(p.default_value) << " range " << std::setw(14) << p.range_text();
+    out << "    " << std::left << std::setw(26) << (as_flags ? flag_name(p.name) : p.name)
+        << " default " << std::setw(8) << format_number(p.default_value) << " range "
+        << std::setw(14) << p.range_text();
     if (!p.unit.empty()) out << " [" << p.unit << "]";
     out << "  " << p.description << "\n";
   }
@@ -68,16 +70,16 @@ int list_command(bool as_json, std::ostream& out) {
     out << j.dump(2) << "\n";
     return 0;
   }
-  out << "cases:\n";
+  out << "cases (parameters: --set NAME=VALUE):\n";
   for (const auto& c : case_registry()) {
     out << "  " << c.info.name << "  (n = " << c.info.dof << ", m = " << c.info.constraints
         << ")\n    " << c.info.description << "\n";
-    print_params(out, c.info.params);
+    print_params(out, c.info.params, false);
   }
-  out << "solvers:\n";
+  out << "solvers (parameters: --NAME VALUE):\n";
   for (const auto& s : solver_registry()) {
     out << "  " << s->name() << "\n    " << s->description() << "\n";
-    print_params(out, s->parameters());
+    print_params(out, s->parameters(), true);
   }
   return 0;
 }
@@ -95,9 +97,11 @@ void print_summary(const RunRecord& r, std::ostream& out) {
   out << "\n  min_constraint:";
   for (const double f : r.min_constraint) out << " " << format_number(f);
   out << "\n  final_state: t = " << format_number(r.final_state.t) << ", q =";
-  for (Eigen::Index i = 0; i < r.final_state.q.size(); ++i) out << " " << format_number(r.final_state.q(i));
+  for (Eigen::Index i = 0; i < r.final_state.q.size(); ++i)
+    out << " " << format_number(r.final_state.q(i));
   out << ", v =";
-  for (Eigen::Index i = 0; i < r.final_state.v.size(); ++i) out << " " << format_number(r.final_state.v(i));
+  for (Eigen::Index i = 0; i < r.final_state.v.size(); ++i)
+    out << " " << format_number(r.final_state.v(i));
   out << "\n  steps " << r.steps << ", rhs evaluations " << r.rhs_evaluations << ", wall time "
       << r.wall_time_s << " s (rtol " << format_number(r.tolerances.at("rtol")) << ", atol "
       << format_number(r.tolerances.at("atol")) << ")\n";
@@ -130,7 +134,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   run->add_flag("--omit-wall-time", omit_wall_time,
                 "leave wall_time_s out of the JSON (for byte-for-byte comparisons)");
   run->add_option("--trajectory", trajectory_path, "write t, q, v, f, lambda, mu to this CSV file");
-  run->add_option("--samples", samples_text, "trajectory grid points over the horizon (default 1001)");
+  run->add_option("--samples", samples_text,
+                  "trajectory grid points over the horizon (default 1001)");
   // Every solver's parameters are options of `run`; after parsing, an option that does not belong
   // to the chosen solver is rejected by name.
   std::map<std::string, std::string> solver_option_text;
@@ -143,7 +148,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
   }
 
-  auto* report = app.add_subcommand("report", "the main job: the canonical runs, written to a folder");
+  auto* report =
+      app.add_subcommand("report", "the main job: the canonical runs, written to a folder");
   std::string out_dir = "results";
   report->add_option("--out", out_dir, "output folder (default results)");
 
@@ -160,7 +166,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
     if (report->parsed()) return write_report(out_dir, out);
 
-    for (const auto& a : assignments) request.case_assignments.push_back(parse_assignment(a, "--set"));
+    for (const auto& a : assignments)
+      request.case_assignments.push_back(parse_assignment(a, "--set"));
     if (!rtol_text.empty()) request.rtol = parse_finite("--rtol", rtol_text);
     if (!atol_text.empty()) request.atol = parse_finite("--atol", atol_text);
     if (!t_end_text.empty()) request.t_end = parse_finite("--t-end", t_end_text);

@@ -73,24 +73,24 @@ int write_report(const std::string& out_dir, std::ostream& progress) {
       const double error = predicted && record.lift_off_time
                                ? std::abs(*record.lift_off_time - *predicted)
                                : std::nan("");
-      summary.push_back({{"case", c.info.name},
-                         {"solver", s->name()},
-                         {"model", limit_model},
-                         {"status", record.status},
-                         {"lift_off_time", record.lift_off_time ? nlohmann::json(*record.lift_off_time)
-                                                                : nlohmann::json()},
-                         {"predicted_lift_off_time", predicted ? nlohmann::json(*predicted)
-                                                               : nlohmann::json()},
-                         {"lift_off_error", std::isfinite(error) ? nlohmann::json(error) : nlohmann::json()},
-                         {"max_q_error_vs_closed_form",
-                          std::isfinite(max_q_error) ? nlohmann::json(max_q_error) : nlohmann::json()},
-                         {"tolerances", record.tolerances}});
+      summary.push_back(
+          {{"case", c.info.name},
+           {"solver", s->name()},
+           {"model", limit_model},
+           {"status", record.status},
+           {"lift_off_time",
+            record.lift_off_time ? nlohmann::json(*record.lift_off_time) : nlohmann::json()},
+           {"predicted_lift_off_time", predicted ? nlohmann::json(*predicted) : nlohmann::json()},
+           {"lift_off_error", std::isfinite(error) ? nlohmann::json(error) : nlohmann::json()},
+           {"max_q_error_vs_closed_form",
+            std::isfinite(max_q_error) ? nlohmann::json(max_q_error) : nlohmann::json()},
+           {"tolerances", record.tolerances}});
       table << "| " << c.info.name << " | " << s->name() << " | " << limit_model << " | "
             << record.status << " | "
             << (record.lift_off_time ? format_number(*record.lift_off_time) : "none") << " | "
-            << (predicted ? format_number(*predicted) : "n/a") << " | " << scientific(error) << " | "
-            << scientific(max_q_error) << " | " << record.steps << " | " << record.rhs_evaluations
-            << " | " << scientific(record.wall_time_s, 2) << " | "
+            << (predicted ? format_number(*predicted) : "n/a") << " | " << scientific(error)
+            << " | " << scientific(max_q_error) << " | " << record.steps << " | "
+            << record.rhs_evaluations << " | " << scientific(record.wall_time_s, 2) << " | "
             << format_number(record.tolerances.at("rtol")) << " | "
             << format_number(record.tolerances.at("atol")) << " |\n";
       progress << "report: " << stem << ": " << record.status << "\n";

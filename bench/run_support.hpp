@@ -20,9 +20,9 @@ struct RunRequest {
   std::vector<Assignment> solver_assignments;
   double rtol = 1e-12;
   double atol = 1e-14;
-  std::optional<double> t_end;     // default: the case's horizon
-  int samples = 1001;              // trajectory grid points over [t0, t_end]
-  std::string trajectory_path;     // empty: no trajectory
+  std::optional<double> t_end;  // default: the case's horizon
+  int samples = 1001;           // trajectory grid points over [t0, t_end]
+  std::string trajectory_path;  // empty: no trajectory
   // Called with every sample on the grid and at events, besides the CSV (may be empty; a
   // non-empty observer turns the grid on).
   std::function<void(const TrajectorySample&)> observer;

@@ -32,9 +32,9 @@ struct CaseInfo {
   // One paragraph: the system, its equations, and the seed (file, equation) it comes from.
   std::string description;
   std::vector<ParamSpec> params;
-  int dof = 0;            // n
-  int constraints = 0;    // m
-  int switches = 0;       // number of switching functions of the piecewise force
+  int dof = 0;          // n
+  int constraints = 0;  // m
+  int switches = 0;     // number of switching functions of the piecewise force
   std::vector<std::string> switch_names;
 };
 
@@ -141,7 +141,8 @@ class Model {
   std::vector<int> modes_at(const State& x) const {
     const Eigen::VectorXd s = switching_values(x);
     std::vector<int> modes(static_cast<std::size_t>(s.size()));
-    for (Eigen::Index j = 0; j < s.size(); ++j) modes[static_cast<std::size_t>(j)] = s(j) > 0 ? 1 : -1;
+    for (Eigen::Index j = 0; j < s.size(); ++j)
+      modes[static_cast<std::size_t>(j)] = s(j) > 0 ? 1 : -1;
     return modes;
   }
   double kinetic_energy(const State& x) const { return 0.5 * x.v.dot(metric(x.q) * x.v); }

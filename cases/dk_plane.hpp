@@ -80,10 +80,13 @@ struct DkPlane {
     const double gravity = g;
     Facts facts;
     facts.lift_off = {
-        {.model = "classical", .time = 1.0, .source = "seed 004, section 6: lambda changes sign at x = 0"},
+        {.model = "classical",
+         .time = 1.0,
+         .source = "seed 004, section 6: lambda changes sign at x = 0"},
         {.model = "viscous",
          .time = 2.0,
-         .source = "seed 004, Theorem 2 and section 6: first simple zero of the integral of lambda"},
+         .source =
+             "seed 004, Theorem 2 and section 6: first simple zero of the integral of lambda"},
     };
     facts.trajectories.push_back(
         {.model = "classical",

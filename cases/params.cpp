@@ -55,8 +55,8 @@ double parse_finite(std::string_view field, std::string_view text) {
 
 void check_in_range(const ParamSpec& spec, double value, std::string_view owner) {
   if (!spec.admits(value)) {
-    throw InputError(std::string(owner) + ": parameter '" + spec.name + "' = " +
-                     format_number(value) + " is outside its range " + spec.range_text());
+    throw InputError(std::string(owner) + ": parameter '" + spec.name +
+                     "' = " + format_number(value) + " is outside its range " + spec.range_text());
   }
 }
 

@@ -29,7 +29,8 @@ const CaseEntry& find_case(std::string_view name) {
   throw InputError("--case: unknown case '" + std::string(name) + "'; known cases: " + known);
 }
 
-std::unique_ptr<Model> make_model(std::string_view name, const std::vector<Assignment>& assignments) {
+std::unique_ptr<Model> make_model(std::string_view name,
+                                  const std::vector<Assignment>& assignments) {
   const CaseEntry& c = find_case(name);
   return c.make(resolve_params(c.info.params, assignments, "case " + c.info.name));
 }

@@ -19,6 +19,7 @@ const std::vector<CaseEntry>& case_registry();
 // InputError naming the known cases when there is none of that name.
 const CaseEntry& find_case(std::string_view name);
 // Finds the case, validates the assignments against its parameters, binds them.
-std::unique_ptr<Model> make_model(std::string_view name, const std::vector<Assignment>& assignments);
+std::unique_ptr<Model> make_model(std::string_view name,
+                                  const std::vector<Assignment>& assignments);
 
 }  // namespace crbench

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake
+  build-essential cmake clang-format
   libboost-dev libeigen3-dev libbenchmark-dev nlohmann-json3-dev catch2 libcli11-dev
   python3-matplotlib python3-numpy
 )

@@ -3,8 +3,8 @@
 // its multipliers λ for a given active set (DESIGN.md §1).
 #pragma once
 
-#include <Eigen/Core>
 #include <Eigen/Cholesky>
+#include <Eigen/Core>
 #include <string>
 #include <unsupported/Eigen/AutoDiff>
 #include <vector>
@@ -22,7 +22,8 @@ class CaseModel final : public Model {
   using Vn = Vec<double, n>;
 
  public:
-  explicit CaseModel(const ParamValues& params) : case_(params), info_(C::info()), params_(params) {}
+  explicit CaseModel(const ParamValues& params)
+      : case_(params), info_(C::info()), params_(params) {}
 
   const CaseInfo& info() const override { return info_; }
   const ParamValues& params() const override { return params_; }
@@ -132,8 +133,8 @@ struct ConstrainedAcceleration {
   Eigen::VectorXd lambda;  // one per active constraint, in the order of `active`
   Eigen::VectorXd mu;      // μ = λ·|∇f|_{A⁻¹}, the normal reaction in the kinetic metric
   bool ok = true;
-  std::string reason;      // set when !ok: singular or ill-conditioned active set
-  double rcond = 1.0;      // reciprocal condition estimate of J_K A⁻¹ J_Kᵀ
+  std::string reason;  // set when !ok: singular or ill-conditioned active set
+  double rcond = 1.0;  // reciprocal condition estimate of J_K A⁻¹ J_Kᵀ
 };
 
 // Reciprocal condition number below which an active set is reported as ill-conditioned.

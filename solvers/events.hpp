@@ -17,8 +17,8 @@ inline double event_time_tolerance(double requested, double t) {
 }
 
 struct RootResult {
-  double t = 0.0;        // midpoint of the final bracket
-  double width = 0.0;    // width of the final bracket
+  double t = 0.0;      // midpoint of the final bracket
+  double width = 0.0;  // width of the final bracket
   bool converged = false;
 };
 

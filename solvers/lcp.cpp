@@ -1,10 +1,10 @@
 #include "solvers/lcp.hpp"
 
-#include "solvers/dynamics.hpp"
-
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <vector>
+
+#include "solvers/dynamics.hpp"
 
 namespace crbench {
 

@@ -8,7 +8,9 @@ namespace crbench {
 namespace {
 
 // JSON has no NaN or infinity; a non-finite number is written as null.
-nlohmann::ordered_json number(double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(); }
+nlohmann::ordered_json number(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json();
+}
 
 nlohmann::ordered_json vector_json(const Eigen::VectorXd& x) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -33,8 +35,8 @@ nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   for (const auto& e : r.events) {
     nlohmann::ordered_json ej = {{"t", number(e.t)}, {"kind", e.kind}};
-    ej[e.kind == "switch" ? "switch" : "constraint"] = e.index >= 0 ? nlohmann::ordered_json(e.index)
-                                                                     : nlohmann::ordered_json();
+    ej[e.kind == "switch" ? "switch" : "constraint"] =
+        e.index >= 0 ? nlohmann::ordered_json(e.index) : nlohmann::ordered_json();
     if (e.rate_before) ej["rate_before"] = number(*e.rate_before);
     if (e.rate_after) ej["rate_after"] = number(*e.rate_after);
     events.push_back(ej);
@@ -48,7 +50,10 @@ nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
                       {"v", vector_json(r.final_state.v)}};
   j["steps"] = r.steps;
   j["rhs_evaluations"] = r.rhs_evaluations;
-  if (include_wall_time) j["wall_time_s"] = r.wall_time_s;
+  if (include_wall_time) {
+    j["wall_time_s"] = r.wall_time_s;
+    j["output_time_s"] = r.output_time_s;
+  }
   j["diagnostics"] = r.diagnostics;
   return j;
 }

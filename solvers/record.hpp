@@ -36,14 +36,15 @@ struct RunRecord {
   State final_state;
   long steps = 0;
   long rhs_evaluations = 0;
-  double wall_time_s = 0.0;
+  double wall_time_s = 0.0;    // the solve, without the time spent in the caller's callbacks
+  double output_time_s = 0.0;  // time spent in the caller's callbacks (writing trajectories)
   // Solver-specific counters and diagnostics (kept in a JSON object so new solvers add fields
   // without touching this struct).
   nlohmann::ordered_json diagnostics = nlohmann::ordered_json::object();
 };
 
-// `include_wall_time` = false drops the only field that differs between identical runs, for
-// byte-for-byte comparison.
+// `include_wall_time` = false drops the only fields that differ between identical runs
+// (wall_time_s, output_time_s), for byte-for-byte comparison.
 nlohmann::ordered_json to_json(const RunRecord& record, bool include_wall_time = true);
 
 }  // namespace crbench

@@ -25,8 +25,8 @@ struct TrajectorySample {
 struct RunSettings {
   double rtol = 1e-12;
   double atol = 1e-14;
-  double t_end = 0.0;           // horizon
-  ParamValues solver_params;    // validated against Solver::parameters()
+  double t_end = 0.0;         // horizon
+  ParamValues solver_params;  // validated against Solver::parameters()
   // Sorted times at which to report samples (may be empty); samples at events are reported too.
   std::vector<double> output_times;
   std::function<void(const TrajectorySample&)> on_sample;

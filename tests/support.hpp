@@ -49,7 +49,8 @@ inline std::vector<double> grid(double t0, double t1, int count) {
 
 // Richardson-extrapolated central difference of a vector-valued function of one variable:
 // error O(h⁴).
-inline Eigen::VectorXd derivative(const std::function<Eigen::VectorXd(double)>& F, double h = 1e-3) {
+inline Eigen::VectorXd derivative(const std::function<Eigen::VectorXd(double)>& F,
+                                  double h = 1e-3) {
   const auto central = [&](double k) { return Eigen::VectorXd((F(k) - F(-k)) / (2.0 * k)); };
   return (4.0 * central(h / 2) - central(h)) / 3.0;
 }
@@ -58,7 +59,9 @@ inline Eigen::VectorXd derivative(const std::function<Eigen::VectorXd(double)>& 
 inline Eigen::VectorXd second_derivative(const std::function<Eigen::VectorXd(double)>& F,
                                          double h = 1e-2) {
   const Eigen::VectorXd F0 = F(0.0);
-  const auto central = [&](double k) { return Eigen::VectorXd((F(k) - 2.0 * F0 + F(-k)) / (k * k)); };
+  const auto central = [&](double k) {
+    return Eigen::VectorXd((F(k) - 2.0 * F0 + F(-k)) / (k * k));
+  };
   return (4.0 * central(h / 2) - central(h)) / 3.0;
 }
 

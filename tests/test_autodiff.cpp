@@ -44,11 +44,12 @@ void check_against_finite_differences(const Model& model, std::mt19937& rng) {
       grad_V(i) = testing::derivative([&](double h) {
         return Eigen::VectorXd::Constant(1, model.potential(x.t, shifted(h)));
       })(0);
-      J.col(i) = testing::derivative(
-          [&](double h) { return model.constraint_values(x.t, shifted(h)); });
-      half_grad_kinetic(i) = 0.5 * testing::derivative([&](double h) {
-        return Eigen::VectorXd::Constant(1, x.v.dot(model.metric(shifted(h)) * x.v));
-      })(0);
+      J.col(i) =
+          testing::derivative([&](double h) { return model.constraint_values(x.t, shifted(h)); });
+      half_grad_kinetic(i) =
+          0.5 * testing::derivative([&](double h) {
+            return Eigen::VectorXd::Constant(1, x.v.dot(model.metric(shifted(h)) * x.v));
+          })(0);
     }
     const Eigen::VectorXd f_t =
         testing::derivative([&](double h) { return model.constraint_values(x.t + h, x.q); });

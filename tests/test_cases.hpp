@@ -16,8 +16,12 @@ struct CurvedTimeDependent {
   double g = 1.3;
   explicit CurvedTimeDependent(const ParamValues&) {}
   static CaseInfo info() {
-    return {.name = "test-curved", .description = "test only", .dof = n, .constraints = m,
-            .switches = switches, .switch_names = {"theta"}};
+    return {.name = "test-curved",
+            .description = "test only",
+            .dof = n,
+            .constraints = m,
+            .switches = switches,
+            .switch_names = {"theta"}};
   }
   template <class S>
   Mat<S, n, n> metric(const Vec<S, n>& q) const {

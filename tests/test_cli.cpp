@@ -38,8 +38,10 @@ TEST_CASE("crbench run: bad input is one line naming the item - exit status 2", 
     return args;
   };
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
-      {{"run", "--case", "nope", "--solver", "event-driven"}, "unknown case 'nope'; known cases: dk-plane"},
-      {{"run", "--case", "dk-plane", "--solver", "nope"}, "unknown solver 'nope'; known solvers: event-driven"},
+      {{"run", "--case", "nope", "--solver", "event-driven"},
+       "unknown case 'nope'; known cases: dk-plane"},
+      {{"run", "--case", "dk-plane", "--solver", "nope"},
+       "unknown solver 'nope'; known solvers: event-driven"},
       {with({"--set", "h=1"}), "case dk-plane: unknown parameter 'h'; its parameters are: g"},
       {with({"--set", "g=-1"}), "parameter 'g' = -1 is outside its range (0, 1e+06]"},
       {with({"--set", "g=nan"}), "parameter 'g': 'nan' is not finite"},
@@ -87,8 +89,8 @@ TEST_CASE("crbench run --json prints the record with every required field", "[cl
 }
 
 TEST_CASE("crbench run: --set changes the parameter and the record says so", "[cli]") {
-  const CliResult r = cli({"run", "--case", "dk-plane", "--solver", "event-driven", "--set", "g=2.5",
-                           "--json", "--omit-wall-time"});
+  const CliResult r = cli({"run", "--case", "dk-plane", "--solver", "event-driven", "--set",
+                           "g=2.5", "--json", "--omit-wall-time"});
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["params"]["g"] == 2.5);
@@ -98,8 +100,8 @@ TEST_CASE("crbench run: --set changes the parameter and the record says so", "[c
 }
 
 TEST_CASE("crbench run --json is byte-identical across runs without the wall time", "[cli]") {
-  const std::vector<std::string> args{"run", "--case", "dk-plane", "--solver", "event-driven",
-                                      "--json", "--omit-wall-time"};
+  const std::vector<std::string> args{"run",          "--case", "dk-plane",        "--solver",
+                                      "event-driven", "--json", "--omit-wall-time"};
   CHECK(cli(args).out == cli(args).out);
 }
 

@@ -19,14 +19,15 @@ TEST_CASE("dk-plane: lambda = g for x <= 0 and -g for x > 0 (seed 004 - section 
       REQUIRE(acc.ok);
       CHECK(acc.lambda(0) == Approx(mode < 0 ? g : -g).margin(1e-15));
       CHECK(acc.mu(0) == Approx(acc.lambda(0)).margin(1e-15));  // |∇f|_{A⁻¹} = 1
-      CHECK(acc.qdd.norm() < 1e-15);                             // on the constraint: no acceleration
+      CHECK(acc.qdd.norm() < 1e-15);  // on the constraint: no acceleration
       const ConstrainedAcceleration free = constrained_acceleration(p, {});
       CHECK(free.qdd(1) == Approx(mode < 0 ? -g : g));
     }
   }
 }
 
-TEST_CASE("Inclined plane: lambda = g cos^2(a) for f = y - x tan(a) - mu = g cos(a)", "[dynamics]") {
+TEST_CASE("Inclined plane: lambda = g cos^2(a) for f = y - x tan(a) - mu = g cos(a)",
+          "[dynamics]") {
   // Unit point, A = I, force (0, −g), f = y − x tan a: J = (−tan a, 1), W = sec² a, d = 0, so
   // λ = −(J A⁻¹F)/W = g cos² a and μ = λ |J| = g cos a, the normal force on an incline.
   const double a = 0.4;

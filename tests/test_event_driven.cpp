@@ -21,7 +21,8 @@ std::vector<double> times_of(const RunRecord& r, const std::string& kind) {
 }
 }  // namespace
 
-TEST_CASE("dk-plane: classical lift-off at t = 1 and y = g(t-1)^2/2 after it - to 1e-12", "[event-driven]") {
+TEST_CASE("dk-plane: classical lift-off at t = 1 and y = g(t-1)^2/2 after it - to 1e-12",
+          "[event-driven]") {
   for (const double g : {1.0, 3.0}) {
     const auto model = make_model("dk-plane", {{"g", format_number(g)}});
     const Facts facts = model->facts();
@@ -52,7 +53,8 @@ TEST_CASE("dk-plane: classical lift-off at t = 1 and y = g(t-1)^2/2 after it - t
   }
 }
 
-TEST_CASE("Lift-off at a simple zero of lambda: ramp force - y = (t-1)^3/6 after", "[event-driven]") {
+TEST_CASE("Lift-off at a simple zero of lambda: ramp force - y = (t-1)^3/6 after",
+          "[event-driven]") {
   const auto model = testing::model_of<test_cases::RampForce>();
   double max_error = 0.0;
   SolveOptions o;
@@ -81,12 +83,13 @@ TEST_CASE("Contact times of an oscillator at a wall: t = (2k+1) arccos(-1/2)", "
   CHECK(impacts[0] == Approx(t1).margin(1e-11));
   CHECK(impacts[1] == Approx(3.0 * t1).margin(1e-11));
   // Elastic: the oscillator energy is kept through both impacts.
-  const double energy = 0.5 * r.final_state.v(0) * r.final_state.v(0) +
-                        0.5 * r.final_state.q(0) * r.final_state.q(0);
+  const double energy =
+      0.5 * r.final_state.v(0) * r.final_state.v(0) + 0.5 * r.final_state.q(0) * r.final_state.q(0);
   CHECK(energy == Approx(0.5).margin(1e-11));
 }
 
-TEST_CASE("Bouncing ball with e = 0.5: impact times - then rest at the accumulation point", "[event-driven]") {
+TEST_CASE("Bouncing ball with e = 0.5: impact times - then rest at the accumulation point",
+          "[event-driven]") {
   using Ball = test_cases::DroppedBall;
   const auto model = testing::model_of<Ball>();
   const double e = 0.5;
@@ -108,7 +111,8 @@ TEST_CASE("Bouncing ball with e = 0.5: impact times - then rest at the accumulat
   }
   // Below contact_velocity_tol the arrival is tangential: the ball comes to rest on the table at
   // t∞ = t1 + 2 v1 e / (g (1 − e)), up to the truncated tail (≈ 2·1e-8/(g(1 − e))).
-  const double t_inf = std::sqrt(2.0 * Ball::h0 / Ball::gravity) + 2.0 * v1 * e / (Ball::gravity * (1.0 - e));
+  const double t_inf =
+      std::sqrt(2.0 * Ball::h0 / Ball::gravity) + 2.0 * v1 * e / (Ball::gravity * (1.0 - e));
   const auto contacts = times_of(r, "contact");
   REQUIRE(contacts.size() == 1);
   CHECK(contacts[0] == Approx(t_inf).margin(1e-8));
@@ -130,7 +134,8 @@ TEST_CASE("An accumulation of impacts ends the run with a status - not a hang", 
   CHECK(r.final_state.t < 3.0);
 }
 
-TEST_CASE("e = 0: after the impact the system stays in contact since lambda > 0", "[event-driven]") {
+TEST_CASE("e = 0: after the impact the system stays in contact since lambda > 0",
+          "[event-driven]") {
   const auto model = testing::model_of<test_cases::DroppedBall>();
   SolveOptions o;
   o.solver_params = {{"restitution", "0"}};
@@ -143,7 +148,8 @@ TEST_CASE("e = 0: after the impact the system stays in contact since lambda > 0"
   CHECK(r.final_state.v(1) == 0.0);
 }
 
-TEST_CASE("Several time-dependent constraints under a curved metric: runs - never penetrates", "[event-driven]") {
+TEST_CASE("Several time-dependent constraints under a curved metric: runs - never penetrates",
+          "[event-driven]") {
   const auto model = testing::model_of<test_cases::CurvedTimeDependent>();
   double min_f = 1.0;
   SolveOptions o;
@@ -156,5 +162,6 @@ TEST_CASE("Several time-dependent constraints under a curved metric: runs - neve
 
 TEST_CASE("Same input - same record", "[event-driven]") {
   const auto model = make_model("dk-plane", {});
-  CHECK(to_json(testing::solve(*model), false).dump() == to_json(testing::solve(*model), false).dump());
+  CHECK(to_json(testing::solve(*model), false).dump() ==
+        to_json(testing::solve(*model), false).dump());
 }
