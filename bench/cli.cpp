@@ -103,8 +103,7 @@ void print_summary(const RunRecord& r, std::ostream& out) {
   for (Eigen::Index i = 0; i < r.final_state.v.size(); ++i)
     out << " " << format_number(r.final_state.v(i));
   out << "\n  steps " << r.steps << ", rhs evaluations " << r.rhs_evaluations << ", wall time "
-      << r.wall_time_s << " s (rtol " << format_number(r.tolerances.at("rtol")) << ", atol "
-      << format_number(r.tolerances.at("atol")) << ")\n";
+      << r.wall_time_s << " s\n  tolerances: " << tolerance_text(r.tolerances) << "\n";
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ class TrajectoryCsv {
     for (int k = 0; k < m; ++k) file_ << ",f" << k;
     for (int k = 0; k < m; ++k) file_ << ",lambda" << k;
     for (int k = 0; k < m; ++k) file_ << ",mu" << k;
+    for (int k = 0; k < m; ++k) file_ << ",impulse" << k;
     file_ << "\n";
   }
   void write(const TrajectorySample& s) {
@@ -39,6 +40,7 @@ class TrajectoryCsv {
     put(s.f);
     put(s.lambda);
     put(s.mu);
+    put(s.impulse.size() == s.f.size() ? s.impulse : Eigen::VectorXd::Zero(s.f.size()));
     file_ << "\n";
   }
 

@@ -125,6 +125,11 @@ class Model {
   int switch_count() const { return info().switches; }
 
   virtual void evaluate(const State& x, Modes modes, Point& out) const = 0;
+  // F = Q − ∂V/∂q − c alone (cheaper than evaluate when nothing else is needed).
+  virtual Eigen::VectorXd free_force(const State& x, Modes modes) const = 0;
+  // ∂F/∂q and ∂F/∂q̇ of F = Q − ∂V/∂q − c (for implicit and linearly implicit steps).
+  virtual void force_jacobians(const State& x, Modes modes, Eigen::MatrixXd& dF_dq,
+                               Eigen::MatrixXd& dF_dv) const = 0;
   virtual Eigen::VectorXd constraint_values(double t, const Eigen::VectorXd& q) const = 0;
   virtual Eigen::VectorXd switching_values(const State& x) const = 0;
 

@@ -1,5 +1,6 @@
 #include "cases/registry.hpp"
 
+#include "cases/bouncing_ball_siconos.hpp"
 #include "cases/dk_plane.hpp"
 #include "solvers/dynamics.hpp"
 
@@ -16,6 +17,7 @@ CaseEntry entry() {
 const std::vector<CaseEntry>& case_registry() {
   static const std::vector<CaseEntry> cases = {
       entry<cases::DkPlane>(),
+      entry<cases::BouncingBallSiconos>(),
   };
   return cases;
 }

@@ -33,43 +33,18 @@ class CaseModel final : public Model {
     const Vn v = x.v;
     const double t = x.t;
 
-    // A(q) and ∂A/∂q_k in one pass; c = Ȧ q̇ − ½ ∂(q̇ᵀ A q̇)/∂q (Lagrange's equations for
-    // T = ½ q̇ᵀ A q̇; seed 004 (1.1), (1.9)).
-    using Dq = Eigen::AutoDiffScalar<Vn>;
-    Vec<Dq, n> q_ad;
-    for (int i = 0; i < n; ++i) q_ad(i) = Dq(q(i), n, i);
-    const Mat<Dq, n, n> A_ad = case_.template metric<Dq>(q_ad);
-    Mat<double, n, n> A;
-    Mat<double, n, n> A_dot = Mat<double, n, n>::Zero();
-    Vn half_grad_kinetic;
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) {
-        A(i, j) = A_ad(i, j).value();
-        A_dot(i, j) = A_ad(i, j).derivatives().dot(v);
-      }
-    }
-    for (int k = 0; k < n; ++k) {
-      Mat<double, n, n> dA_k;
-      for (int i = 0; i < n; ++i) {
-        for (int j = 0; j < n; ++j) dA_k(i, j) = A_ad(i, j).derivatives()(k);
-      }
-      half_grad_kinetic(k) = 0.5 * v.dot(dA_k * v);
-    }
-    // Plain loops: GCC 12 reports a false -Warray-bounds on Eigen's vectorized copy and product
-    // of 1×1 fixed-size matrices.
+    const Kinetic<double> kinetic = kinetic_terms<double>(q, v);
+    // Plain loops: GCC 12 reports a false -Warray-bounds on Eigen's vectorized copy of 1×1
+    // fixed-size matrices.
     out.A.resize(n, n);
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) out.A(i, j) = A(i, j);
-    }
     out.c.resize(n);
+    out.grad_V.resize(n);
     for (int i = 0; i < n; ++i) {
-      double row = 0.0;
-      for (int j = 0; j < n; ++j) row += A_dot(i, j) * v(j);
-      out.c(i) = row - half_grad_kinetic(i);
+      for (int j = 0; j < n; ++j) out.A(i, j) = kinetic.A(i, j);
+      out.c(i) = kinetic.c(i);
     }
-
-    const Dq V_ad = case_.template potential<Dq>(q_ad, Dq(t));
-    out.grad_V = V_ad.derivatives();
+    const Vn grad_V = potential_gradient<double>(q, t);
+    for (int i = 0; i < n; ++i) out.grad_V(i) = grad_V(i);
     out.Q = case_.template force<double>(q, v, t, modes);
 
     // f, J = ∂f/∂q and ∂f/∂t from one pass over z = (q, t).
@@ -100,6 +75,36 @@ class CaseModel final : public Model {
     for (int k = 0; k < m; ++k) out.d(k) = f_s(k).derivatives()(0).derivatives()(0);
   }
 
+  Eigen::VectorXd free_force(const State& x, Modes modes) const override {
+    const Vn q = x.q;
+    const Vn v = x.v;
+    return case_.template force<double>(q, v, x.t, modes) - potential_gradient<double>(q, x.t) -
+           kinetic_terms<double>(q, v).c;
+  }
+
+  void force_jacobians(const State& x, Modes modes, Eigen::MatrixXd& dF_dq,
+                       Eigen::MatrixXd& dF_dv) const override {
+    // F = Q − ∂V/∂q − c differentiated over (q, q̇) by an outer forward pass; ∂V/∂q and ∂A/∂q
+    // inside F come from inner passes (nested AD).
+    using Dqv = Eigen::AutoDiffScalar<Vec<double, 2 * n>>;
+    Vec<Dqv, n> q_ad, v_ad;
+    for (int i = 0; i < n; ++i) {
+      q_ad(i) = Dqv(x.q(i), 2 * n, i);
+      v_ad(i) = Dqv(x.v(i), 2 * n, n + i);
+    }
+    const Dqv t_ad(x.t);
+    const Vec<Dqv, n> F = case_.template force<Dqv>(q_ad, v_ad, t_ad, modes) -
+                          potential_gradient<Dqv>(q_ad, t_ad) - kinetic_terms<Dqv>(q_ad, v_ad).c;
+    dF_dq.resize(n, n);
+    dF_dv.resize(n, n);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        dF_dq(i, j) = F(i).derivatives()(j);
+        dF_dv(i, j) = F(i).derivatives()(n + j);
+      }
+    }
+  }
+
   Eigen::VectorXd constraint_values(double t, const Eigen::VectorXd& q) const override {
     return case_.template constraints<double>(Vn(q), t);
   }
@@ -120,6 +125,45 @@ class CaseModel final : public Model {
   Facts facts() const override { return case_.facts(); }
 
  private:
+  template <class S>
+  struct Kinetic {
+    Mat<S, n, n> A;
+    Vec<S, n> c;
+  };
+
+  // A(q) and the Coriolis/centrifugal terms c = Ȧ q̇ − ½ ∂(q̇ᵀ A q̇)/∂q of Lagrange's equations
+  // for T = ½ q̇ᵀ A q̇ (seed 004 (1.1), (1.9)), with ∂A/∂q from one inner forward pass.
+  template <class S>
+  Kinetic<S> kinetic_terms(const Vec<S, n>& q, const Vec<S, n>& v) const {
+    using D = Eigen::AutoDiffScalar<Vec<S, n>>;
+    Vec<D, n> q_ad;
+    for (int i = 0; i < n; ++i) q_ad(i) = D(q(i), Vec<S, n>::Unit(i));
+    const Mat<D, n, n> A_ad = case_.template metric<D>(q_ad);
+    Kinetic<S> out;
+    for (int i = 0; i < n; ++i) {
+      out.c(i) = S(0.0);
+      for (int j = 0; j < n; ++j) out.A(i, j) = A_ad(i, j).value();
+    }
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        for (int k = 0; k < n; ++k) {
+          const S vjvk = v(j) * v(k);
+          out.c(i) += A_ad(i, j).derivatives()(k) * vjvk;        // (Ȧ q̇)_i
+          out.c(i) -= 0.5 * A_ad(j, k).derivatives()(i) * vjvk;  // ½ ∂(q̇ᵀAq̇)/∂q_i
+        }
+      }
+    }
+    return out;
+  }
+
+  template <class S>
+  Vec<S, n> potential_gradient(const Vec<S, n>& q, const S& t) const {
+    using D = Eigen::AutoDiffScalar<Vec<S, n>>;
+    Vec<D, n> q_ad;
+    for (int i = 0; i < n; ++i) q_ad(i) = D(q(i), Vec<S, n>::Unit(i));
+    return case_.template potential<D>(q_ad, D(t)).derivatives();
+  }
+
   C case_;
   CaseInfo info_;
   ParamValues params_;

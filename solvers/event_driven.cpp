@@ -381,6 +381,10 @@ class Run {
                                             join(approaching)};
       }
       x.v += D.Ainv_Jt * lcp->x;
+      last_impulse_ = Eigen::VectorXd::Zero(m_);
+      for (std::size_t r = 0; r < approaching.size(); ++r) {
+        last_impulse_(approaching[r]) = lcp->x(static_cast<Eigen::Index>(r));
+      }
       const Eigen::VectorXd rate_after = point_.constraint_rate(x.v);
       for (const int k : impacting) {
         rec_.events.push_back({.t = x.t,
@@ -392,6 +396,7 @@ class Run {
       }
       rate = rate_after;
       emit(x, "impact+");
+      last_impulse_.setZero();
     }
 
     std::vector<int> resting;
@@ -472,6 +477,7 @@ class Run {
     s.f = point_.f;
     s.lambda = Eigen::VectorXd::Zero(m_);
     s.mu = Eigen::VectorXd::Zero(m_);
+    s.impulse = last_impulse_.size() == m_ ? last_impulse_ : Eigen::VectorXd::Zero(m_);
     if (!active_.empty()) {
       const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
       if (acc.ok) {
@@ -532,6 +538,7 @@ class Run {
   double max_bracket_ = 0.0;
   double last_t_ = 0.0;
   double output_seconds_ = 0.0;
+  Eigen::VectorXd last_impulse_;  // the impulse of the impact being reported (impact+ rows)
 };
 
 }  // namespace

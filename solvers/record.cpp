@@ -20,6 +20,14 @@ nlohmann::ordered_json vector_json(const Eigen::VectorXd& x) {
 
 }  // namespace
 
+std::string tolerance_text(const ParamValues& tolerances) {
+  std::string text;
+  for (const auto& [name, value] : tolerances) {
+    text += (text.empty() ? "" : ", ") + name + " " + format_number(value);
+  }
+  return text;
+}
+
 nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   nlohmann::ordered_json j;
   j["crbench_version"] = version;

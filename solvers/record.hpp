@@ -47,4 +47,7 @@ struct RunRecord {
 // (wall_time_s, output_time_s), for byte-for-byte comparison.
 nlohmann::ordered_json to_json(const RunRecord& record, bool include_wall_time = true);
 
+// "rtol 1e-12, atol 1e-14, ..." for tables and summaries.
+std::string tolerance_text(const ParamValues& tolerances);
+
 }  // namespace crbench

@@ -1,4 +1,5 @@
 #include "solvers/event_driven.hpp"
+#include "solvers/moreau_jean.hpp"
 #include "solvers/solver.hpp"
 
 namespace crbench {
@@ -7,6 +8,7 @@ const std::vector<std::unique_ptr<Solver>>& solver_registry() {
   static const std::vector<std::unique_ptr<Solver>> solvers = [] {
     std::vector<std::unique_ptr<Solver>> s;
     s.push_back(std::make_unique<EventDrivenSolver>());
+    s.push_back(std::make_unique<MoreauJeanSolver>());
     return s;
   }();
   return solvers;

@@ -14,9 +14,10 @@ namespace crbench {
 // One row of a trajectory: the state and what the model says there.
 struct TrajectorySample {
   State x;
-  Eigen::VectorXd f;       // constraint values
-  Eigen::VectorXd lambda;  // multipliers of the given f (0 for inactive constraints)
-  Eigen::VectorXd mu;      // μ = λ·|∇f|_{A⁻¹}
+  Eigen::VectorXd f;        // constraint values
+  Eigen::VectorXd lambda;   // multipliers of the given f (0 for inactive constraints)
+  Eigen::VectorXd mu;       // μ = λ·|∇f|_{A⁻¹}
+  Eigen::VectorXd impulse;  // impulse P per constraint applied at this row (impacts, time steps)
   // "" on the output grid; "<kinds>-" / "<kinds>+" just before / just after an event, where
   // <kinds> joins the event kinds with '&' (e.g. "switch-", "impact+").
   std::string label;

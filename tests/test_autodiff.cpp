@@ -60,6 +60,24 @@ void check_against_finite_differences(const Model& model, std::mt19937& rng) {
     const Eigen::VectorXd d = testing::second_derivative(
         [&](double h) { return model.constraint_values(x.t + h, x.q + h * x.v); });
 
+    // ∂F/∂q and ∂F/∂q̇ of F = Q − ∂V/∂q − c.
+    Eigen::MatrixXd dF_dq, dF_dv;
+    model.force_jacobians(x, modes, dF_dq, dF_dv);
+    Eigen::MatrixXd fd_dq(n, n), fd_dv(n, n);
+    for (int j = 0; j < n; ++j) {
+      const auto free_force_at = [&](double h, bool in_q) {
+        State y = x;
+        (in_q ? y.q : y.v)(j) += h;
+        Point py;
+        model.evaluate(y, modes, py);
+        return py.free_force();
+      };
+      fd_dq.col(j) = testing::derivative([&](double h) { return free_force_at(h, true); });
+      fd_dv.col(j) = testing::derivative([&](double h) { return free_force_at(h, false); });
+    }
+    CHECK(close(dF_dq, fd_dq, 1e-7));
+    CHECK(close(dF_dv, fd_dv, 1e-7));
+
     CHECK(close(p.grad_V, grad_V, 1e-7));
     CHECK(close(p.J, J, 1e-7));
     CHECK(close(p.f_t, f_t, 1e-7));

@@ -113,7 +113,7 @@ TEST_CASE("crbench run --trajectory writes the grid and the event rows", "[cli]"
   std::ifstream in(path);
   std::string header, line;
   std::getline(in, header);
-  CHECK(header == "t,label,q0,q1,v0,v1,f0,lambda0,mu0");
+  CHECK(header == "t,label,q0,q1,v0,v1,f0,lambda0,mu0,impulse0");
   int grid_rows = 0, event_rows = 0;
   while (std::getline(in, line)) {
     const auto comma = line.find(',');

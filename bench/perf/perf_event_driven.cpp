@@ -26,5 +26,3 @@ void BM_EventDrivenDkPlane(benchmark::State& state) {
 BENCHMARK(BM_EventDrivenDkPlane)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
-
-BENCHMARK_MAIN();

@@ -1,0 +1,122 @@
+// bouncing-ball-siconos: the problem of Siconos's BouncingBallTS example, whose Moreau–Jean output
+// is the external reference ../shared/reference/siconos/BouncingBallTS.ref (see the README
+// beside it). A ball with q = (height, lateral, rotation), A = diag(m, m, 2/5 m R²), gravity on
+// the height, unilateral constraint f = q0 ≥ 0 (the radius enters only the inertia), q0(0) = h0.
+// Siconos runs it with Newton restitution e = 0.9, θ = 0.5, h = 0.005 on [0, 10].
+#pragma once
+
+#include <cmath>
+
+#include "cases/case.hpp"
+
+namespace crbench::cases {
+
+struct BouncingBallSiconos {
+  static constexpr int n = 3;
+  static constexpr int m = 1;
+  static constexpr int switches = 0;
+
+  double mass;
+  double radius;
+  double gravity;
+  double h0;
+
+  explicit BouncingBallSiconos(const ParamValues& p)
+      : mass(p.at("m")), radius(p.at("R")), gravity(p.at("g")), h0(p.at("h0")) {}
+
+  static CaseInfo info() {
+    return {
+        .name = "bouncing-ball-siconos",
+        .description =
+            "Siconos's bouncing ball (siconos-tutorials 4.4.0, examples/mechanics/BouncingBall/"
+            "BouncingBallTS.cpp): q = (height, lateral, rotation), T = q'^T M q'/2 with "
+            "M = diag(m, m, 2/5 m R^2), V = m g q0, unilateral constraint f = q0 >= 0, initial "
+            "q = (h0, 0, 0), q' = 0. Impacts by Newton's law (seed 000 (1.3)-(1.4)); Siconos's "
+            "reference uses restitution 0.9, theta = 0.5, h = 0.005 on [0, 10] "
+            "(../shared/reference/siconos/BouncingBallTS.ref). Free fall until the first impact "
+            "at t = sqrt(2 h0/g).",
+        .params = {{.name = "m",
+                    .default_value = 1.0,
+                    .min = 0.0,
+                    .max = 1e6,
+                    .min_inclusive = false,
+                    .unit = "mass",
+                    .description = "mass of the ball"},
+                   {.name = "R",
+                    .default_value = 0.1,
+                    .min = 0.0,
+                    .max = 1e3,
+                    .min_inclusive = false,
+                    .unit = "length",
+                    .description = "radius (enters only the rotational inertia 2/5 m R^2)"},
+                   {.name = "g",
+                    .default_value = 9.81,
+                    .min = 0.0,
+                    .max = 1e6,
+                    .min_inclusive = false,
+                    .unit = "length/time^2",
+                    .description = "gravity on the height"},
+                   {.name = "h0",
+                    .default_value = 1.0,
+                    .min = 0.0,
+                    .max = 1e6,
+                    .min_inclusive = false,
+                    .unit = "length",
+                    .description = "initial height"}},
+        .dof = n,
+        .constraints = m,
+        .switches = switches,
+    };
+  }
+
+  template <class S>
+  Mat<S, n, n> metric(const Vec<S, n>& /*q*/) const {
+    Mat<S, n, n> A = Mat<S, n, n>::Zero();
+    A(0, 0) = S(mass);
+    A(1, 1) = S(mass);
+    A(2, 2) = S(0.4 * mass * radius * radius);
+    return A;
+  }
+
+  template <class S>
+  S potential(const Vec<S, n>& q, const S& /*t*/) const {
+    return mass * gravity * q(0);
+  }
+
+  template <class S>
+  Vec<S, n> force(const Vec<S, n>& /*q*/, const Vec<S, n>& /*v*/, const S& /*t*/,
+                  Modes /*modes*/) const {
+    return Vec<S, n>::Zero();
+  }
+
+  template <class S>
+  Vec<S, m> constraints(const Vec<S, n>& q, const S& /*t*/) const {
+    return Vec<S, m>(q(0));
+  }
+
+  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
+    return {};
+  }
+
+  State initial_state() const {
+    return {.t = 0.0, .q = Eigen::Vector3d(h0, 0.0, 0.0), .v = Eigen::Vector3d::Zero()};
+  }
+
+  double horizon() const { return 10.0; }
+
+  Facts facts() const {
+    const double g = gravity;
+    const double height = h0;
+    Facts facts;
+    facts.trajectories.push_back(
+        {.model = "classical",
+         .source = "free fall q0 = h0 - g t^2/2 until the first impact at t = sqrt(2 h0/g)",
+         .q = [g, height](double t, double) -> std::optional<Eigen::VectorXd> {
+           if (t < 0.0 || t > std::sqrt(2.0 * height / g)) return std::nullopt;
+           return Eigen::Vector3d(height - 0.5 * g * t * t, 0.0, 0.0);
+         }});
+    return facts;
+  }
+};
+
+}  // namespace crbench::cases

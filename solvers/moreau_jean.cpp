@@ -1,0 +1,276 @@
+// Moreau–Jean time stepping of the measure differential equation
+//   d(A q̇) = F dt + Jᵀ dμ,  dμ ≥ 0 on {f = 0}          (seed 000, section 2; seed 003)
+// with F = Q − ∂V/∂q − c. One step from t_k to t_{k+1} = t_k + h:
+//  1. smooth part, θ-method linearized once about (q_k, q̇_k) (exact for linear systems):
+//       W = A(q_k) − hθ ∂F/∂q̇ − h²θ² ∂F/∂q,
+//       q̇_free = q̇_k + W⁻¹ h [θ F(t_{k+1}, q_k, q̇_k) + (1 − θ) F(t_k, q_k, q̇_k) + hθ ∂F/∂q q̇_k];
+//  2. activation: constraint i takes part in the step when f_i(q_k) + γ h ḟ_i(q_k, q̇_k) ≤ 0
+//     (the prediction of f at t_k + γh; γ = 1/2 is Siconos's default rule);
+//  3. impulses P on the active set I from Newton's law at velocity level,
+//       0 ≤ ḟ_I(k+1) + e ḟ_I(k) ⊥ P ≥ 0,  q̇_{k+1} = q̇_free + W⁻¹ J_Iᵀ P,
+//     with ḟ = J(q_k) q̇ + ∂f/∂t(q_k, t_k): one constraint in closed form, several by the exact
+//     enumerative LCP of solvers/lcp.hpp (at most kLcpMaxSize active at once);
+//  4. q_{k+1} = q_k + h (θ q̇_{k+1} + (1 − θ) q̇_k).
+// The force mode of a piecewise force is that of (q_k, q̇_k, t_k): no event is located.
+#include "solvers/moreau_jean.hpp"
+
+#include <Eigen/LU>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "solvers/dynamics.hpp"
+#include "solvers/lcp.hpp"
+
+namespace crbench {
+
+std::string MoreauJeanSolver::description() const {
+  return "Ideal model as a measure differential equation, Moreau-Jean time stepping: theta-method "
+         "for the smooth part, activation by f + gamma h f' <= 0, impulses from Newton's law "
+         "0 <= f'(k+1) + e f'(k) _|_ P >= 0 (closed form for one constraint, exact enumerative LCP "
+         "for several). First order; impacts, sliding and lift-off without events.";
+}
+
+std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
+  return {
+      {.name = "h",
+       .default_value = 1e-3,
+       .min = 0.0,
+       .max = 1.0,
+       .min_inclusive = false,
+       .unit = "time",
+       .description = "time step"},
+      {.name = "theta",
+       .default_value = 0.5,
+       .min = 0.5,
+       .max = 1.0,
+       .description = "theta of the theta-method (0.5 trapezoidal, 1 backward Euler)"},
+      {.name = "restitution",
+       .default_value = 1.0,
+       .min = 0.0,
+       .max = 1.0,
+       .description =
+           "Newton restitution e on the normal velocity (seed 000 (1.4): e = 1 elastic)"},
+      {.name = "activation_gamma",
+       .default_value = 0.5,
+       .min = 0.0,
+       .max = 1.0,
+       .description = "a constraint is active in a step when f + gamma h f' <= 0 at its start"},
+      {.name = "impulse_history",
+       .default_value = 0.0,
+       .min = 0.0,
+       .max = 1.0,
+       .description = "1: the record lists every nonzero impulse (t, constraint, P)"},
+      {.name = "max_steps",
+       .default_value = 1e9,
+       .min = 1.0,
+       .max = 1e12,
+       .description = "steps allowed; more needed ends the run before it starts (too_many_steps)"},
+  };
+}
+
+RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings) const {
+  const auto started = std::chrono::steady_clock::now();
+  const ParamValues& p = settings.solver_params;
+  const double h = p.at("h");
+  const double theta = p.at("theta");
+  const double e = p.at("restitution");
+  const double gamma = p.at("activation_gamma");
+  const bool keep_impulses = p.at("impulse_history") >= 0.5;
+  const int n = model.dof();
+  const int m = model.constraint_count();
+
+  RunRecord record;
+  record.case_name = model.info().name;
+  record.solver = name();
+  record.params = model.params();
+  record.solver_params = p;
+  record.tolerances = {{"h", h}, {"theta", theta}, {"activation_gamma", gamma}};
+  record.lift_off_definition =
+      "end of the first step with zero impulse (ending with f >= 0) after which every step has "
+      "zero impulse and ends with f > 0 up to the horizon; some earlier step had an impulse";
+  record.min_constraint.assign(static_cast<std::size_t>(m),
+                               std::numeric_limits<double>::infinity());
+
+  State x = model.initial_state();
+  const double t0 = x.t;
+  const double span = settings.t_end - t0;
+  const double steps_needed = std::ceil(span / h - 1e-9);
+  if (steps_needed > p.at("max_steps")) {
+    record.status = "too_many_steps";
+    record.reason = format_number(steps_needed) + " steps of h = " + format_number(h) +
+                    " are needed and max_steps is " + format_number(p.at("max_steps"));
+    record.final_state = x;
+    return record;
+  }
+  const long step_count = static_cast<long>(steps_needed);
+
+  Point point;
+  Eigen::MatrixXd dF_dq, dF_dv, W;
+  Eigen::PartialPivLU<Eigen::MatrixXd> W_lu(n);
+  Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m);
+  Eigen::VectorXd lambda = Eigen::VectorXd::Zero(m);
+  Eigen::VectorXd mu = Eigen::VectorXd::Zero(m);
+  std::vector<char> had_impulse(static_cast<std::size_t>(m), 0);
+  bool ever_impulse = false;
+  std::optional<double> free_since;  // start of the current free stretch (zero impulse, f > 0)
+  long force_evaluations = 0;
+  long lcp_solves = 0;
+  double output_seconds = 0.0;
+  auto next_output = settings.output_times.begin();
+  nlohmann::ordered_json impulse_history = nlohmann::ordered_json::array();
+
+  const auto emit = [&](const State& s) {
+    if (!settings.on_sample) return;
+    bool due = false;
+    while (next_output != settings.output_times.end() && *next_output <= s.t + 1e-9 * h) {
+      due = true;
+      ++next_output;
+    }
+    if (!due) return;
+    TrajectorySample sample;
+    sample.x = s;
+    sample.f = model.constraint_values(s.t, s.q);
+    sample.lambda = lambda;
+    sample.mu = mu;
+    sample.impulse = impulse;
+    const auto t_start = std::chrono::steady_clock::now();
+    settings.on_sample(sample);
+    output_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  };
+
+  emit(x);
+  {
+    const Eigen::VectorXd f0 = model.constraint_values(x.t, x.q);
+    for (int i = 0; i < m; ++i) record.min_constraint[static_cast<std::size_t>(i)] = f0(i);
+  }
+  for (long k = 0; k < step_count; ++k) {
+    const double t_next =
+        k + 1 == step_count ? settings.t_end : t0 + static_cast<double>(k + 1) * h;
+    const double dt = t_next - x.t;
+    const std::vector<int> modes = model.modes_at(x);
+    model.evaluate(x, modes, point);
+    model.force_jacobians(x, modes, dF_dq, dF_dv);
+    // F(t_{k+1}, ·) in the mode of the predicted end state q_k + h q̇_k, so that a force switch
+    // inside the step enters the θ-average.
+    const State predicted{t_next, x.q + dt * x.v, x.v};
+    const Eigen::VectorXd F_next = model.free_force({t_next, x.q, x.v}, model.modes_at(predicted));
+    force_evaluations += 2;
+
+    W = point.A - dt * theta * dF_dv - dt * dt * theta * theta * dF_dq;
+    W_lu.compute(W);
+    const Eigen::VectorXd rhs =
+        dt * (theta * F_next + (1.0 - theta) * point.free_force() + dt * theta * (dF_dq * x.v));
+    Eigen::VectorXd v_next = x.v + W_lu.solve(rhs);
+    if (!v_next.allFinite()) {
+      record.status = "non_finite";
+      record.reason = "non-finite free velocity in the step from t = " + format_number(x.t);
+      break;
+    }
+
+    const Eigen::VectorXd rate = point.constraint_rate(x.v);
+    std::vector<int> active;
+    for (int i = 0; i < m; ++i) {
+      if (point.f(i) + gamma * dt * rate(i) <= 0.0) active.push_back(i);
+    }
+    impulse.setZero();
+    lambda.setZero();
+    mu.setZero();
+    if (!active.empty()) {
+      const Eigen::Index a = static_cast<Eigen::Index>(active.size());
+      Eigen::MatrixXd J_active(a, n);
+      Eigen::VectorXd b(a);
+      for (Eigen::Index r = 0; r < a; ++r) {
+        const int i = active[static_cast<std::size_t>(r)];
+        J_active.row(r) = point.J.row(i);
+        b(r) = point.J.row(i).dot(v_next) + point.f_t(i) + e * rate(i);
+      }
+      const Eigen::MatrixXd Winv_Jt = W_lu.solve(J_active.transpose());
+      const Eigen::MatrixXd D = J_active * Winv_Jt;
+      Eigen::VectorXd P(a);
+      if (a == 1) {
+        if (!(D(0, 0) > 0.0)) {
+          record.status = "singular_active_set";
+          record.reason =
+              "J W^-1 J^T = " + format_number(D(0, 0)) + " at t = " + format_number(x.t);
+          break;
+        }
+        P(0) = std::max(0.0, -b(0) / D(0, 0));
+      } else {
+        ++lcp_solves;
+        const auto lcp = solve_lcp(D, b);
+        if (!lcp) {
+          record.status = "lcp_failure";
+          record.reason = "no impulse solves the step complementarity at t = " + format_number(x.t);
+          break;
+        }
+        P = lcp->x;
+      }
+      v_next += Winv_Jt * P;
+      const Eigen::VectorXd rate_next = point.J * v_next + point.f_t;
+      for (Eigen::Index r = 0; r < a; ++r) {
+        const int i = active[static_cast<std::size_t>(r)];
+        impulse(i) = P(r);
+        lambda(i) = P(r) / dt;
+        mu(i) = lambda(i) *
+                std::sqrt(point.J.row(i).dot(point.A.ldlt().solve(point.J.row(i).transpose())));
+        if (P(r) > 0.0 && !had_impulse[static_cast<std::size_t>(i)]) {
+          const bool impact = rate(i) < 0.0;
+          record.events.push_back({.t = t_next,
+                                   .kind = impact ? "impact" : "contact",
+                                   .index = i,
+                                   .rate_before = rate(i),
+                                   .rate_after = rate_next(i)});
+        }
+        if (keep_impulses && P(r) > 0.0) {
+          impulse_history.push_back({{"t", t_next}, {"constraint", i}, {"impulse", P(r)}});
+        }
+      }
+    }
+    for (int i = 0; i < m; ++i) had_impulse[static_cast<std::size_t>(i)] = impulse(i) > 0.0;
+
+    x.q += dt * (theta * v_next + (1.0 - theta) * x.v);
+    x.v = v_next;
+    x.t = t_next;
+    ++record.steps;
+    if (!x.q.allFinite()) {
+      record.status = "non_finite";
+      record.reason = "non-finite position at t = " + format_number(x.t);
+      break;
+    }
+
+    const Eigen::VectorXd f_next = model.constraint_values(x.t, x.q);
+    for (int i = 0; i < m; ++i) {
+      auto& slot = record.min_constraint[static_cast<std::size_t>(i)];
+      slot = std::min(slot, f_next(i));
+    }
+    // Lift-off: the end of a zero-impulse step that ends with f ≥ 0, after which every step has
+    // zero impulse and ends with f > 0.
+    const bool any_impulse = impulse.size() > 0 && impulse.maxCoeff() > 0.0;
+    ever_impulse = ever_impulse || any_impulse;
+    const double f_min = m == 0 ? 1.0 : f_next.minCoeff();
+    if (any_impulse) {
+      free_since.reset();
+    } else if (!free_since) {
+      if (ever_impulse && f_min >= 0.0) free_since = x.t;
+    } else if (f_min <= 0.0) {
+      free_since.reset();
+    }
+    emit(x);
+  }
+
+  record.lift_off_time = free_since;
+  record.final_state = x;
+  record.rhs_evaluations = force_evaluations;
+  record.diagnostics["jacobian_evaluations"] = record.steps;
+  record.diagnostics["lcp_solves"] = lcp_solves;
+  if (keep_impulses) record.diagnostics["impulse_history"] = impulse_history;
+  record.output_time_s = output_seconds;
+  record.wall_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
+      output_seconds;
+  return record;
+}
+
+}  // namespace crbench

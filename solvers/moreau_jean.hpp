@@ -1,0 +1,18 @@
+// Solver `moreau-jean`: the ideal model as a measure differential equation (seeds 000, 003),
+// time-stepped in the way of Moreau and Jean (DESIGN.md §2).
+#pragma once
+
+#include "solvers/solver.hpp"
+
+namespace crbench {
+
+class MoreauJeanSolver final : public Solver {
+ public:
+  std::string name() const override { return "moreau-jean"; }
+  std::string description() const override;
+  std::vector<ParamSpec> parameters() const override;
+  std::string limit_model(const ParamValues&) const override { return "classical"; }
+  RunRecord run(const Model& model, const RunSettings& settings) const override;
+};
+
+}  // namespace crbench

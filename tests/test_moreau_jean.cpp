@@ -1,0 +1,154 @@
+// Moreau–Jean against the external Siconos reference, and its order of convergence against the
+// event-driven solver and the closed form of dk-plane.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "support.hpp"
+
+using namespace crbench;
+
+namespace {
+
+struct ReferenceRow {
+  double t, height, velocity, impulse, lambda;
+};
+
+std::vector<ReferenceRow> read_reference(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  int rows = 0, columns = 0;
+  in >> rows >> columns;
+  REQUIRE(rows == 2001);
+  REQUIRE(columns == 5);
+  std::vector<ReferenceRow> out(static_cast<std::size_t>(rows));
+  for (auto& r : out) in >> r.t >> r.height >> r.velocity >> r.impulse >> r.lambda;
+  REQUIRE(in.good());
+  return out;
+}
+
+// Least-squares slope of log(error) against log(h).
+double fitted_order(const std::vector<double>& h, const std::vector<double>& error) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  const double k = static_cast<double>(h.size());
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    const double x = std::log(h[i]), y = std::log(error[i]);
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+}
+
+}  // namespace
+
+TEST_CASE("moreau-jean reproduces all 2001 rows of Siconos's BouncingBallTS reference to 1e-12",
+          "[moreau-jean]") {
+  const auto reference = read_reference(CRBENCH_TEST_DATA "/siconos/BouncingBallTS.ref");
+  const auto model = make_model("bouncing-ball-siconos", {});
+  std::vector<TrajectorySample> rows;
+  testing::SolveOptions o;
+  o.solver = "moreau-jean";
+  o.solver_params = {{"h", "0.005"}, {"theta", "0.5"}, {"restitution", "0.9"}};
+  o.output_times = testing::grid(0.0, 10.0, 2001);
+  o.on_sample = [&](const TrajectorySample& s) { rows.push_back(s); };
+  const RunRecord r = testing::solve(*model, o);
+  REQUIRE(r.status == "ok");
+  REQUIRE(rows.size() == reference.size());
+  double worst = 0.0;
+  int impulses = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const auto& ref = reference[k];
+    const auto& row = rows[k];
+    INFO("row " << k << " t = " << ref.t);
+    CHECK(std::abs(row.x.t - ref.t) <= 1e-12);
+    CHECK(std::abs(row.x.q(0) - ref.height) <= 1e-12);
+    CHECK(std::abs(row.x.v(0) - ref.velocity) <= 1e-12);
+    CHECK(std::abs(row.impulse(0) - ref.impulse) <= 1e-12);
+    CHECK(row.x.q(1) == 0.0);
+    CHECK(row.x.q(2) == 0.0);
+    worst = std::max({worst, std::abs(row.x.q(0) - ref.height), std::abs(row.x.v(0) - ref.velocity),
+                      std::abs(row.impulse(0) - ref.impulse)});
+    impulses += ref.impulse != 0.0;
+  }
+  CHECK(impulses > 40);  // the reference is not trivial: it has its bounces and its resting phase
+  WARN("largest deviation from the Siconos reference: " << worst);
+}
+
+TEST_CASE("moreau-jean on dk-plane: lift-off within 2h of 1 and max|dy| = O(h)", "[moreau-jean]") {
+  const auto model = make_model("dk-plane", {});
+  const ClosedFormTrajectory* exact = model->facts().trajectory("classical");
+  // h = 1/(10^j + 1/2), j = 2..5 (1e-2 … 1e-5): the switch x = 0 at t = 1 always falls in the
+  // middle of a step, so every h sees the same situation; with 1/h an integer the switch sits on
+  // a step boundary and rounding of x decides on which side.
+  std::vector<double> steps, errors;
+  for (const double inverse : {100.5, 1000.5, 10000.5, 100000.5}) {
+    const double h = 1.0 / inverse;
+    double max_dy = 0.0;
+    testing::SolveOptions o;
+    o.solver = "moreau-jean";
+    o.solver_params = {{"h", format_number(h)}};
+    o.output_times = testing::grid(0.0, 3.0, 3001);
+    o.on_sample = [&](const TrajectorySample& s) {
+      max_dy = std::max(max_dy, std::abs(s.x.q(1) - (*exact->q(s.x.t, std::nan("")))(1)));
+    };
+    const RunRecord r = testing::solve(*model, o);
+    INFO("h = " << h);
+    REQUIRE(r.status == "ok");
+    REQUIRE(r.lift_off_time);
+    CHECK(std::abs(*r.lift_off_time - 1.0) <= 2.0 * h);
+    steps.push_back(h);
+    errors.push_back(max_dy);
+  }
+  const double order = fitted_order(steps, errors);
+  INFO("max|dy| = " << Catch::Detail::stringify(errors) << ", fitted order " << order);
+  CHECK(order == Approx(1.0).margin(0.1));
+}
+
+TEST_CASE("moreau-jean impact times converge to the event-driven ones with order 1 (e = 0.5)",
+          "[moreau-jean]") {
+  const auto model = make_model("bouncing-ball-siconos", {});
+  const auto impact_times = [](const RunRecord& r) {
+    std::vector<double> t;
+    for (const auto& e : r.events) {
+      if (e.kind == "impact") t.push_back(e.t);
+    }
+    return t;
+  };
+  testing::SolveOptions exact_options;
+  exact_options.solver_params = {{"restitution", "0.5"}};
+  exact_options.t_end = 1.5;
+  const auto exact = impact_times(testing::solve(*model, exact_options));
+  REQUIRE(exact.size() >= 3);
+  std::vector<double> steps, errors;
+  for (const double h : {1e-2, 1e-3, 1e-4, 1e-5}) {
+    testing::SolveOptions o;
+    o.solver = "moreau-jean";
+    o.solver_params = {{"h", format_number(h)}, {"restitution", "0.5"}};
+    o.t_end = 1.5;
+    const auto times = impact_times(testing::solve(*model, o));
+    REQUIRE(times.size() >= 3);
+    double worst = 0.0;
+    for (std::size_t i = 0; i < 3; ++i) worst = std::max(worst, std::abs(times[i] - exact[i]));
+    steps.push_back(h);
+    errors.push_back(worst);
+  }
+  const double order = fitted_order(steps, errors);
+  INFO("errors " << Catch::Detail::stringify(errors) << ", fitted order " << order);
+  CHECK(order == Approx(1.0).margin(0.1));
+}
+
+TEST_CASE("crbench run --case dk-plane --solver moreau-jean --h 1e-4: lift-off within 2e-4 of 1",
+          "[moreau-jean]") {
+  const auto model = make_model("dk-plane", {});
+  testing::SolveOptions o;
+  o.solver = "moreau-jean";
+  o.solver_params = {{"h", "1e-4"}};
+  const RunRecord r = testing::solve(*model, o);
+  REQUIRE(r.status == "ok");
+  REQUIRE(r.lift_off_time);
+  CHECK(std::abs(*r.lift_off_time - 1.0) <= 2e-4);
+  CHECK(r.min_constraint.at(0) >= 0.0);
+}
