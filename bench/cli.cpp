@@ -63,9 +63,17 @@ int list_command(bool as_json, std::ostream& out) {
     }
     j["solvers"] = nlohmann::json::array();
     for (const auto& s : solver_registry()) {
+      nlohmann::json choices = nlohmann::json::array();
+      for (const auto& c : s->choices()) {
+        choices.push_back({{"name", c.name},
+                           {"options", c.options},
+                           {"default", c.default_value},
+                           {"description", c.description}});
+      }
       j["solvers"].push_back({{"name", s->name()},
                               {"description", s->description()},
-                              {"params", params_json(s->parameters())}});
+                              {"params", params_json(s->parameters())},
+                              {"choices", choices}});
     }
     out << j.dump(2) << "\n";
     return 0;
@@ -79,6 +87,13 @@ int list_command(bool as_json, std::ostream& out) {
   out << "solvers (parameters: --NAME VALUE):\n";
   for (const auto& s : solver_registry()) {
     out << "  " << s->name() << "\n    " << s->description() << "\n";
+    for (const auto& c : s->choices()) {
+      std::string options;
+      for (const auto& o : c.options) options += (options.empty() ? "" : " | ") + o;
+      out << "    " << std::left << std::setw(26) << flag_name(c.name) << " default "
+          << std::setw(8) << c.default_value << " one of " << options << "  " << c.description
+          << "\n";
+    }
     print_params(out, s->parameters(), true);
   }
   return 0;
@@ -145,6 +160,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       solver_options[p.name] =
           run->add_option(flag_name(p.name), solver_option_text[p.name], p.description);
     }
+    for (const auto& c : s->choices()) {
+      if (solver_options.count(c.name)) continue;
+      solver_options[c.name] =
+          run->add_option(flag_name(c.name), solver_option_text[c.name], c.description);
+    }
   }
 
   auto* report =
@@ -178,14 +198,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       request.samples = static_cast<int>(samples);
     }
     const Solver& solver = find_solver(request.solver_name);
-    const auto own = solver.parameters();
+    std::vector<std::string> own;
+    for (const auto& p : solver.parameters()) own.push_back(p.name);
+    for (const auto& c : solver.choices()) own.push_back(c.name);
     for (const auto& [name, option] : solver_options) {
       if (option->count() == 0) continue;
-      const bool belongs =
-          std::any_of(own.begin(), own.end(), [&](const ParamSpec& p) { return p.name == name; });
-      if (!belongs) {
+      if (std::find(own.begin(), own.end(), name) == own.end()) {
         std::string known;
-        for (const auto& p : own) known += (known.empty() ? "" : ", ") + flag_name(p.name);
+        for (const auto& p : own) known += (known.empty() ? "" : ", ") + flag_name(p);
         throw InputError(flag_name(name) + ": not a parameter of solver " + solver.name() +
                          "; its parameters are: " + (known.empty() ? "(none)" : known));
       }

@@ -103,8 +103,10 @@ int write_report(const std::string& out_dir, std::ostream& progress) {
       request.trajectory_path = (fs::path(out_dir) / (stem + ".trajectory.csv")).string();
 
       const auto model = make_model(c.info.name, {});
-      const ParamValues solver_params = resolve_params(s->parameters(), {}, s->name());
-      const std::string limit_model = s->limit_model(solver_params);
+      RunSettings defaults;
+      configure_solver(*s, {}, defaults);
+      const std::string limit_model =
+          s->limit_model(defaults.solver_params, defaults.solver_choices);
       const Facts facts = model->facts();
       const ClosedFormTrajectory* exact = facts.trajectory(limit_model);
       double max_q_error = exact ? 0.0 : std::nan("");

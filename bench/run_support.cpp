@@ -59,8 +59,7 @@ RunRecord execute(const RunRequest& request) {
   RunSettings settings;
   settings.rtol = request.rtol;
   settings.atol = request.atol;
-  settings.solver_params =
-      resolve_params(solver.parameters(), request.solver_assignments, "solver " + solver.name());
+  configure_solver(solver, request.solver_assignments, settings);
   const double t0 = model->initial_state().t;
   settings.t_end = request.t_end.value_or(model->horizon());
   if (!(settings.t_end > t0)) {

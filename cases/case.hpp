@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <unsupported/Eigen/AutoDiff>
 #include <concepts>
 #include <functional>
 #include <memory>
@@ -97,22 +98,31 @@ concept Case = requires(const C& c, const ParamValues& p, const Vec<double, C::n
 };
 
 // Everything a solver needs at one point (q, q̇, t) in one mode, in the notation of DESIGN.md §1:
-// A q̈ + c = Q − ∂V/∂q + Jᵀλ and f̈ = J q̈ + d.
-struct Point {
-  Eigen::MatrixXd A;       // kinetic metric
-  Eigen::VectorXd c;       // Coriolis/centrifugal terms from ∂A/∂q
-  Eigen::VectorXd grad_V;  // ∂V/∂q
-  Eigen::VectorXd Q;       // non-potential generalized force
-  Eigen::VectorXd f;       // constraint values
-  Eigen::MatrixXd J;       // ∂f/∂q, one row per constraint
-  Eigen::VectorXd f_t;     // ∂f/∂t
-  Eigen::VectorXd d;       // f̈ − J q̈ = żᵀ ∇²f ż with z = (q, t)
+// A q̈ + c = Q − ∂V/∂q + Jᵀλ and f̈ = J q̈ + d. Templated on the scalar so that solvers can write
+// their right-hand side once and differentiate it (PointT<Dual>, see Model::evaluate_dual).
+template <class S>
+struct PointT {
+  using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+  using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  Matrix A;       // kinetic metric
+  Vector c;       // Coriolis/centrifugal terms from ∂A/∂q
+  Vector grad_V;  // ∂V/∂q
+  Vector Q;       // non-potential generalized force
+  Vector f;       // constraint values
+  Matrix J;       // ∂f/∂q, one row per constraint
+  Vector f_t;     // ∂f/∂t
+  Vector d;       // f̈ − J q̈ = żᵀ ∇²f ż with z = (q, t)
 
   // The generalized force that is not a constraint reaction: Q − ∂V/∂q − c.
-  Eigen::VectorXd free_force() const { return Q - grad_V - c; }
+  Vector free_force() const { return Q - grad_V - c; }
   // ḟ = J q̇ + ∂f/∂t.
-  Eigen::VectorXd constraint_rate(const Eigen::VectorXd& v) const { return J * v + f_t; }
+  Vector constraint_rate(const Vector& v) const { return J * v + f_t; }
 };
+using Point = PointT<double>;
+
+// A forward-mode dual number whose derivative vector is taken over (q, q̇, t): 2n + 1 entries,
+// q first, then q̇, then t.
+using Dual = Eigen::AutoDiffScalar<Eigen::VectorXd>;
 
 // The type-erased case with its parameters bound; built by the registry.
 class Model {
@@ -125,6 +135,9 @@ class Model {
   int switch_count() const { return info().switches; }
 
   virtual void evaluate(const State& x, Modes modes, Point& out) const = 0;
+  // The same quantities with their derivatives over (q, q̇, t) (see Dual), except d, whose
+  // derivatives are NaN (they are third derivatives of f); d itself is exact.
+  virtual void evaluate_dual(const State& x, Modes modes, PointT<Dual>& out) const = 0;
   // F = Q − ∂V/∂q − c alone (cheaper than evaluate when nothing else is needed).
   virtual Eigen::VectorXd free_force(const State& x, Modes modes) const = 0;
   // ∂F/∂q and ∂F/∂q̇ of F = Q − ∂V/∂q − c (for implicit and linearly implicit steps).

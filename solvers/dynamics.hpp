@@ -4,6 +4,7 @@
 #pragma once
 
 #include <Eigen/Cholesky>
+#include <limits>
 #include <Eigen/Core>
 #include <string>
 #include <unsupported/Eigen/AutoDiff>
@@ -29,50 +30,33 @@ class CaseModel final : public Model {
   const ParamValues& params() const override { return params_; }
 
   void evaluate(const State& x, Modes modes, Point& out) const override {
-    const Vn q = x.q;
-    const Vn v = x.v;
-    const double t = x.t;
+    const Terms<double> terms = point_terms<double>(Vn(x.q), Vn(x.v), x.t, modes);
+    // Element-wise copies: GCC 12 reports a false -Warray-bounds on Eigen's vectorized copy of
+    // 1×1 fixed-size matrices.
+    copy_terms(terms, out, [](double value) { return value; });
+  }
 
-    const Kinetic<double> kinetic = kinetic_terms<double>(q, v);
-    // Plain loops: GCC 12 reports a false -Warray-bounds on Eigen's vectorized copy of 1×1
-    // fixed-size matrices.
-    out.A.resize(n, n);
-    out.c.resize(n);
-    out.grad_V.resize(n);
+  void evaluate_dual(const State& x, Modes modes, PointT<Dual>& out) const override {
+    // One outer forward pass over (q, q̇, t) with fixed-size derivative vectors, converted to the
+    // dynamic Dual of the interface at the end.
+    constexpr int k = 2 * n + 1;
+    using Dz = Eigen::AutoDiffScalar<Vec<double, k>>;
+    Vec<Dz, n> q, v;
     for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) out.A(i, j) = kinetic.A(i, j);
-      out.c(i) = kinetic.c(i);
+      q(i) = Dz(x.q(i), k, i);
+      v(i) = Dz(x.v(i), k, n + i);
     }
-    const Vn grad_V = potential_gradient<double>(q, t);
-    for (int i = 0; i < n; ++i) out.grad_V(i) = grad_V(i);
-    out.Q = case_.template force<double>(q, v, t, modes);
-
-    // f, J = ∂f/∂q and ∂f/∂t from one pass over z = (q, t).
-    using Dz = Eigen::AutoDiffScalar<Vec<double, n + 1>>;
-    Vec<Dz, n> qz;
-    for (int i = 0; i < n; ++i) qz(i) = Dz(q(i), n + 1, i);
-    const Dz tz(t, n + 1, n);
-    const Vec<Dz, m> f_ad = case_.template constraints<Dz>(qz, tz);
-    out.f.resize(m);
-    out.J.resize(m, n);
-    out.f_t.resize(m);
-    for (int k = 0; k < m; ++k) {
-      out.f(k) = f_ad(k).value();
-      out.J.row(k) = f_ad(k).derivatives().template head<n>().transpose();
-      out.f_t(k) = f_ad(k).derivatives()(n);
+    Terms<Dz> terms = point_terms<Dz, false>(q, v, Dz(x.t, k, 2 * n), modes);
+    // The derivatives of d are third derivatives of f, one nesting level deeper than Eigen's
+    // AutoDiffScalar takes with plain double constants in case code: d keeps its value and gets
+    // NaN derivatives, so that a Jacobian built through d is visibly wrong, never silently so.
+    const Vec<double, m> d = direction_second_derivative<double>(Vn(x.q), Vn(x.v), x.t);
+    for (int r = 0; r < m; ++r) {
+      terms.d(r) = Dz(d(r), Vec<double, k>::Constant(std::numeric_limits<double>::quiet_NaN()));
     }
-
-    // d = d²/ds² f(q + s q̇, t + s) at s = 0 = żᵀ ∇²f ż, by nested forward mode along ż.
-    using D1 = Eigen::AutoDiffScalar<Vec<double, 1>>;
-    using D2 = Eigen::AutoDiffScalar<Vec<D1, 1>>;
-    const auto along = [](double value, double rate) {
-      return D2(D1(value, Vec<double, 1>(rate)), Vec<D1, 1>(D1(rate, Vec<double, 1>(0.0))));
-    };
-    Vec<D2, n> qs;
-    for (int i = 0; i < n; ++i) qs(i) = along(q(i), v(i));
-    const Vec<D2, m> f_s = case_.template constraints<D2>(qs, along(t, 1.0));
-    out.d.resize(m);
-    for (int k = 0; k < m; ++k) out.d(k) = f_s(k).derivatives()(0).derivatives()(0);
+    copy_terms(terms, out, [](const Dz& value) {
+      return Dual(value.value(), Eigen::VectorXd(value.derivatives()));
+    });
   }
 
   Eigen::VectorXd free_force(const State& x, Modes modes) const override {
@@ -125,6 +109,78 @@ class CaseModel final : public Model {
   Facts facts() const override { return case_.facts(); }
 
  private:
+  template <class S>
+  struct Terms {
+    Mat<S, n, n> A;
+    Vec<S, n> c, grad_V, Q;
+    Vec<S, m> f, f_t, d;
+    Mat<S, m, n> J;
+  };
+
+  template <class S, bool with_d = true>
+  Terms<S> point_terms(const Vec<S, n>& q, const Vec<S, n>& v, const S& t, Modes modes) const {
+    Terms<S> out;
+    const Kinetic<S> kinetic = kinetic_terms<S>(q, v);
+    out.A = kinetic.A;
+    out.c = kinetic.c;
+    out.grad_V = potential_gradient<S>(q, t);
+    out.Q = case_.template force<S>(q, v, t, modes);
+
+    // f, J = ∂f/∂q and ∂f/∂t from one inner pass over z = (q, t).
+    using Dz = Eigen::AutoDiffScalar<Vec<S, n + 1>>;
+    Vec<Dz, n> qz;
+    for (int i = 0; i < n; ++i) qz(i) = Dz(q(i), Vec<S, n + 1>::Unit(i));
+    const Vec<Dz, m> f_ad = case_.template constraints<Dz>(qz, Dz(t, Vec<S, n + 1>::Unit(n)));
+    for (int r = 0; r < m; ++r) {
+      out.f(r) = f_ad(r).value();
+      for (int i = 0; i < n; ++i) out.J(r, i) = f_ad(r).derivatives()(i);
+      out.f_t(r) = f_ad(r).derivatives()(n);
+    }
+
+    if constexpr (with_d) out.d = direction_second_derivative<S>(q, v, t);
+    return out;
+  }
+
+  // d = d²/ds² f(q + s q̇, t + s) at s = 0 = żᵀ ∇²f ż, by nested forward mode along ż.
+  template <class S>
+  Vec<S, m> direction_second_derivative(const Vec<S, n>& q, const Vec<S, n>& v, const S& t) const {
+    Vec<S, m> d;
+    using D1 = Eigen::AutoDiffScalar<Vec<S, 1>>;
+    using D2 = Eigen::AutoDiffScalar<Vec<D1, 1>>;
+    const auto along = [](const S& value, const S& rate) {
+      return D2(D1(value, Vec<S, 1>(rate)), Vec<D1, 1>(D1(rate, Vec<S, 1>(S(0.0)))));
+    };
+    Vec<D2, n> qs;
+    for (int i = 0; i < n; ++i) qs(i) = along(q(i), v(i));
+    const Vec<D2, m> f_s = case_.template constraints<D2>(qs, along(t, S(1.0)));
+    for (int r = 0; r < m; ++r) d(r) = f_s(r).derivatives()(0).derivatives()(0);
+    return d;
+  }
+
+  template <class S, class T, class Convert>
+  static void copy_terms(const Terms<S>& in, PointT<T>& out, Convert convert) {
+    out.A.resize(n, n);
+    out.J.resize(m, n);
+    out.c.resize(n);
+    out.grad_V.resize(n);
+    out.Q.resize(n);
+    out.f.resize(m);
+    out.f_t.resize(m);
+    out.d.resize(m);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) out.A(i, j) = convert(in.A(i, j));
+      out.c(i) = convert(in.c(i));
+      out.grad_V(i) = convert(in.grad_V(i));
+      out.Q(i) = convert(in.Q(i));
+    }
+    for (int r = 0; r < m; ++r) {
+      for (int i = 0; i < n; ++i) out.J(r, i) = convert(in.J(r, i));
+      out.f(r) = convert(in.f(r));
+      out.f_t(r) = convert(in.f_t(r));
+      out.d(r) = convert(in.d(r));
+    }
+  }
+
   template <class S>
   struct Kinetic {
     Mat<S, n, n> A;

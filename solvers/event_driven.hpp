@@ -10,7 +10,9 @@ class EventDrivenSolver final : public Solver {
   std::string name() const override { return "event-driven"; }
   std::string description() const override;
   std::vector<ParamSpec> parameters() const override;
-  std::string limit_model(const ParamValues&) const override { return "classical"; }
+  std::string limit_model(const ParamValues&, const ChoiceValues&) const override {
+    return "classical";
+  }
   RunRecord run(const Model& model, const RunSettings& settings) const override;
 };
 

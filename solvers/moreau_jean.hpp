@@ -11,7 +11,9 @@ class MoreauJeanSolver final : public Solver {
   std::string name() const override { return "moreau-jean"; }
   std::string description() const override;
   std::vector<ParamSpec> parameters() const override;
-  std::string limit_model(const ParamValues&) const override { return "classical"; }
+  std::string limit_model(const ParamValues&, const ChoiceValues&) const override {
+    return "classical";
+  }
   RunRecord run(const Model& model, const RunSettings& settings) const override;
 };
 

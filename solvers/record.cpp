@@ -35,6 +35,7 @@ nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   j["solver"] = r.solver;
   j["params"] = r.params;
   j["solver_params"] = r.solver_params;
+  for (const auto& [name, value] : r.solver_choices) j["solver_params"][name] = value;
   j["tolerances"] = r.tolerances;
   j["status"] = r.status;
   j["reason"] = r.reason;

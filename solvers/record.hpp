@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ struct RunRecord {
   std::string solver;
   ParamValues params;         // the case's, defaults filled in
   ParamValues solver_params;  // the solver's, defaults filled in
+  std::map<std::string, std::string> solver_choices;  // named choices (preset, interaction)
   ParamValues tolerances;     // every tolerance the numbers were computed with
   std::string status = "ok";  // "ok" or a failure kind
   std::string reason;         // why, when status is not "ok"

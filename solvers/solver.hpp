@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,11 +24,21 @@ struct TrajectorySample {
   std::string label;
 };
 
+// A solver parameter that takes one of a few names (e.g. interaction = medium | obstacle).
+struct ChoiceSpec {
+  std::string name;
+  std::vector<std::string> options;
+  std::string default_value;
+  std::string description;
+};
+using ChoiceValues = std::map<std::string, std::string>;
+
 struct RunSettings {
   double rtol = 1e-12;
   double atol = 1e-14;
-  double t_end = 0.0;         // horizon
-  ParamValues solver_params;  // validated against Solver::parameters()
+  double t_end = 0.0;           // horizon
+  ParamValues solver_params;    // validated against Solver::parameters()
+  ChoiceValues solver_choices;  // validated against Solver::choices()
   // Sorted times at which to report samples (may be empty); samples at events are reported too.
   std::vector<double> output_times;
   std::function<void(const TrajectorySample&)> on_sample;
@@ -39,11 +50,22 @@ class Solver {
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
   virtual std::vector<ParamSpec> parameters() const = 0;
+  virtual std::vector<ChoiceSpec> choices() const { return {}; }
+  // Completes a configuration after defaults and the user's assignments: fills values that
+  // depend on a choice (a preset's α, β, γ) where `assigned` does not name them, and rejects
+  // inadmissible combinations with an InputError naming the items.
+  virtual void finalize(ParamValues& /*params*/, ChoiceValues& /*choices*/,
+                        const std::vector<std::string>& /*assigned*/) const {}
   // The model whose analytic facts (Facts::lift_off, Facts::trajectories) this solver's run
-  // approximates with these parameters: "classical", "viscous", ...
-  virtual std::string limit_model(const ParamValues& solver_params) const = 0;
+  // approximates with these settings: "classical", "viscous", ...
+  virtual std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const = 0;
   virtual RunRecord run(const Model& model, const RunSettings& settings) const = 0;
 };
+
+// Defaults, then the assignments (numeric parameters and choices alike, by name), then
+// Solver::finalize. InputError on an unknown name, a bad value or a bad combination.
+void configure_solver(const Solver& solver, const std::vector<Assignment>& assignments,
+                      RunSettings& settings);
 
 const std::vector<std::unique_ptr<Solver>>& solver_registry();
 // InputError naming the known solvers when there is none of that name.

@@ -35,7 +35,7 @@ inline RunRecord solve(const Model& model, const SolveOptions& o = {}) {
   s.rtol = o.rtol;
   s.atol = o.atol;
   s.t_end = std::isnan(o.t_end) ? model.horizon() : o.t_end;
-  s.solver_params = resolve_params(solver.parameters(), o.solver_params, "test");
+  configure_solver(solver, o.solver_params, s);
   s.output_times = o.output_times;
   s.on_sample = o.on_sample;
   return solver.run(model, s);

@@ -117,3 +117,69 @@ TEST_CASE("The finite-difference check can fail: a wrong d is detected", "[ad]")
   CHECK(close(p.d, d, 1e-7));
   CHECK_FALSE(close(p.d * (1.0 + 1e-5), d, 1e-7));
 }
+
+namespace {
+
+// All Point quantities but d, flattened: A, c, grad_V, Q, f, J, f_t.
+template <class S>
+Eigen::Matrix<S, Eigen::Dynamic, 1> flatten(const PointT<S>& p) {
+  std::vector<S> all;
+  const auto add = [&](const auto& m) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      for (Eigen::Index i = 0; i < m.rows(); ++i) all.push_back(m(i, j));
+    }
+  };
+  add(p.A);
+  add(p.c);
+  add(p.grad_V);
+  add(p.Q);
+  add(p.f);
+  add(p.J);
+  add(p.f_t);
+  Eigen::Matrix<S, Eigen::Dynamic, 1> out(static_cast<Eigen::Index>(all.size()));
+  for (std::size_t i = 0; i < all.size(); ++i) out(static_cast<Eigen::Index>(i)) = all[i];
+  return out;
+}
+
+void check_dual(const Model& model) {
+  const int n = model.dof();
+  State x = model.initial_state();
+  x.t += 0.37;
+  x.v.array() += 0.3;
+  const std::vector<int> modes(static_cast<std::size_t>(model.switch_count()), 1);
+  PointT<Dual> dual;
+  model.evaluate_dual(x, modes, dual);
+  Point plain;
+  model.evaluate(x, modes, plain);
+  const auto values = flatten(dual);
+  const Eigen::VectorXd reference = flatten(plain);
+  INFO("case " << model.info().name);
+  for (Eigen::Index i = 0; i < values.size(); ++i) CHECK(values(i).value() == reference(i));
+  for (int j = 0; j <= 2 * n; ++j) {
+    const Eigen::VectorXd fd = testing::derivative([&](double h) {
+      State y = x;
+      if (j < n) y.q(j) += h;
+      else if (j < 2 * n) y.v(j - n) += h;
+      else y.t += h;
+      Point p;
+      model.evaluate(y, modes, p);
+      return Eigen::VectorXd(flatten(p));
+    });
+    Eigen::VectorXd ad(values.size());
+    for (Eigen::Index i = 0; i < values.size(); ++i) ad(i) = values(i).derivatives()(j);
+    INFO("direction " << j);
+    CHECK(close(ad, fd, 1e-7));
+  }
+  for (Eigen::Index r = 0; r < dual.d.size(); ++r) {
+    CHECK(dual.d(r).value() == Approx(plain.d(r)).epsilon(1e-15));
+    CHECK(std::isnan(dual.d(r).derivatives()(0)));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("evaluate_dual: derivatives over (q - v - t) match finite differences", "[ad]") {
+  for (const auto& entry : case_registry()) check_dual(*make_model(entry.info.name, {}));
+  check_dual(*testing::model_of<test_cases::CurvedTimeDependent>());
+  check_dual(*testing::model_of<test_cases::SpringWall>());
+}

@@ -13,7 +13,7 @@ void BM_EventDrivenDkPlane(benchmark::State& state) {
   const crbench::Solver& solver = crbench::find_solver("event-driven");
   crbench::RunSettings settings;
   settings.t_end = model->horizon();
-  settings.solver_params = crbench::resolve_params(solver.parameters(), {}, "perf");
+  crbench::configure_solver(solver, {}, settings);
   long steps = 0;
   for (auto _ : state) {
     const crbench::RunRecord r = solver.run(*model, settings);

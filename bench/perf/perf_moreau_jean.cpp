@@ -13,7 +13,7 @@ void run_moreau_jean(benchmark::State& state, const char* case_name,
   const crbench::Solver& solver = crbench::find_solver("moreau-jean");
   crbench::RunSettings settings;
   settings.t_end = model->horizon();
-  settings.solver_params = crbench::resolve_params(solver.parameters(), params, "perf");
+  crbench::configure_solver(solver, params, settings);
   long steps = 0;
   for (auto _ : state) {
     const crbench::RunRecord r = solver.run(*model, settings);
