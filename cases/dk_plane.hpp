@@ -97,14 +97,19 @@ struct DkPlane {
          }});
     facts.trajectories.push_back(
         {.model = "viscous",
+         // The seed prints the first branch of (6.5) as +(g/N^2)e^(-Nt) - gt/N + g/N^2, which
+         // gives y(0) = 2g/N^2, not 0: the solution of y'' = -g - Ny' from rest has
+         // -(g/N^2)e^(-Nt). The printed second branch, (g/N^2)(2e^N - 1)e^(-Nt) + gt/N
+         // - (2g/N)(1 + 1/(2N)), is the one that continues the corrected first branch.
          .source =
-             "seed 004 (6.5), the viscous realization y'' = -+g - N y' in y <= 0; valid while "
-             "y <= 0 (2e^N - 1)e^(-Nt) is evaluated as 2e^(-N(t-1)) - e^(-Nt) to avoid overflow",
+             "seed 004 (6.5) with the sign of e^(-Nt) in the first branch corrected (the printed "
+             "+ violates y(0) = 0): viscous realization y'' = -+g - N y' in y <= 0, valid while "
+             "y <= 0; (2e^N - 1)e^(-Nt) is evaluated as 2e^(-N(t-1)) - e^(-Nt) to avoid overflow",
          .q = [gravity](double t, double N) -> std::optional<Eigen::VectorXd> {
            if (!(N > 0.0) || t < 0.0) return std::nullopt;
            double y = 0.0;
            if (t <= 1.0) {
-             y = gravity / (N * N) * std::exp(-N * t) - gravity / N * t + gravity / (N * N);
+             y = -gravity / (N * N) * std::exp(-N * t) - gravity / N * t + gravity / (N * N);
            } else {
              y = gravity / (N * N) * (2.0 * std::exp(-N * (t - 1.0)) - std::exp(-N * t)) +
                  gravity / N * t - 2.0 * gravity / N * (1.0 + 1.0 / (2.0 * N));

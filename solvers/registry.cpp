@@ -2,6 +2,7 @@
 
 #include "solvers/event_driven.hpp"
 #include "solvers/moreau_jean.hpp"
+#include "solvers/realization.hpp"
 #include "solvers/solver.hpp"
 
 namespace crbench {
@@ -11,6 +12,7 @@ const std::vector<std::unique_ptr<Solver>>& solver_registry() {
     std::vector<std::unique_ptr<Solver>> s;
     s.push_back(std::make_unique<EventDrivenSolver>());
     s.push_back(std::make_unique<MoreauJeanSolver>());
+    s.push_back(std::make_unique<RealizationSolver>());
     return s;
   }();
   return solvers;

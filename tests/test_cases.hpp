@@ -203,4 +203,38 @@ struct DroppedBall {
   Facts facts() const { return {}; }
 };
 
+// A unit point moving straight down onto f = y ≥ 0 with speed 1 from height 0.1, no force: it
+// enters at t = 0.1, and whatever leaves the constraint leaves with a constant velocity.
+struct UniformApproach {
+  static constexpr int n = 2, m = 1, switches = 0;
+  explicit UniformApproach(const ParamValues&) {}
+  static CaseInfo info() {
+    return {.name = "test-uniform-approach", .description = "test only", .dof = n, .constraints = m};
+  }
+  template <class S>
+  Mat<S, n, n> metric(const Vec<S, n>&) const {
+    return Mat<S, n, n>::Identity();
+  }
+  template <class S>
+  S potential(const Vec<S, n>&, const S&) const {
+    return S(0.0);
+  }
+  template <class S>
+  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
+    return Vec<S, n>::Zero();
+  }
+  template <class S>
+  Vec<S, m> constraints(const Vec<S, n>& q, const S&) const {
+    return Vec<S, m>(q(1));
+  }
+  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
+    return {};
+  }
+  State initial_state() const {
+    return {.t = 0.0, .q = Eigen::Vector2d(0.0, 0.1), .v = Eigen::Vector2d(0.3, -1.0)};
+  }
+  double horizon() const { return 1.0; }
+  Facts facts() const { return {}; }
+};
+
 }  // namespace crbench::test_cases

@@ -1,0 +1,123 @@
+// One smooth phase of an event-driven integration, shared by the solvers that stop at events.
+// A dense-output stepper advances; after each step the event functions g_i are sampled at a few
+// points of the step, and the first sign change of an armed g_i (from > 0 to < 0) is bracketed
+// and refined by TOMS 748 (solvers/events.hpp). A function is armed once it has been seen above
+// its threshold, so that a function that starts at 0 (a constraint just left) does not fire at
+// the instant it starts.
+#pragma once
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cases/case.hpp"
+#include "cases/params.hpp"
+#include "solvers/events.hpp"
+
+namespace crbench {
+
+// A failure that ends a run with a status (not an input error, not a crash).
+struct RunFailure {
+  std::string status;
+  std::string reason;
+};
+
+struct PhaseEnd {
+  bool horizon = false;
+  State x;                             // the state at the event (or at the horizon)
+  std::vector<Eigen::Index> crossed;   // the event functions that crossed (within the tie window)
+};
+
+struct PhaseControl {
+  double t_end = 0.0;
+  double event_time_tol = 1e-14;
+  double max_steps = 1e7;
+  int samples_per_step = 4;
+};
+
+struct PhaseCounters {
+  long steps = 0;
+  double max_bracket = 0.0;  // widest final bracket of a located event
+};
+
+// Dense: std::pair<double, double> step(); State at(double t) const.
+// Probe: Eigen::VectorXd (const State&) — the event functions.
+// Inspect: void (const State&, const Eigen::VectorXd& g, const std::vector<char>& armed), called
+//   at every sample (bookkeeping such as minima; it may throw RunFailure).
+// Grid: void (double t_limit, bool inclusive) — report output-grid samples up to t_limit.
+template <class Dense, class Probe, class Inspect, class Grid>
+PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
+                          const std::vector<double>& threshold, const PhaseControl& control,
+                          PhaseCounters& counters, Inspect&& inspect, Grid&& emit_grid) {
+  Eigen::VectorXd g_prev = probe(start);
+  const Eigen::Index events = g_prev.size();
+  std::vector<char> armed(static_cast<std::size_t>(events));
+  for (Eigen::Index i = 0; i < events; ++i) {
+    armed[static_cast<std::size_t>(i)] = g_prev(i) > threshold[static_cast<std::size_t>(i)];
+  }
+  double t_prev = start.t;
+  while (true) {
+    if (static_cast<double>(counters.steps) >= control.max_steps) {
+      throw RunFailure{"too_many_steps", "more than " + format_number(control.max_steps) +
+                                             " steps before t = " + format_number(control.t_end)};
+    }
+    const auto [ta, tb] = dense.step();
+    ++counters.steps;
+    if (!(tb > ta) || tb - ta < 4.0 * std::numeric_limits<double>::epsilon() * std::abs(ta)) {
+      throw RunFailure{"step_underflow", "step size underflow at t = " + format_number(ta)};
+    }
+    const double t_stop = std::min(tb, control.t_end);
+    for (int s = 1; s <= control.samples_per_step; ++s) {
+      const double ts = s == control.samples_per_step
+                            ? t_stop
+                            : ta + (t_stop - ta) * s / control.samples_per_step;
+      if (ts <= t_prev) continue;
+      const State xs = dense.at(ts);
+      if (!xs.q.allFinite() || !xs.v.allFinite()) {
+        throw RunFailure{"non_finite", "non-finite state at t = " + format_number(ts)};
+      }
+      const Eigen::VectorXd g = probe(xs);
+      // Every function that crosses in (t_prev, ts] is refined; the earliest crossing wins and
+      // crossings within the time tolerance of it are handled together.
+      std::vector<std::pair<double, Eigen::Index>> crossings;
+      for (Eigen::Index i = 0; i < events; ++i) {
+        if (!armed[static_cast<std::size_t>(i)] || !(g(i) < 0.0)) continue;
+        const auto g_of_t = [&, i](double t) { return probe(dense.at(t))(i); };
+        const RootResult root = locate_root(g_of_t, t_prev, ts, std::max(g_prev(i), 0.0), g(i),
+                                            control.event_time_tol);
+        crossings.emplace_back(root.t, i);
+        counters.max_bracket = std::max(counters.max_bracket, root.width);
+      }
+      if (!crossings.empty()) {
+        std::sort(crossings.begin(), crossings.end());
+        const double t_event = crossings.front().first;
+        const double tie = 10.0 * event_time_tolerance(control.event_time_tol, t_event);
+        emit_grid(t_event, false);
+        PhaseEnd end;
+        end.x = dense.at(t_event);
+        for (const auto& [t, i] : crossings) {
+          if (t <= t_event + tie) end.crossed.push_back(i);
+        }
+        return end;
+      }
+      for (Eigen::Index i = 0; i < events; ++i) {
+        if (g(i) > threshold[static_cast<std::size_t>(i)]) armed[static_cast<std::size_t>(i)] = 1;
+      }
+      inspect(xs, g, armed);
+      g_prev = g;
+      t_prev = ts;
+    }
+    emit_grid(t_stop, true);
+    if (tb >= control.t_end) {
+      PhaseEnd end;
+      end.horizon = true;
+      end.x = dense.at(control.t_end);
+      return end;
+    }
+  }
+}
+
+}  // namespace crbench

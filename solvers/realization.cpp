@@ -1,0 +1,604 @@
+// The (α,β,γ)N realization (seed 004 (1.5)–(1.8)). Inside f_k < 0 the free system has
+//   T_N = T + αN/2 ḟ_k²,  V_N = V + γN/2 f_k²,  Φ_N = βN/2 ḟ_k²,
+// and Lagrange's equations (1.8) reduce to (the ḟ ∂ḟ/∂q terms of T_N cancel)
+//   A q̈ + c = Q − ∂V/∂q + Σ_k J_kᵀ λ_k,  λ_k = −N(α f̈_k + β ḟ_k + γ f_k),  f̈_k = J_k q̈ + d_k,
+// i.e. (A + αN Σ J_kᵀJ_k) q̈ = F − N Σ J_kᵀ(α d_k + β ḟ_k + γ f_k). Outside, (1.9): the free
+// equations. Interaction `medium`: λ_k of either sign (the medium can hold the system);
+// `obstacle`: the reaction acts only while it pushes, λ_k > 0 (seed 004, remark after (1.9) and
+// end of §6). The Kozlov impact preset (seed 001 §5) has stiffness κN and damping 2k√N: it is
+// (0, 2k/√N, κ) in this notation.
+//
+// Integration: the right-hand side is smooth between events, and events are located on the
+// dense output: entry into and exit from the medium (f_k = 0), start and end of pushing for the
+// obstacle (the unclipped λ_k = 0), force switches. With α = 0 the normal motion in the medium has
+// time scales 1/√(γN) and 1/(βN): that phase is integrated by Odeint's rosenbrock4 method (the
+// L-stable, stiffly accurate RODAS-type coefficients, with dense output; ported to Eigen in
+// solvers/rosenbrock.hpp, see why there) with the exact Jacobian of the right-hand side by
+// automatic differentiation (Model::evaluate_dual). Elsewhere — free flight,
+// obstacle not pushing, α > 0 (normal time scale √(α/γ), independent of N) — dopri5.
+#include "solvers/realization.hpp"
+
+#include <Eigen/LU>
+#include <boost/numeric/odeint.hpp>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "solvers/dynamics.hpp"
+#include "solvers/phase.hpp"
+#include "solvers/rosenbrock.hpp"
+
+namespace crbench {
+namespace {
+
+namespace odeint = boost::numeric::odeint;
+using OdeState = std::vector<double>;
+
+struct Medium {
+  double mass;       // αN
+  double damping;    // βN
+  double stiffness;  // γN
+  bool obstacle;
+};
+
+template <class V>
+State to_state(double t, const V& y, int n) {
+  State x;
+  x.t = t;
+  x.q.resize(n);
+  x.v.resize(n);
+  for (int i = 0; i < n; ++i) {
+    x.q(i) = y[static_cast<std::size_t>(i)];
+    x.v(i) = y[static_cast<std::size_t>(n + i)];
+  }
+  return x;
+}
+
+template <class V>
+V from_state(const State& x) {
+  const auto n = static_cast<std::size_t>(x.q.size());
+  V y(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    y[i] = x.q(static_cast<Eigen::Index>(i));
+    y[n + i] = x.v(static_cast<Eigen::Index>(i));
+  }
+  return y;
+}
+
+// q̈ and the multipliers λ_k of the pushing constraints, written once for double and Dual.
+// `would_be` receives, for every constraint in the medium, −(α f̈ + β ḟ + γ f)N evaluated with
+// this q̈: λ_k for a pushing constraint, and for a released one the sign its reaction would have.
+template <class S>
+Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
+                                                 const Eigen::Matrix<S, Eigen::Dynamic, 1>& v,
+                                                 const std::vector<char>& in_medium,
+                                                 const std::vector<char>& pushing, const Medium& k,
+                                                 Eigen::Matrix<S, Eigen::Dynamic, 1>* would_be) {
+  using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+  using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  const Eigen::Index m = p.f.size();
+  Matrix M = p.A;
+  Vector r = p.free_force();
+  const Vector rate = p.constraint_rate(v);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    if (!pushing[static_cast<std::size_t>(i)]) continue;
+    const Vector Jt = p.J.row(i).transpose();
+    S normal = k.damping * rate(i) + k.stiffness * p.f(i);
+    // d enters only through the added mass; skipping it at α = 0 keeps Jacobians free of d's
+    // derivatives, which Model::evaluate_dual does not provide.
+    if (k.mass != 0.0) {
+      M += k.mass * Jt * Jt.transpose();
+      normal += k.mass * p.d(i);
+    }
+    r -= Jt * normal;
+  }
+  const Vector qdd = M.partialPivLu().solve(r);
+  if (would_be != nullptr) {
+    would_be->setZero(m);
+    for (Eigen::Index i = 0; i < m; ++i) {
+      if (!in_medium[static_cast<std::size_t>(i)]) continue;
+      S normal = k.damping * rate(i) + k.stiffness * p.f(i);
+      if (k.mass != 0.0) normal += k.mass * (p.J.row(i).dot(qdd) + p.d(i));
+      (*would_be)(i) = -normal;
+    }
+  }
+  return qdd;
+}
+
+struct Options {
+  double N;
+  Medium medium;
+  double event_time_tol;
+  double max_steps;
+  double max_events;
+  double max_step_fraction;
+  double atol_effective;  // positions (and every component in the non-stiff phases)
+  double atol_velocity;   // velocities in the stiff phases
+};
+
+class Run {
+ public:
+  Run(const Model& model, const RunSettings& settings, const Options& options, RunRecord& record)
+      : model_(model),
+        settings_(settings),
+        opt_(options),
+        rec_(record),
+        n_(model.dof()),
+        m_(model.constraint_count()) {}
+
+  void execute() {
+    State x = model_.initial_state();
+    modes_ = model_.modes_at(x);
+    in_medium_.assign(static_cast<std::size_t>(m_), 0);
+    pushing_.assign(static_cast<std::size_t>(m_), 0);
+    rec_.min_constraint.assign(static_cast<std::size_t>(m_), std::numeric_limits<double>::infinity());
+    next_output_ = std::lower_bound(settings_.output_times.begin(), settings_.output_times.end(), x.t);
+    try {
+      classify(x);
+      update_minimum(model_.constraint_values(x.t, x.q));
+      while (x.t < settings_.t_end) {
+        const PhaseEnd end = integrate_phase(x);
+        x = end.x;
+        update_minimum(model_.constraint_values(x.t, x.q));
+        if (end.horizon) break;
+        emit(x, "event-");
+        for (const Eigen::Index i : end.crossed) apply_event(x, i);
+        emit(x, "event+");
+        if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
+          throw RunFailure{"too_many_events", "more than " + format_number(opt_.max_events) +
+                                                  " events before the horizon"};
+        }
+      }
+    } catch (const RunFailure& failure) {
+      rec_.status = failure.status;
+      rec_.reason = failure.reason;
+    } catch (const odeint::odeint_error& e) {
+      rec_.status = "step_failure";
+      rec_.reason = std::string("integrator: ") + e.what() + " at t = " + format_number(last_t_);
+    }
+    rec_.final_state = x;
+    // The last exit from the medium, provided the run ends outside it.
+    const bool outside_at_end =
+        std::none_of(in_medium_.begin(), in_medium_.end(), [](char c) { return c != 0; });
+    if (outside_at_end && last_exit_) rec_.lift_off_time = last_exit_;
+    rec_.rhs_evaluations = rhs_evaluations_;
+    rec_.diagnostics["stiff_steps"] = stiff_steps_;
+    rec_.diagnostics["nonstiff_steps"] = counters_.steps - stiff_steps_;
+    rec_.diagnostics["rejected_steps"] = rejected_steps();
+    rec_.diagnostics["jacobian_evaluations"] = jacobian_evaluations_;
+    rec_.diagnostics["factorizations"] = jacobian_evaluations_;
+    rec_.diagnostics["event_function_evaluations"] = probe_evaluations_;
+    rec_.diagnostics["max_event_bracket"] = counters_.max_bracket;
+    rec_.steps = counters_.steps;
+  }
+
+  double output_seconds() const { return output_seconds_; }
+
+ private:
+  // Which constraints start inside the medium, and, for the obstacle, which push. On f = 0 the
+  // sign of ḟ decides, and with ḟ = 0 that of the free f̈ (a tangential start such as dk-plane's
+  // enters the medium when the free motion would cross Σ).
+  void classify(const State& x) {
+    model_.evaluate(x, modes_, point_);
+    const Eigen::VectorXd rate = point_.constraint_rate(x.v);
+    const ConstrainedAcceleration free_motion = constrained_acceleration(point_, {});
+    const Eigen::VectorXd free_f_dd = point_.J * free_motion.qdd + point_.d;
+    for (int k = 0; k < m_; ++k) {
+      const double f = point_.f(k);
+      const bool inside = f < 0.0 || (f == 0.0 && (rate(k) < 0.0 || (rate(k) == 0.0 && free_f_dd(k) < 0.0)));
+      if (inside) enter(x, k, /*record=*/x.t > model_.initial_state().t);
+    }
+  }
+
+  void enter(const State& x, int k, bool record) {
+    in_medium_[static_cast<std::size_t>(k)] = 1;
+    if (record) rec_.events.push_back({.t = x.t, .kind = "enter_medium", .index = k});
+    pushing_[static_cast<std::size_t>(k)] = 1;
+    if (!opt_.medium.obstacle) return;
+    // The obstacle pushes when its reaction would be positive, or, at zero, when the free motion
+    // would go deeper.
+    model_.evaluate(x, modes_, point_);
+    Eigen::VectorXd would_be;
+    acceleration<double>(point_, x.v, in_medium_, pushing_, opt_.medium, &would_be);
+    if (would_be(k) > 0.0) return;
+    pushing_[static_cast<std::size_t>(k)] = 0;
+    if (would_be(k) == 0.0) {
+      const ConstrainedAcceleration free_motion = constrained_acceleration(point_, {});
+      const double rate = point_.constraint_rate(x.v)(k);
+      if (rate < 0.0 || (rate == 0.0 && point_.J.row(k).dot(free_motion.qdd) + point_.d(k) < 0.0)) {
+        pushing_[static_cast<std::size_t>(k)] = 1;
+      }
+    }
+  }
+
+  void apply_event(const State& x, Eigen::Index i) {
+    if (i < m_) {
+      const int k = static_cast<int>(i);
+      if (in_medium_[static_cast<std::size_t>(k)]) {
+        in_medium_[static_cast<std::size_t>(k)] = 0;
+        pushing_[static_cast<std::size_t>(k)] = 0;
+        rec_.events.push_back({.t = x.t, .kind = "exit_medium", .index = k});
+        last_exit_ = x.t;
+      } else {
+        enter(x, k, true);
+      }
+    } else if (i < 2 * m_) {
+      const int k = static_cast<int>(i - m_);
+      auto& push = pushing_[static_cast<std::size_t>(k)];
+      push = !push;
+      rec_.events.push_back({.t = x.t, .kind = push ? "push" : "release", .index = k});
+    } else {
+      const int j = static_cast<int>(i - 2 * m_);
+      modes_[static_cast<std::size_t>(j)] = -modes_[static_cast<std::size_t>(j)];
+      rec_.events.push_back({.t = x.t, .kind = "switch", .index = j});
+    }
+  }
+
+  Eigen::VectorXd qdd(const State& x, Eigen::VectorXd* would_be = nullptr) {
+    model_.evaluate(x, modes_, rhs_point_);
+    return acceleration<double>(rhs_point_, x.v, in_medium_, pushing_, opt_.medium, would_be);
+  }
+
+  // Event functions: [0, m) entry (f_k) or exit (−f_k); [m, 2m) for the obstacle in the medium,
+  // end of pushing (λ_k) or start (−λ_k would-be); then the switching functions.
+  Eigen::VectorXd probe(const State& x) {
+    ++probe_evaluations_;
+    Eigen::VectorXd would_be;
+    qdd(x, &would_be);
+    Eigen::VectorXd g(2 * m_ + model_.switch_count());
+    for (int k = 0; k < m_; ++k) {
+      const bool inside = in_medium_[static_cast<std::size_t>(k)];
+      g(k) = inside ? -rhs_point_.f(k) : rhs_point_.f(k);
+      g(m_ + k) = 1.0;
+      if (inside && opt_.medium.obstacle) {
+        g(m_ + k) = pushing_[static_cast<std::size_t>(k)] ? would_be(k) : -would_be(k);
+      }
+    }
+    const Eigen::VectorXd s = model_.switching_values(x);
+    for (int j = 0; j < model_.switch_count(); ++j) {
+      g(2 * m_ + j) = modes_[static_cast<std::size_t>(j)] * s(j);
+    }
+    return g;
+  }
+
+  bool stiff_phase() const {
+    return opt_.medium.mass == 0.0 &&
+           std::any_of(pushing_.begin(), pushing_.end(), [](char c) { return c != 0; });
+  }
+
+  PhaseEnd integrate_phase(const State& x) {
+    const double span = settings_.t_end - model_.initial_state().t;
+    const double max_dt = opt_.max_step_fraction * span;
+    const double dt0 = std::min(max_dt, 1e-6 * span);
+    // Arming: the exit function (−f) of a constraint in the medium and the pushing functions arm
+    // once positive. The entry function (f) of a constraint outside is armed from the start: a
+    // real exit has ḟ > 0 and f grows, while after a grazing exit (the normal motion touching
+    // f = 0 tangentially, as the undamped penalty oscillation does every period) f turns negative
+    // again at once and the entry fires at the start of the phase, undoing the exit; an unarmed
+    // entry function would miss it.
+    std::vector<double> threshold(static_cast<std::size_t>(2 * m_ + model_.switch_count()), 0.0);
+    for (int k = 0; k < m_; ++k) {
+      if (!in_medium_[static_cast<std::size_t>(k)]) {
+        threshold[static_cast<std::size_t>(k)] = -std::numeric_limits<double>::infinity();
+      }
+    }
+    const PhaseControl control{.t_end = settings_.t_end,
+                               .event_time_tol = opt_.event_time_tol,
+                               .max_steps = opt_.max_steps};
+    const auto inspect = [this](const State& xs, const Eigen::VectorXd&, const std::vector<char>&) {
+      update_minimum(model_.constraint_values(xs.t, xs.q));
+    };
+    const auto probe_fn = [this](const State& xs) { return probe(xs); };
+
+    if (stiff_phase()) {
+      const auto rhs = [this](double t, const Eigen::VectorXd& y) {
+        ++rhs_evaluations_;
+        last_t_ = t;
+        const State s = to_state(t, y, n_);
+        const Eigen::VectorXd a = qdd(s);
+        if (!a.allFinite()) {
+          throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
+        }
+        Eigen::VectorXd dy(2 * n_);
+        dy << s.v, a;
+        return dy;
+      };
+      const auto jacobian = [this](double t, const Eigen::VectorXd& y, Eigen::MatrixXd& jac,
+                                   Eigen::VectorXd& dfdt) {
+        ++jacobian_evaluations_;
+        jacobian_of_rhs(to_state(t, y, n_), jac, dfdt);
+      };
+      Eigen::VectorXd atol(2 * n_);
+      atol << Eigen::VectorXd::Constant(n_, opt_.atol_effective),
+          Eigen::VectorXd::Constant(n_, opt_.atol_velocity);
+      RosenbrockDense stepper(atol, settings_.rtol, max_dt);
+      stepper.initialize(from_state<Eigen::VectorXd>(x), x.t, dt0);
+      const long steps_before = counters_.steps;
+      struct Dense {
+        RosenbrockDense& s;
+        decltype(rhs)& f;
+        decltype(jacobian)& j;
+        int n;
+        std::pair<double, double> step() {
+          try {
+            return s.do_step(f, j);
+          } catch (const std::runtime_error& e) {
+            throw RunFailure{"step_failure", e.what()};
+          }
+        }
+        State at(double t) const { return to_state(t, s.calc_state(t), n); }
+      } dense{stepper, rhs, jacobian, n_};
+      const auto grid = [&](double t_limit, bool inclusive) { emit_grid(dense, t_limit, inclusive); };
+      PhaseEnd end = advance_to_event(dense, x, probe_fn, threshold, control, counters_, inspect, grid);
+      stiff_steps_ += counters_.steps - steps_before;
+      stiff_rejected_ += stepper.rejected();
+      return end;
+    }
+
+    auto system = [this](const OdeState& y, OdeState& dy, double t) {
+      ++rhs_evaluations_;
+      ++nonstiff_evaluations_;
+      last_t_ = t;
+      const State s = to_state(t, y, n_);
+      const Eigen::VectorXd a = qdd(s);
+      if (!a.allFinite()) throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
+      dy.resize(y.size());
+      for (int i = 0; i < n_; ++i) {
+        dy[static_cast<std::size_t>(i)] = s.v(i);
+        dy[static_cast<std::size_t>(n_ + i)] = a(i);
+      }
+    };
+    auto stepper = odeint::make_dense_output(opt_.atol_effective, settings_.rtol, max_dt,
+                                             odeint::runge_kutta_dopri5<OdeState>());
+    stepper.initialize(from_state<OdeState>(x), x.t, dt0);
+    ++nonstiff_phases_;
+    struct Dense {
+      decltype(stepper)& s;
+      decltype(system)& f;
+      int n;
+      std::pair<double, double> step() { return s.do_step(std::ref(f)); }
+      State at(double t) const {
+        OdeState y(static_cast<std::size_t>(2 * n));
+        s.calc_state(t, y);
+        return to_state(t, y, n);
+      }
+    } dense{stepper, system, n_};
+    const auto grid = [&](double t_limit, bool inclusive) { emit_grid(dense, t_limit, inclusive); };
+    return advance_to_event(dense, x, probe_fn, threshold, control, counters_, inspect, grid);
+  }
+
+  // ∂(q̇, q̈)/∂(q, q̇) and ∂(q̇, q̈)/∂t by forward AD through the case and the medium's equations.
+  void jacobian_of_rhs(const State& x, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt) {
+    model_.evaluate_dual(x, modes_, dual_point_);
+    const int directions = 2 * n_ + 1;
+    Eigen::Matrix<Dual, Eigen::Dynamic, 1> v(n_);
+    for (int i = 0; i < n_; ++i) {
+      v(i) = Dual(x.v(i), Eigen::VectorXd::Unit(directions, n_ + i));
+    }
+    const auto a = acceleration<Dual>(dual_point_, v, in_medium_, pushing_, opt_.medium, nullptr);
+    jac.setZero(2 * n_, 2 * n_);
+    dfdt.setZero(2 * n_);
+    for (int i = 0; i < n_; ++i) {
+      jac(i, n_ + i) = 1.0;
+      for (int j = 0; j < 2 * n_; ++j) jac(n_ + i, j) = a(i).derivatives()(j);
+      dfdt(n_ + i) = a(i).derivatives()(2 * n_);
+    }
+  }
+
+  long rejected_steps() const {
+    // dopri5 with FSAL: one evaluation at each (re)start, six per attempted step.
+    const long nonstiff_attempts = (nonstiff_evaluations_ - nonstiff_phases_) / 6;
+    const long nonstiff_rejected = nonstiff_attempts - (counters_.steps - stiff_steps_);
+    return stiff_rejected_ + std::max(0L, nonstiff_rejected);
+  }
+
+  void update_minimum(const Eigen::VectorXd& f) {
+    for (int k = 0; k < m_; ++k) {
+      auto& slot = rec_.min_constraint[static_cast<std::size_t>(k)];
+      slot = std::min(slot, f(k));
+    }
+  }
+
+  TrajectorySample sample(const State& x, std::string label) {
+    TrajectorySample s;
+    s.x = x;
+    s.label = std::move(label);
+    Eigen::VectorXd would_be;
+    qdd(x, &would_be);
+    s.f = rhs_point_.f;
+    s.lambda = Eigen::VectorXd::Zero(m_);
+    s.mu = Eigen::VectorXd::Zero(m_);
+    s.impulse = Eigen::VectorXd::Zero(m_);
+    for (int k = 0; k < m_; ++k) {
+      if (!pushing_[static_cast<std::size_t>(k)]) continue;
+      s.lambda(k) = would_be(k);
+      const Eigen::VectorXd Ainv_Jt = rhs_point_.A.ldlt().solve(rhs_point_.J.row(k).transpose());
+      s.mu(k) = would_be(k) * std::sqrt(rhs_point_.J.row(k).dot(Ainv_Jt));
+    }
+    return s;
+  }
+
+  void deliver(const TrajectorySample& s) {
+    const auto started = std::chrono::steady_clock::now();
+    settings_.on_sample(s);
+    output_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+
+  void emit(const State& x, const std::string& label) {
+    if (settings_.on_sample) deliver(sample(x, label));
+  }
+
+  template <class Dense>
+  void emit_grid(const Dense& dense, double t_limit, bool inclusive) {
+    if (!settings_.on_sample) return;
+    while (next_output_ != settings_.output_times.end() &&
+           (*next_output_ < t_limit || (inclusive && *next_output_ == t_limit))) {
+      deliver(sample(dense.at(*next_output_), ""));
+      ++next_output_;
+    }
+  }
+
+  const Model& model_;
+  const RunSettings& settings_;
+  const Options& opt_;
+  RunRecord& rec_;
+  const int n_;
+  const int m_;
+  std::vector<int> modes_;
+  std::vector<char> in_medium_;
+  std::vector<char> pushing_;
+  Point point_;
+  Point rhs_point_;
+  PointT<Dual> dual_point_;
+  PhaseCounters counters_;
+  std::vector<double>::const_iterator next_output_;
+  std::optional<double> last_exit_;
+  long rhs_evaluations_ = 0;
+  long nonstiff_evaluations_ = 0;
+  long nonstiff_phases_ = 0;
+  long jacobian_evaluations_ = 0;
+  long probe_evaluations_ = 0;
+  long stiff_steps_ = 0;
+  long stiff_rejected_ = 0;
+  double last_t_ = 0.0;
+  double output_seconds_ = 0.0;
+};
+
+}  // namespace
+
+std::string RealizationSolver::description() const {
+  return "The free system with the (alpha,beta,gamma)N Kelvin-Voigt medium in f < 0 (seed 004 "
+         "(1.5)-(1.8)): medium or obstacle interaction; presets viscous (0,1,0), penalty (0,0,1), "
+         "kozlov-impact (stiffness kappa N, damping 2k sqrt(N)); rosenbrock4 with an AD Jacobian "
+         "in the stiff medium phases, dopri5 elsewhere; entries, exits and switches are events.";
+}
+
+std::vector<ParamSpec> RealizationSolver::parameters() const {
+  return {
+      {.name = "N", .default_value = 1e6, .min = 0.0, .max = 1e15, .min_inclusive = false,
+       .description = "realization parameter: stiffness gamma N, viscosity beta N, added mass alpha N"},
+      {.name = "alpha", .default_value = 0.0, .min = 0.0, .max = 1e9,
+       .description = "added-mass coefficient (default: the preset's)"},
+      {.name = "beta", .default_value = 1.0, .min = 0.0, .max = 1e9,
+       .description = "viscosity coefficient (default: the preset's)"},
+      {.name = "gamma", .default_value = 0.0, .min = 0.0, .max = 1e9,
+       .description = "stiffness coefficient (default: the preset's)"},
+      {.name = "kappa", .default_value = 1.0, .min = 0.0, .max = 1e9, .min_inclusive = false,
+       .description = "kozlov-impact: stiffness kappa N (seed 001 section 5)"},
+      {.name = "k", .default_value = 0.1, .min = 0.0, .max = 1e9,
+       .description = "kozlov-impact: damping force 2 k sqrt(N) f' (seed 001 section 5)"},
+      {.name = "event_time_tol", .default_value = 1e-14, .min = 0.0, .max = 1e-6,
+       .min_inclusive = false, .description = "absolute tolerance of event times (root refinement)"},
+      {.name = "max_steps", .default_value = 1e7, .min = 1, .max = 1e12,
+       .description = "accepted steps before the run ends with status too_many_steps"},
+      {.name = "max_events", .default_value = 1e5, .min = 1, .max = 1e12,
+       .description = "events before the run ends with status too_many_events"},
+      {.name = "max_step_fraction", .default_value = 0.02, .min = 0.0, .max = 1.0,
+       .min_inclusive = false,
+       .description = "largest step as a fraction of the horizon (bounds what a step can hide)"},
+  };
+}
+
+std::vector<ChoiceSpec> RealizationSolver::choices() const {
+  return {
+      {.name = "preset",
+       .options = {"viscous", "penalty", "kozlov-impact"},
+       .default_value = "viscous",
+       .description = "(alpha,beta,gamma) = (0,1,0), (0,0,1), or (0, 2k/sqrt(N), kappa); explicit "
+                      "--alpha/--beta/--gamma override it"},
+      {.name = "interaction",
+       .options = {"medium", "obstacle"},
+       .default_value = "medium",
+       .description = "medium: the reaction has either sign; obstacle: it only pushes"},
+  };
+}
+
+void RealizationSolver::finalize(ParamValues& params, ChoiceValues& choices,
+                                 const std::vector<std::string>& assigned) const {
+  const auto given = [&](const std::string& name) {
+    return std::find(assigned.begin(), assigned.end(), name) != assigned.end();
+  };
+  const std::string& preset = choices.at("preset");
+  double alpha = 0.0, beta = 0.0, gamma = 0.0;
+  if (preset == "viscous") beta = 1.0;
+  if (preset == "penalty") gamma = 1.0;
+  if (preset == "kozlov-impact") {
+    // Stiffness κN and damping force 2k√N ḟ (seed 001 §5): γ = κ and βN = 2k√N.
+    gamma = params.at("kappa");
+    beta = 2.0 * params.at("k") / std::sqrt(params.at("N"));
+  } else {
+    for (const char* name : {"kappa", "k"}) {
+      if (given(name)) {
+        throw InputError(std::string("solver realization: --") + name +
+                         " applies to --preset kozlov-impact only (preset is " + preset + ")");
+      }
+    }
+  }
+  if (!given("alpha")) params["alpha"] = alpha;
+  if (!given("beta")) params["beta"] = beta;
+  if (!given("gamma")) params["gamma"] = gamma;
+  if (params.at("alpha") == 0.0 && params.at("beta") == 0.0 && params.at("gamma") == 0.0) {
+    throw InputError(
+        "solver realization: alpha, beta, gamma are all 0; at least one must be > 0");
+  }
+}
+
+std::string RealizationSolver::limit_model(const ParamValues& params,
+                                           const ChoiceValues& choices) const {
+  const double alpha = params.at("alpha"), beta = params.at("beta"), gamma = params.at("gamma");
+  // The obstacle and the penalty realization converge to the classical model (seed 004, end of
+  // §6; Theorem 1 with α = β = 0); the viscous medium to the model of Theorem 2.
+  if (choices.at("interaction") == "obstacle") return "classical";
+  if (alpha == 0.0 && beta == 0.0) return "classical";
+  if (choices.at("preset") == "kozlov-impact" && alpha == 0.0) return "classical";
+  if (alpha == 0.0 && gamma == 0.0) return "viscous";
+  return "alpha-beta-gamma";
+}
+
+RunRecord RealizationSolver::run(const Model& model, const RunSettings& settings) const {
+  const auto started = std::chrono::steady_clock::now();
+  const ParamValues& p = settings.solver_params;
+  const double N = p.at("N");
+  // The normal displacement in the medium scales like 1/N: the absolute tolerance of positions
+  // is scaled with it, so that N·f is resolved to the same relative accuracy for every N. In the
+  // stiff phases velocities get atol/√N: the normal velocity scales like 1/√N in a spring medium
+  // (and 1/N in a viscous one, still resolved to 1e-8 relative at N = 1e12), while atol/N would
+  // sit at the round-off level of velocity updates that carry O(1) forces, and the step size
+  // would collapse once the normal oscillation of a damped spring has decayed.
+  const Options options{
+      .N = N,
+      .medium = {.mass = p.at("alpha") * N,
+                 .damping = p.at("beta") * N,
+                 .stiffness = p.at("gamma") * N,
+                 .obstacle = settings.solver_choices.at("interaction") == "obstacle"},
+      .event_time_tol = p.at("event_time_tol"),
+      .max_steps = p.at("max_steps"),
+      .max_events = p.at("max_events"),
+      .max_step_fraction = p.at("max_step_fraction"),
+      .atol_effective = settings.atol / std::max(1.0, N),
+      .atol_velocity = settings.atol / std::sqrt(std::max(1.0, N)),
+  };
+  RunRecord record;
+  record.case_name = model.info().name;
+  record.solver = name();
+  record.params = model.params();
+  record.solver_params = p;
+  record.solver_choices = settings.solver_choices;
+  record.tolerances = {{"rtol", settings.rtol},
+                       {"atol", settings.atol},
+                       {"atol_effective", options.atol_effective},
+                       {"atol_velocity_stiff", options.atol_velocity},
+                       {"event_time_tol", options.event_time_tol}};
+  record.lift_off_definition =
+      "time of the last exit from the medium (f crossing 0 upward), provided the run ends "
+      "outside the medium; null when it ends inside";
+  Run run(model, settings, options, record);
+  run.execute();
+  record.output_time_s = run.output_seconds();
+  record.wall_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
+      record.output_time_s;
+  return record;
+}
+
+}  // namespace crbench

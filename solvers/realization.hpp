@@ -1,0 +1,21 @@
+// Solver `realization`: the free system in which the constraint is realized by the (α,β,γ)N
+// Kelvin–Voigt medium of seed 004 (1.5)–(1.8) (DESIGN.md §2).
+#pragma once
+
+#include "solvers/solver.hpp"
+
+namespace crbench {
+
+class RealizationSolver final : public Solver {
+ public:
+  std::string name() const override { return "realization"; }
+  std::string description() const override;
+  std::vector<ParamSpec> parameters() const override;
+  std::vector<ChoiceSpec> choices() const override;
+  void finalize(ParamValues& params, ChoiceValues& choices,
+                const std::vector<std::string>& assigned) const override;
+  std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const override;
+  RunRecord run(const Model& model, const RunSettings& settings) const override;
+};
+
+}  // namespace crbench

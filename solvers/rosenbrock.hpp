@@ -1,0 +1,161 @@
+// A 4th-order Rosenbrock method with error control and dense output, on Eigen vectors.
+//
+// Why not Boost.Odeint's rosenbrock4 directly: it is written for uBLAS vectors and matrices, and
+// Boost 1.74's uBLAS (Debian 12) does not compile as C++20 (it calls std::allocator::construct,
+// which C++20 removed). This is a port of Odeint's rosenbrock4 / rosenbrock4_controller /
+// rosenbrock4_dense_output (Boost 1.74) to Eigen: the same coefficients (the L-stable, stiffly
+// accurate RODAS-type set with γ = 1/4 of Hairer & Wanner), the same six stages, error estimate,
+// RMS error norm, step-size controller (with Gustafsson's predictive rule) and 3rd-order dense
+// output. One LU factorization of (I/(γh) − J) per attempted step.
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/LU>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+namespace crbench {
+
+class RosenbrockDense {
+ public:
+  // `atol` holds one absolute tolerance per component (the one change from Odeint's controller,
+  // whose absolute tolerance is a scalar).
+  RosenbrockDense(Eigen::VectorXd atol, double rtol, double max_dt)
+      : atol_(std::move(atol)), rtol_(rtol), max_dt_(max_dt) {}
+
+  void initialize(const Eigen::VectorXd& x0, double t0, double dt0) {
+    x_ = x0;
+    t_ = t0;
+    dt_ = dt0;
+    first_step_ = true;
+    last_rejected_ = false;
+  }
+
+  // Rhs: Eigen::VectorXd (double t, const Eigen::VectorXd& x).
+  // Jac: void (double t, const Eigen::VectorXd& x, Eigen::MatrixXd& J, Eigen::VectorXd& dfdt).
+  template <class Rhs, class Jac>
+  std::pair<double, double> do_step(Rhs&& rhs, Jac&& jac) {
+    t_old_ = t_;
+    x_old_ = x_;
+    for (int attempt = 0; attempt < 500; ++attempt) {
+      if (try_step(rhs, jac)) return {t_old_, t_};
+    }
+    throw std::runtime_error("rosenbrock: 500 rejected steps in a row (step size adjustment failed)");
+  }
+
+  // The dense output on [t_old, t].
+  Eigen::VectorXd calc_state(double t) const {
+    const double s = (t - t_old_) / (t_ - t_old_);
+    const double s1 = 1.0 - s;
+    return x_old_ * s1 + s * (x_ + s1 * (cont3_ + s * cont4_));
+  }
+
+  double current_time() const { return t_; }
+  const Eigen::VectorXd& current_state() const { return x_; }
+  long attempts() const { return attempts_; }
+  long rejected() const { return rejected_; }
+
+ private:
+  // Odeint's default_rosenbrock_coefficients.
+  static constexpr double gamma = 0.25, d1 = 0.25, d2 = -0.1043, d3 = 0.1035,
+                          d4 = 0.3620000000000023e-01, c2 = 0.386, c3 = 0.21, c4 = 0.63,
+                          c21 = -0.5668800000000000e+01, a21 = 0.1544000000000000e+01,
+                          c31 = -0.2430093356833875e+01, c32 = -0.2063599157091915e+00,
+                          a31 = 0.9466785280815826e+00, a32 = 0.2557011698983284e+00,
+                          c41 = -0.1073529058151375e+00, c42 = -0.9594562251023355e+01,
+                          c43 = -0.2047028614809616e+02, a41 = 0.3314825187068521e+01,
+                          a42 = 0.2896124015972201e+01, a43 = 0.9986419139977817e+00,
+                          c51 = 0.7496443313967647e+01, c52 = -0.1024680431464352e+02,
+                          c53 = -0.3399990352819905e+02, c54 = 0.1170890893206160e+02,
+                          a51 = 0.1221224509226641e+01, a52 = 0.6019134481288629e+01,
+                          a53 = 0.1253708332932087e+02, a54 = -0.6878860361058950e+00,
+                          c61 = 0.8083246795921522e+01, c62 = -0.7981132988064893e+01,
+                          c63 = -0.3152159432874371e+02, c64 = 0.1631930543123136e+02,
+                          c65 = -0.6058818238834054e+01, d21 = 0.1012623508344586e+02,
+                          d22 = -0.7487995877610167e+01, d23 = -0.3480091861555747e+02,
+                          d24 = -0.7992771707568823e+01, d25 = 0.1025137723295662e+01,
+                          d31 = -0.6762803392801253e+00, d32 = 0.6087714651680015e+01,
+                          d33 = 0.1643084320892478e+02, d34 = 0.2476722511418386e+02,
+                          d35 = -0.6594389125716872e+01;
+
+  template <class Rhs, class Jac>
+  bool try_step(Rhs& rhs, Jac& jac) {
+    if (max_dt_ > 0.0 && dt_ > max_dt_) dt_ = max_dt_;
+    ++attempts_;
+    const double dt = dt_;
+    const double t = t_old_;
+    const Eigen::VectorXd& x = x_old_;
+    const Eigen::Index n = x.size();
+
+    const Eigen::VectorXd dxdt = rhs(t, x);
+    Eigen::MatrixXd J(n, n);
+    Eigen::VectorXd dfdt(n);
+    jac(t, x, J, dfdt);
+    const Eigen::MatrixXd W = Eigen::MatrixXd::Identity(n, n) / (gamma * dt) - J;
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(W);
+
+    g1_ = lu.solve(dxdt + dt * d1 * dfdt);
+    Eigen::VectorXd f = rhs(t + c2 * dt, x + a21 * g1_);
+    g2_ = lu.solve(f + dt * d2 * dfdt + c21 * g1_ / dt);
+    f = rhs(t + c3 * dt, x + a31 * g1_ + a32 * g2_);
+    g3_ = lu.solve(f + dt * d3 * dfdt + (c31 * g1_ + c32 * g2_) / dt);
+    f = rhs(t + c4 * dt, x + a41 * g1_ + a42 * g2_ + a43 * g3_);
+    g4_ = lu.solve(f + dt * d4 * dfdt + (c41 * g1_ + c42 * g2_ + c43 * g3_) / dt);
+    Eigen::VectorXd x_tmp = x + a51 * g1_ + a52 * g2_ + a53 * g3_ + a54 * g4_;
+    f = rhs(t + dt, x_tmp);
+    g5_ = lu.solve(f + (c51 * g1_ + c52 * g2_ + c53 * g3_ + c54 * g4_) / dt);
+    x_tmp += g5_;
+    f = rhs(t + dt, x_tmp);
+    const Eigen::VectorXd x_err =
+        lu.solve(f + (c61 * g1_ + c62 * g2_ + c63 * g3_ + c64 * g4_ + c65 * g5_) / dt);
+    const Eigen::VectorXd x_new = x_tmp + x_err;
+
+    // RMS of err_i / (atol + rtol·max(|x_old,i|, |x_new,i|)).
+    double err = 0.0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double sk = atol_(i) + rtol_ * std::max(std::abs(x(i)), std::abs(x_new(i)));
+      err += x_err(i) * x_err(i) / (sk * sk);
+    }
+    err = std::sqrt(err / static_cast<double>(n));
+    if (!std::isfinite(err)) err = 1e10;
+
+    constexpr double safe = 0.9, fac1 = 5.0, fac2 = 1.0 / 6.0;
+    double fac = std::max(fac2, std::min(fac1, std::pow(err, 0.25) / safe));
+    double dt_new = dt / fac;
+    if (err <= 1.0) {
+      if (first_step_) {
+        first_step_ = false;
+      } else {
+        double fac_pred = (dt_old_ / dt) * std::pow(err * err / err_old_, 0.25) / safe;
+        fac_pred = std::max(fac2, std::min(fac1, fac_pred));
+        fac = std::max(fac, fac_pred);
+        dt_new = dt / fac;
+      }
+      dt_old_ = dt;
+      err_old_ = std::max(0.01, err);
+      if (last_rejected_) dt_new = std::min(dt_new, dt);
+      t_ = t + dt;
+      x_ = x_new;
+      dt_ = max_dt_ > 0.0 ? std::min(max_dt_, dt_new) : dt_new;
+      last_rejected_ = false;
+      cont3_ = d21 * g1_ + d22 * g2_ + d23 * g3_ + d24 * g4_ + d25 * g5_;
+      cont4_ = d31 * g1_ + d32 * g2_ + d33 * g3_ + d34 * g4_ + d35 * g5_;
+      return true;
+    }
+    dt_ = dt_new;
+    last_rejected_ = true;
+    ++rejected_;
+    return false;
+  }
+
+  Eigen::VectorXd atol_;
+  double rtol_, max_dt_;
+  Eigen::VectorXd x_, x_old_, g1_, g2_, g3_, g4_, g5_, cont3_, cont4_;
+  double t_ = 0.0, t_old_ = 0.0, dt_ = 0.0, dt_old_ = 0.0, err_old_ = 0.0;
+  bool first_step_ = true, last_rejected_ = false;
+  long attempts_ = 0, rejected_ = 0;
+};
+
+}  // namespace crbench

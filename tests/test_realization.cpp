@@ -1,0 +1,171 @@
+// The (α,β,γ)N realization against the closed form (6.5) of seed 004 and the known limits:
+// viscous lift-off 2 + O(1/N), obstacle lift-off 1 + √(2/N), Kozlov's restitution
+// e = exp(−πk/ω) (seed 001 §5).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <numbers>
+
+#include "support.hpp"
+#include "test_cases.hpp"
+
+using namespace crbench;
+
+namespace {
+
+double fitted_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  const double k = static_cast<double>(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double lx = std::log(x[i]), ly = std::log(y[i]);
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+  }
+  return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+}
+
+RunRecord realize(const Model& model, std::vector<Assignment> params,
+                  const std::function<void(const TrajectorySample&)>& on_sample = {},
+                  std::vector<double> grid = {}) {
+  testing::SolveOptions o;
+  o.solver = "realization";
+  o.solver_params = std::move(params);
+  o.on_sample = on_sample;
+  o.output_times = std::move(grid);
+  return testing::solve(model, o);
+}
+
+}  // namespace
+
+TEST_CASE("realization viscous: dk-plane trajectory matches (6.5) to 1e-9 for N = 1e2 ... 1e6",
+          "[realization]") {
+  const auto model = make_model("dk-plane", {});
+  const Facts facts = model->facts();
+  const ClosedFormTrajectory* exact = facts.trajectory("viscous");
+  REQUIRE(exact != nullptr);
+  for (const double N : {1e2, 1e3, 1e4, 1e5, 1e6}) {
+    double worst = 0.0;
+    int compared = 0;
+    const RunRecord r = realize(
+        *model, {{"N", format_number(N)}},
+        [&](const TrajectorySample& s) {
+          if (const auto q = exact->q(s.x.t, N)) {
+            worst = std::max(worst, (s.x.q - *q).lpNorm<Eigen::Infinity>());
+            ++compared;
+          }
+        },
+        testing::grid(0.0, 3.0, 601));
+    INFO("N = " << N << ", max |q - q(6.5)| = " << worst << " over " << compared << " points");
+    REQUIRE(r.status == "ok");
+    CHECK(compared > 390);  // (6.5) holds until the exit, t ≈ 2
+    CHECK(worst <= 1e-9);
+  }
+}
+
+TEST_CASE("realization viscous: lift_off_time - 2 shrinks like 1/N (order 1 +- 0.05)",
+          "[realization]") {
+  const auto model = make_model("dk-plane", {});
+  std::vector<double> Ns, delays;
+  for (const double N : {1e3, 1e4, 1e5, 1e6, 1e7, 1e8}) {
+    const RunRecord r = realize(*model, {{"N", format_number(N)}});
+    REQUIRE(r.status == "ok");
+    REQUIRE(r.lift_off_time);
+    Ns.push_back(N);
+    delays.push_back(*r.lift_off_time - 2.0);
+    // (6.5) for t ≥ 1 vanishes at 2 + 1/N up to e^{-N} terms: the constant is 1 as well.
+    CHECK(N * (*r.lift_off_time - 2.0) == Approx(1.0).epsilon(1e-5));
+  }
+  const double order = -fitted_slope(Ns, delays);
+  INFO("delays " << Catch::Detail::stringify(delays) << ", order " << order);
+  CHECK(order == Approx(1.0).margin(0.05));
+}
+
+TEST_CASE("realization viscous obstacle: lift-off -> 1 as 1 + sqrt(2/N) (order 1/2)",
+          "[realization]") {
+  // The obstacle stops pushing at 1 + O(1/N) (seed 004, end of §6), at depth y ≈ −g/N with
+  // ẏ = 0; free flight y'' = g then leaves y < 0 after √(2/N).
+  const auto model = make_model("dk-plane", {});
+  std::vector<double> Ns, delays;
+  for (const double N : {1e4, 1e6, 1e8, 1e10, 1e12}) {
+    const RunRecord r = realize(*model, {{"N", format_number(N)}, {"interaction", "obstacle"}});
+    REQUIRE(r.status == "ok");
+    REQUIRE(r.lift_off_time);
+    Ns.push_back(N);
+    delays.push_back(*r.lift_off_time - 1.0);
+    // Exactly: the pushing ends where ẏ = 0, at 1 + ln2/N by (6.5), at depth (g/N)(1 − ln2/N);
+    // free flight from rest then takes √(2/N)·√(1 − ln2/N).
+    const double exact = 1.0 + std::log(2.0) / N + std::sqrt(2.0 / N) * std::sqrt(1.0 - std::log(2.0) / N);
+    CHECK(std::abs(*r.lift_off_time - exact) <= 1e-10);
+    bool released = false;
+    for (const auto& e : r.events) released = released || e.kind == "release";
+    CHECK(released);
+  }
+  const double order = -fitted_slope(Ns, delays);
+  INFO("delays " << Catch::Detail::stringify(delays) << ", order " << order);
+  CHECK(order == Approx(0.5).margin(0.01));
+}
+
+TEST_CASE("realization penalty: exact oscillation phase at N = 100", "[realization]") {
+  // y'' = −Ny ∓ g in y < 0 from rest: y(1) = −(g/N)(1 − cos √N), ẏ(1) = −(g/√N) sin √N, then
+  // y = g/N + a cos(√N s) + b sin(√N s) with s = t − 1 until y = 0.
+  const auto model = make_model("dk-plane", {});
+  const double N = 100.0, w = std::sqrt(N);
+  const double a = -(1.0 - std::cos(w)) / N - 1.0 / N, b = -std::sin(w) / w / w;
+  const double R = std::hypot(a, b), phase = std::atan2(-b, -a);
+  // g/N + a cos θ + b sin θ = 0 ⇔ R cos(θ − phase) = g/N, first root θ > 0.
+  const double theta = phase + std::acos((1.0 / N) / R);
+  const RunRecord r = realize(*model, {{"N", "100"}, {"preset", "penalty"}});
+  REQUIRE(r.status == "ok");
+  REQUIRE(r.lift_off_time);
+  CHECK(*r.lift_off_time == Approx(1.0 + theta / w).margin(1e-10));
+}
+
+TEST_CASE("kozlov-impact: normal velocity ratio -> exp(-pi k / omega), and 0 when k^2 > kappa",
+          "[realization]") {
+  // A unit point arriving at f = y ≥ 0 with ẏ = −1 and no force: in the medium
+  // y'' = −κN y − 2k√N y', a damped oscillator whose exit/entry velocity ratio is
+  // e = exp(−πk/ω), ω = √(κ − k²), for every N (seed 001 (12)); after the exit ẏ stays constant.
+  const auto model = testing::model_of<test_cases::UniformApproach>();
+  for (const auto& [kappa, k] : std::vector<std::pair<double, double>>{{1.0, 0.1}, {2.0, 0.5}}) {
+    const double e = std::exp(-std::numbers::pi * k / std::sqrt(kappa - k * k));
+    for (const double N : {1e4, 1e10}) {
+      const RunRecord r = realize(*model, {{"N", format_number(N)},
+                                           {"preset", "kozlov-impact"},
+                                           {"kappa", format_number(kappa)},
+                                           {"k", format_number(k)}});
+      INFO("kappa " << kappa << ", k " << k << ", N " << N);
+      REQUIRE(r.status == "ok");
+      REQUIRE(r.lift_off_time);
+      CHECK(std::abs(r.final_state.v(1) - e) <= 1e-6);
+      CHECK(r.final_state.v(0) == Approx(0.3).epsilon(1e-14));  // tangential velocity kept
+    }
+  }
+  // Overdamped (k² > κ): y creeps back towards 0 from below without crossing it; once |y| is at
+  // the level of round-off the run may record an exit, with the velocity of that moment. Either
+  // way the normal velocity after the contact tends to 0.
+  for (const double N : {1e4, 1e10}) {
+    const RunRecord r =
+        realize(*model, {{"N", format_number(N)}, {"preset", "kozlov-impact"}, {"kappa", "1"}, {"k", "2"}});
+    INFO("overdamped, N " << N);
+    REQUIRE(r.status == "ok");
+    CHECK(std::abs(r.final_state.v(1)) <= 1e-9);
+  }
+}
+
+TEST_CASE("realization rejects inadmissible settings by name", "[realization]") {
+  const auto model = make_model("dk-plane", {});
+  const auto bad = [&](std::vector<Assignment> params) {
+    RunSettings s;
+    configure_solver(find_solver("realization"), params, s);
+  };
+  CHECK_THROWS_WITH(bad({{"alpha", "0"}, {"beta", "0"}}),
+                    Catch::Contains("alpha, beta, gamma are all 0"));
+  CHECK_THROWS_WITH(bad({{"N", "0"}}), Catch::Contains("'N' = 0 is outside its range (0, 1e+15]"));
+  CHECK_THROWS_WITH(bad({{"beta", "-1"}}), Catch::Contains("'beta' = -1 is outside"));
+  CHECK_THROWS_WITH(bad({{"preset", "spring"}}),
+                    Catch::Contains("preset 'spring' is not one of: viscous, penalty, kozlov-impact"));
+  CHECK_THROWS_WITH(bad({{"interaction", "glue"}}), Catch::Contains("is not one of: medium, obstacle"));
+  CHECK_THROWS_WITH(bad({{"kappa", "2"}}), Catch::Contains("applies to --preset kozlov-impact only"));
+  CHECK_THROWS_WITH(bad({{"N", "nan"}}), Catch::Contains("not finite"));
+}
