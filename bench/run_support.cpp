@@ -19,7 +19,9 @@ std::string exact(double x) {
 
 class TrajectoryCsv {
  public:
-  TrajectoryCsv(const std::string& path, int n, int m) : file_(path) {
+  // `realization_N` > 0 adds the columns N·f_k (seed 004 (2.6): N f(q_N(t)) → z(t)).
+  TrajectoryCsv(const std::string& path, int n, int m, double realization_N)
+      : file_(path), N_(realization_N) {
     if (!file_) throw InputError("--trajectory: cannot open '" + path + "' for writing");
     file_ << "t,label";
     for (int i = 0; i < n; ++i) file_ << ",q" << i;
@@ -28,6 +30,7 @@ class TrajectoryCsv {
     for (int k = 0; k < m; ++k) file_ << ",lambda" << k;
     for (int k = 0; k < m; ++k) file_ << ",mu" << k;
     for (int k = 0; k < m; ++k) file_ << ",impulse" << k;
+    for (int k = 0; N_ > 0.0 && k < m; ++k) file_ << ",Nf" << k;
     file_ << "\n";
   }
   void write(const TrajectorySample& s) {
@@ -41,11 +44,13 @@ class TrajectoryCsv {
     put(s.lambda);
     put(s.mu);
     put(s.impulse.size() == s.f.size() ? s.impulse : Eigen::VectorXd::Zero(s.f.size()));
+    if (N_ > 0.0) put(N_ * s.f);
     file_ << "\n";
   }
 
  private:
   std::ofstream file_;
+  double N_;
 };
 
 }  // namespace
@@ -69,8 +74,10 @@ RunRecord execute(const RunRequest& request) {
 
   std::unique_ptr<TrajectoryCsv> csv;
   if (!request.trajectory_path.empty()) {
+    const auto N = settings.solver_params.find("N");
     csv = std::make_unique<TrajectoryCsv>(request.trajectory_path, model->dof(),
-                                          model->constraint_count());
+                                          model->constraint_count(),
+                                          N == settings.solver_params.end() ? 0.0 : N->second);
   }
   if (csv || request.observer) {
     for (int i = 0; i < request.samples; ++i) {

@@ -5,13 +5,13 @@
 #pragma once
 
 #include <Eigen/Core>
-#include <unsupported/Eigen/AutoDiff>
 #include <concepts>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <unsupported/Eigen/AutoDiff>
 #include <vector>
 
 #include "cases/params.hpp"

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <Eigen/Cholesky>
-#include <limits>
 #include <Eigen/Core>
+#include <limits>
 #include <string>
 #include <unsupported/Eigen/AutoDiff>
 #include <vector>

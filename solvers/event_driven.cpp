@@ -20,16 +20,14 @@
 #include <sstream>
 
 #include "solvers/dynamics.hpp"
-#include "solvers/events.hpp"
 #include "solvers/lcp.hpp"
+#include "solvers/phase.hpp"
 
 namespace crbench {
 namespace {
 
 namespace odeint = boost::numeric::odeint;
 using OdeState = std::vector<double>;
-
-constexpr int kSamplesPerStep = 4;
 
 struct Options {
   double restitution;
@@ -41,12 +39,6 @@ struct Options {
   double max_steps;
   double max_events;
   double max_step_fraction;
-};
-
-// A failure that ends the run with a status (not an input error, not a crash).
-struct RunFailure {
-  std::string status;
-  std::string reason;
 };
 
 State unpack(double t, const OdeState& y, int n) {
@@ -63,8 +55,6 @@ OdeState pack(const State& x) {
   Eigen::Map<Eigen::VectorXd>(y.data() + x.q.size(), x.v.size()) = x.v;
   return y;
 }
-
-bool all_finite(const State& x) { return x.q.allFinite() && x.v.allFinite(); }
 
 std::string join(const std::vector<int>& v) {
   std::string s;
@@ -94,20 +84,23 @@ class Run {
       resolve_contacts(x, {});
       while (x.t < settings_.t_end) {
         const PhaseEnd end = integrate_phase(x);
-        if (end.kinds.empty()) break;  // horizon
+        if (end.horizon) break;
         std::string label;
-        for (const auto& kind : end.kinds) label += (label.empty() ? "" : "&") + kind;
+        for (const Eigen::Index i : end.crossed) {
+          if (!label.empty()) label += '&';
+          label += i >= m_ ? "switch" : (is_active(i) ? "lift_off" : "contact");
+        }
         emit(x, label + "-");
         std::vector<int> leaving;
-        for (std::size_t i = 0; i < end.kinds.size(); ++i) {
-          const int index = end.indices[i];
-          if (end.kinds[i] == "switch") {
-            modes_[static_cast<std::size_t>(index)] = -modes_[static_cast<std::size_t>(index)];
-            rec_.events.push_back({.t = x.t, .kind = "switch", .index = index});
-          } else if (end.kinds[i] == "lift_off") {
-            active_.erase(std::find(active_.begin(), active_.end(), index));
-            leaving.push_back(index);
-            record_lift_off(x.t, index);
+        for (const Eigen::Index i : end.crossed) {
+          if (i >= m_) {
+            const auto j = static_cast<std::size_t>(i - m_);
+            modes_[j] = -modes_[j];
+            rec_.events.push_back({.t = x.t, .kind = "switch", .index = static_cast<int>(j)});
+          } else if (is_active(i)) {
+            active_.erase(std::find(active_.begin(), active_.end(), static_cast<int>(i)));
+            leaving.push_back(static_cast<int>(i));
+            record_lift_off(x.t, static_cast<int>(i));
           }
         }
         if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
@@ -129,29 +122,17 @@ class Run {
     rec_.diagnostics["event_function_evaluations"] = probe_evaluations_;
     rec_.diagnostics["impacts"] = impacts_;
     rec_.diagnostics["max_projection_correction"] = max_projection_;
+    rec_.diagnostics["max_event_bracket"] = counters_.max_bracket;
+    rec_.steps = counters_.steps;
   }
 
  private:
-  struct PhaseEnd {
-    std::vector<std::string> kinds;  // empty: horizon reached
-    std::vector<int> indices;
-  };
-
-  // Event functions of the current phase. A crossing is "g goes from > 0 to < 0"; a function
-  // becomes armed only once it has been seen > its threshold, so a constraint that has just been
-  // left (g ≈ 0) is not found again at the same instant.
-  struct Probe {
-    Eigen::VectorXd g;
-    Eigen::VectorXd f;
-  };
-
-  Probe probe(const State& x) {
+  // Event functions of the current phase (solvers/phase.hpp): f_k for the constraints not in
+  // contact (contact), λ_k for those in contact (lift-off), then the switching functions.
+  Eigen::VectorXd probe(const State& x) {
     ++probe_evaluations_;
     model_.evaluate(x, modes_, point_);
-    Probe p;
-    p.f = point_.f;
-    const Eigen::Index events = m_ + model_.switch_count();
-    p.g.resize(events);
+    Eigen::VectorXd g(m_ + model_.switch_count());
     Eigen::VectorXd lambda_active;
     if (!active_.empty()) {
       const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
@@ -160,13 +141,17 @@ class Run {
     }
     for (int k = 0; k < m_; ++k) {
       const auto it = std::find(active_.begin(), active_.end(), k);
-      p.g(k) = it == active_.end() ? point_.f(k) : lambda_active(it - active_.begin());
+      g(k) = it == active_.end() ? point_.f(k) : lambda_active(it - active_.begin());
     }
     const Eigen::VectorXd s = model_.switching_values(x);
     for (int j = 0; j < model_.switch_count(); ++j) {
-      p.g(m_ + j) = modes_[static_cast<std::size_t>(j)] * s(j);
+      g(m_ + j) = modes_[static_cast<std::size_t>(j)] * s(j);
     }
-    return p;
+    return g;
+  }
+
+  bool is_active(Eigen::Index k) const {
+    return std::find(active_.begin(), active_.end(), static_cast<int>(k)) != active_.end();
   }
 
   // A constraint that has just been left at rest (ḟ ≈ 0) arms only beyond contact_distance_tol,
@@ -177,16 +162,15 @@ class Run {
     const Eigen::VectorXd rate = point_.constraint_rate(x.v);
     std::vector<double> thresholds(static_cast<std::size_t>(m_ + model_.switch_count()), 0.0);
     for (int k = 0; k < m_; ++k) {
-      const bool inactive = std::find(active_.begin(), active_.end(), k) == active_.end();
-      if (inactive && rate(k) <= opt_.velocity_tol)
+      if (!is_active(k) && rate(k) <= opt_.velocity_tol) {
         thresholds[static_cast<std::size_t>(k)] = opt_.distance_tol;
+      }
     }
     return thresholds;
   }
 
   PhaseEnd integrate_phase(State& x) {
     if (!active_.empty()) project_onto_constraints(x);
-    const double t_end = settings_.t_end;
     auto system = [this](const OdeState& y, OdeState& dy, double t) {
       ++rhs_evaluations_;
       last_t_ = t;
@@ -203,107 +187,47 @@ class Run {
         dy[static_cast<std::size_t>(n_ + i)] = acc.qdd(i);
       }
     };
-
     const double max_dt =
-        opt_.max_step_fraction * std::max(t_end - model_.initial_state().t, 1e-300);
+        opt_.max_step_fraction * std::max(settings_.t_end - model_.initial_state().t, 1e-300);
     auto stepper = odeint::make_dense_output(settings_.atol, settings_.rtol, max_dt,
                                              odeint::runge_kutta_dopri5<OdeState>());
     stepper.initialize(pack(x), x.t, initial_step(x, max_dt));
+    struct Dense {
+      decltype(stepper)& s;
+      decltype(system)& f;
+      int n;
+      std::pair<double, double> step() { return s.do_step(std::ref(f)); }
+      State at(double t) const {
+        OdeState y(static_cast<std::size_t>(2 * n));
+        s.calc_state(t, y);
+        return unpack(t, y, n);
+      }
+    } dense{stepper, system, n_};
 
-    const std::vector<double> threshold = arm_thresholds(x);
-    const Probe start = probe(x);
-    const Eigen::Index events = start.g.size();
-    std::vector<char> armed(static_cast<std::size_t>(events));
-    for (Eigen::Index i = 0; i < events; ++i) {
-      armed[static_cast<std::size_t>(i)] = start.g(i) > threshold[static_cast<std::size_t>(i)];
-    }
-    Eigen::VectorXd g_prev = start.g;
-    double t_prev = x.t;
-    OdeState y(static_cast<std::size_t>(2 * n_));
-
-    while (true) {
-      if (static_cast<double>(rec_.steps) >= opt_.max_steps) {
-        throw RunFailure{"too_many_steps", "more than " + format_number(opt_.max_steps) +
-                                               " steps before t = " + format_number(t_end)};
-      }
-      const auto [ta, tb] = stepper.do_step(system);
-      ++rec_.steps;
-      if (!(tb > ta) || tb - ta < 4.0 * std::numeric_limits<double>::epsilon() * std::abs(ta)) {
-        throw RunFailure{"step_underflow", "step size underflow at t = " + format_number(ta)};
-      }
-      const double t_stop = std::min(tb, t_end);
-      for (int s = 1; s <= kSamplesPerStep; ++s) {
-        const double ts = s == kSamplesPerStep ? t_stop : ta + (t_stop - ta) * s / kSamplesPerStep;
-        if (ts <= t_prev) continue;
-        stepper.calc_state(ts, y);
-        const State xs = unpack(ts, y, n_);
-        if (!all_finite(xs)) {
-          throw RunFailure{"non_finite", "non-finite state at t = " + format_number(ts)};
+    // A constraint not in contact whose f has gone below −contact_distance_tol without having
+    // been seen positive was crossed unseen: a failure, never a silent penetration.
+    const auto inspect = [this](const State& xs, const Eigen::VectorXd& g,
+                                const std::vector<char>& armed) {
+      for (int k = 0; k < m_; ++k) {
+        if (!armed[static_cast<std::size_t>(k)] && !is_active(k) && g(k) < -opt_.distance_tol) {
+          throw RunFailure{"missed_contact", "constraint " + std::to_string(k) +
+                                                 " reached f = " + format_number(g(k)) +
+                                                 " at t = " + format_number(xs.t) +
+                                                 " without a located contact"};
         }
-        const Probe p = probe(xs);
-        // Every function that crosses in (t_prev, ts] is refined; the earliest crossing wins and
-        // crossings within the time tolerance of it are handled together.
-        std::vector<std::pair<double, Eigen::Index>> crossings;
-        for (Eigen::Index i = 0; i < events; ++i) {
-          if (armed[static_cast<std::size_t>(i)] && p.g(i) < 0.0) {
-            const auto g_of_t = [&, i](double t) {
-              OdeState yt(static_cast<std::size_t>(2 * n_));
-              stepper.calc_state(t, yt);
-              return probe(unpack(t, yt, n_)).g(i);
-            };
-            const RootResult root = locate_root(g_of_t, t_prev, ts, std::max(g_prev(i), 0.0),
-                                                p.g(i), opt_.event_time_tol);
-            crossings.emplace_back(root.t, i);
-            max_bracket_ = std::max(max_bracket_, root.width);
-          }
-        }
-        if (!crossings.empty()) {
-          std::sort(crossings.begin(), crossings.end());
-          const double t_event = crossings.front().first;
-          const double tie = 10.0 * event_time_tolerance(opt_.event_time_tol, t_event);
-          emit_grid(stepper, t_event, /*inclusive=*/false);
-          stepper.calc_state(t_event, y);
-          x = unpack(t_event, y, n_);
-          track_minimum(x);
-          PhaseEnd end;
-          for (const auto& [t, i] : crossings) {
-            if (t > t_event + tie) break;
-            if (i >= m_) {
-              end.kinds.push_back("switch");
-              end.indices.push_back(static_cast<int>(i - m_));
-            } else {
-              const bool is_active =
-                  std::find(active_.begin(), active_.end(), static_cast<int>(i)) != active_.end();
-              end.kinds.push_back(is_active ? "lift_off" : "contact");
-              end.indices.push_back(static_cast<int>(i));
-            }
-          }
-          rec_.diagnostics["max_event_bracket"] = max_bracket_;
-          return end;
-        }
-        for (Eigen::Index i = 0; i < events; ++i) {
-          if (p.g(i) > threshold[static_cast<std::size_t>(i)])
-            armed[static_cast<std::size_t>(i)] = 1;
-          if (i < m_ && !armed[static_cast<std::size_t>(i)] && p.g(i) < -opt_.distance_tol &&
-              std::find(active_.begin(), active_.end(), static_cast<int>(i)) == active_.end()) {
-            throw RunFailure{"missed_contact", "constraint " + std::to_string(i) +
-                                                   " reached f = " + format_number(p.g(i)) +
-                                                   " at t = " + format_number(ts) +
-                                                   " without a located contact"};
-          }
-        }
-        update_minimum(p.f);
-        g_prev = p.g;
-        t_prev = ts;
       }
-      emit_grid(stepper, t_stop, /*inclusive=*/true);
-      if (tb >= t_end) {
-        stepper.calc_state(t_end, y);
-        x = unpack(t_end, y, n_);
-        rec_.diagnostics["max_event_bracket"] = max_bracket_;
-        return {};
-      }
-    }
+      track_minimum(xs);
+    };
+    const PhaseControl control{.t_end = settings_.t_end,
+                               .event_time_tol = opt_.event_time_tol,
+                               .max_steps = opt_.max_steps};
+    const PhaseEnd end = advance_to_event(
+        dense, x, [this](const State& xs) { return probe(xs); }, arm_thresholds(x), control,
+        counters_, inspect,
+        [&](double t_limit, bool inclusive) { emit_grid(dense, t_limit, inclusive); });
+    x = end.x;
+    track_minimum(x);
+    return end;
   }
 
   // Keeps the first step inside the flight of a constraint that has just bounced off (ḟ > 0 at
@@ -507,14 +431,12 @@ class Run {
   double output_seconds() const { return output_seconds_; }
 
  private:
-  template <class Stepper>
-  void emit_grid(Stepper& stepper, double t_limit, bool inclusive) {
+  template <class Dense>
+  void emit_grid(const Dense& dense, double t_limit, bool inclusive) {
     if (!settings_.on_sample) return;
-    OdeState y(static_cast<std::size_t>(2 * n_));
     while (next_output_ != settings_.output_times.end() &&
            (*next_output_ < t_limit || (inclusive && *next_output_ == t_limit))) {
-      stepper.calc_state(*next_output_, y);
-      deliver(sample(unpack(*next_output_, y, n_), ""));
+      deliver(sample(dense.at(*next_output_), ""));
       ++next_output_;
     }
   }
@@ -535,7 +457,7 @@ class Run {
   long probe_evaluations_ = 0;
   long impacts_ = 0;
   double max_projection_ = 0.0;
-  double max_bracket_ = 0.0;
+  PhaseCounters counters_;
   double last_t_ = 0.0;
   double output_seconds_ = 0.0;
   Eigen::VectorXd last_impulse_;  // the impulse of the impact being reported (impact+ rows)

@@ -27,8 +27,8 @@ struct RunFailure {
 
 struct PhaseEnd {
   bool horizon = false;
-  State x;                             // the state at the event (or at the horizon)
-  std::vector<Eigen::Index> crossed;   // the event functions that crossed (within the tie window)
+  State x;                            // the state at the event (or at the horizon)
+  std::vector<Eigen::Index> crossed;  // the event functions that crossed (within the tie window)
 };
 
 struct PhaseControl {
@@ -86,8 +86,8 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
       for (Eigen::Index i = 0; i < events; ++i) {
         if (!armed[static_cast<std::size_t>(i)] || !(g(i) < 0.0)) continue;
         const auto g_of_t = [&, i](double t) { return probe(dense.at(t))(i); };
-        const RootResult root = locate_root(g_of_t, t_prev, ts, std::max(g_prev(i), 0.0), g(i),
-                                            control.event_time_tol);
+        const RootResult root =
+            locate_root(g_of_t, t_prev, ts, std::max(g_prev(i), 0.0), g(i), control.event_time_tol);
         crossings.emplace_back(root.t, i);
         counters.max_bracket = std::max(counters.max_bracket, root.width);
       }

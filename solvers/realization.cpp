@@ -131,8 +131,10 @@ class Run {
     modes_ = model_.modes_at(x);
     in_medium_.assign(static_cast<std::size_t>(m_), 0);
     pushing_.assign(static_cast<std::size_t>(m_), 0);
-    rec_.min_constraint.assign(static_cast<std::size_t>(m_), std::numeric_limits<double>::infinity());
-    next_output_ = std::lower_bound(settings_.output_times.begin(), settings_.output_times.end(), x.t);
+    rec_.min_constraint.assign(static_cast<std::size_t>(m_),
+                               std::numeric_limits<double>::infinity());
+    next_output_ =
+        std::lower_bound(settings_.output_times.begin(), settings_.output_times.end(), x.t);
     try {
       classify(x);
       update_minimum(model_.constraint_values(x.t, x.q));
@@ -185,7 +187,8 @@ class Run {
     const Eigen::VectorXd free_f_dd = point_.J * free_motion.qdd + point_.d;
     for (int k = 0; k < m_; ++k) {
       const double f = point_.f(k);
-      const bool inside = f < 0.0 || (f == 0.0 && (rate(k) < 0.0 || (rate(k) == 0.0 && free_f_dd(k) < 0.0)));
+      const bool inside =
+          f < 0.0 || (f == 0.0 && (rate(k) < 0.0 || (rate(k) == 0.0 && free_f_dd(k) < 0.0)));
       if (inside) enter(x, k, /*record=*/x.t > model_.initial_state().t);
     }
   }
@@ -328,8 +331,11 @@ class Run {
         }
         State at(double t) const { return to_state(t, s.calc_state(t), n); }
       } dense{stepper, rhs, jacobian, n_};
-      const auto grid = [&](double t_limit, bool inclusive) { emit_grid(dense, t_limit, inclusive); };
-      PhaseEnd end = advance_to_event(dense, x, probe_fn, threshold, control, counters_, inspect, grid);
+      const auto grid = [&](double t_limit, bool inclusive) {
+        emit_grid(dense, t_limit, inclusive);
+      };
+      PhaseEnd end =
+          advance_to_event(dense, x, probe_fn, threshold, control, counters_, inspect, grid);
       stiff_steps_ += counters_.steps - steps_before;
       stiff_rejected_ += stepper.rejected();
       return end;
@@ -341,7 +347,8 @@ class Run {
       last_t_ = t;
       const State s = to_state(t, y, n_);
       const Eigen::VectorXd a = qdd(s);
-      if (!a.allFinite()) throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
+      if (!a.allFinite())
+        throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
       dy.resize(y.size());
       for (int i = 0; i < n_; ++i) {
         dy[static_cast<std::size_t>(i)] = s.v(i);
@@ -421,7 +428,8 @@ class Run {
   void deliver(const TrajectorySample& s) {
     const auto started = std::chrono::steady_clock::now();
     settings_.on_sample(s);
-    output_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    output_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
 
   void emit(const State& x, const std::string& label) {
@@ -475,25 +483,59 @@ std::string RealizationSolver::description() const {
 
 std::vector<ParamSpec> RealizationSolver::parameters() const {
   return {
-      {.name = "N", .default_value = 1e6, .min = 0.0, .max = 1e15, .min_inclusive = false,
-       .description = "realization parameter: stiffness gamma N, viscosity beta N, added mass alpha N"},
-      {.name = "alpha", .default_value = 0.0, .min = 0.0, .max = 1e9,
+      {.name = "N",
+       .default_value = 1e6,
+       .min = 0.0,
+       .max = 1e15,
+       .min_inclusive = false,
+       .description =
+           "realization parameter: stiffness gamma N, viscosity beta N, added mass alpha N"},
+      {.name = "alpha",
+       .default_value = 0.0,
+       .min = 0.0,
+       .max = 1e9,
        .description = "added-mass coefficient (default: the preset's)"},
-      {.name = "beta", .default_value = 1.0, .min = 0.0, .max = 1e9,
+      {.name = "beta",
+       .default_value = 1.0,
+       .min = 0.0,
+       .max = 1e9,
        .description = "viscosity coefficient (default: the preset's)"},
-      {.name = "gamma", .default_value = 0.0, .min = 0.0, .max = 1e9,
+      {.name = "gamma",
+       .default_value = 0.0,
+       .min = 0.0,
+       .max = 1e9,
        .description = "stiffness coefficient (default: the preset's)"},
-      {.name = "kappa", .default_value = 1.0, .min = 0.0, .max = 1e9, .min_inclusive = false,
+      {.name = "kappa",
+       .default_value = 1.0,
+       .min = 0.0,
+       .max = 1e9,
+       .min_inclusive = false,
        .description = "kozlov-impact: stiffness kappa N (seed 001 section 5)"},
-      {.name = "k", .default_value = 0.1, .min = 0.0, .max = 1e9,
+      {.name = "k",
+       .default_value = 0.1,
+       .min = 0.0,
+       .max = 1e9,
        .description = "kozlov-impact: damping force 2 k sqrt(N) f' (seed 001 section 5)"},
-      {.name = "event_time_tol", .default_value = 1e-14, .min = 0.0, .max = 1e-6,
-       .min_inclusive = false, .description = "absolute tolerance of event times (root refinement)"},
-      {.name = "max_steps", .default_value = 1e7, .min = 1, .max = 1e12,
+      {.name = "event_time_tol",
+       .default_value = 1e-14,
+       .min = 0.0,
+       .max = 1e-6,
+       .min_inclusive = false,
+       .description = "absolute tolerance of event times (root refinement)"},
+      {.name = "max_steps",
+       .default_value = 1e7,
+       .min = 1,
+       .max = 1e12,
        .description = "accepted steps before the run ends with status too_many_steps"},
-      {.name = "max_events", .default_value = 1e5, .min = 1, .max = 1e12,
+      {.name = "max_events",
+       .default_value = 1e5,
+       .min = 1,
+       .max = 1e12,
        .description = "events before the run ends with status too_many_events"},
-      {.name = "max_step_fraction", .default_value = 0.02, .min = 0.0, .max = 1.0,
+      {.name = "max_step_fraction",
+       .default_value = 0.02,
+       .min = 0.0,
+       .max = 1.0,
        .min_inclusive = false,
        .description = "largest step as a fraction of the horizon (bounds what a step can hide)"},
   };
@@ -538,8 +580,7 @@ void RealizationSolver::finalize(ParamValues& params, ChoiceValues& choices,
   if (!given("beta")) params["beta"] = beta;
   if (!given("gamma")) params["gamma"] = gamma;
   if (params.at("alpha") == 0.0 && params.at("beta") == 0.0 && params.at("gamma") == 0.0) {
-    throw InputError(
-        "solver realization: alpha, beta, gamma are all 0; at least one must be > 0");
+    throw InputError("solver realization: alpha, beta, gamma are all 0; at least one must be > 0");
   }
 }
 

@@ -1,8 +1,8 @@
 // The result of one solve: what `crbench run --json` prints and what studies collect.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,8 +25,8 @@ struct Event {
 struct RunRecord {
   std::string case_name;
   std::string solver;
-  ParamValues params;         // the case's, defaults filled in
-  ParamValues solver_params;  // the solver's, defaults filled in
+  ParamValues params;                                 // the case's, defaults filled in
+  ParamValues solver_params;                          // the solver's, defaults filled in
   std::map<std::string, std::string> solver_choices;  // named choices (preset, interaction)
   ParamValues tolerances;     // every tolerance the numbers were computed with
   std::string status = "ok";  // "ok" or a failure kind

@@ -42,7 +42,8 @@ class RosenbrockDense {
     for (int attempt = 0; attempt < 500; ++attempt) {
       if (try_step(rhs, jac)) return {t_old_, t_};
     }
-    throw std::runtime_error("rosenbrock: 500 rejected steps in a row (step size adjustment failed)");
+    throw std::runtime_error(
+        "rosenbrock: 500 rejected steps in a row (step size adjustment failed)");
   }
 
   // The dense output on [t_old, t].

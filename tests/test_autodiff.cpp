@@ -158,9 +158,12 @@ void check_dual(const Model& model) {
   for (int j = 0; j <= 2 * n; ++j) {
     const Eigen::VectorXd fd = testing::derivative([&](double h) {
       State y = x;
-      if (j < n) y.q(j) += h;
-      else if (j < 2 * n) y.v(j - n) += h;
-      else y.t += h;
+      if (j < n)
+        y.q(j) += h;
+      else if (j < 2 * n)
+        y.v(j - n) += h;
+      else
+        y.t += h;
       Point p;
       model.evaluate(y, modes, p);
       return Eigen::VectorXd(flatten(p));

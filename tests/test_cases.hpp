@@ -209,7 +209,8 @@ struct UniformApproach {
   static constexpr int n = 2, m = 1, switches = 0;
   explicit UniformApproach(const ParamValues&) {}
   static CaseInfo info() {
-    return {.name = "test-uniform-approach", .description = "test only", .dof = n, .constraints = m};
+    return {
+        .name = "test-uniform-approach", .description = "test only", .dof = n, .constraints = m};
   }
   template <class S>
   Mat<S, n, n> metric(const Vec<S, n>&) const {

@@ -58,6 +58,15 @@ TEST_CASE("crbench run: bad input is one line naming the item - exit status 2", 
       {with({"--trajectory", "/nonexistent-dir/x.csv"}), "--trajectory: cannot open"},
       {with({"--no-such-flag"}), "--no-such-flag"},
       {{"run", "--solver", "event-driven"}, "--case is required"},
+      {{"run", "--case", "dk-plane", "--solver", "realization", "--preset", "spring"},
+       "preset 'spring' is not one of: viscous, penalty, kozlov-impact"},
+      {{"run", "--case", "dk-plane", "--solver", "realization", "--alpha", "0", "--beta", "0"},
+       "alpha, beta, gamma are all 0; at least one must be > 0"},
+      {{"run", "--case", "dk-plane", "--solver", "realization", "--N", "-1"},
+       "parameter 'N' = -1 is outside its range (0, 1e+15]"},
+      {with({"--interaction", "obstacle"}),
+       "--interaction: not a parameter of solver event-driven"},
+      {with({"--h", "0.1"}), "--h: not a parameter of solver event-driven"},
       {{}, "A subcommand is required"},
   };
   for (const auto& [args, expected] : cases) {
@@ -140,4 +149,20 @@ TEST_CASE("crbench --help and --version exit 0", "[cli]") {
   CHECK(cli({"--help"}).status == 0);
   CHECK(cli({"--version"}).status == 0);
   CHECK(cli({"run", "--help"}).status == 0);
+}
+
+TEST_CASE("crbench run --solver realization --trajectory adds N*f", "[cli]") {
+  const auto path = std::filesystem::temp_directory_path() / "crbench_test_realization.csv";
+  const CliResult r = cli({"run", "--case", "dk-plane", "--solver", "realization", "--N", "1e4",
+                           "--trajectory", path.string(), "--samples", "31", "--json"});
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["solver_params"]["preset"] == "viscous");
+  CHECK(j["solver_params"]["interaction"] == "medium");
+  CHECK(j["solver_params"]["beta"] == 1.0);
+  std::ifstream in(path);
+  std::string header;
+  std::getline(in, header);
+  CHECK(header == "t,label,q0,q1,v0,v1,f0,lambda0,mu0,impulse0,Nf0");
+  std::filesystem::remove(path);
 }

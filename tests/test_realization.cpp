@@ -95,7 +95,8 @@ TEST_CASE("realization viscous obstacle: lift-off -> 1 as 1 + sqrt(2/N) (order 1
     delays.push_back(*r.lift_off_time - 1.0);
     // Exactly: the pushing ends where ẏ = 0, at 1 + ln2/N by (6.5), at depth (g/N)(1 − ln2/N);
     // free flight from rest then takes √(2/N)·√(1 − ln2/N).
-    const double exact = 1.0 + std::log(2.0) / N + std::sqrt(2.0 / N) * std::sqrt(1.0 - std::log(2.0) / N);
+    const double exact =
+        1.0 + std::log(2.0) / N + std::sqrt(2.0 / N) * std::sqrt(1.0 - std::log(2.0) / N);
     CHECK(std::abs(*r.lift_off_time - exact) <= 1e-10);
     bool released = false;
     for (const auto& e : r.events) released = released || e.kind == "release";
@@ -145,8 +146,8 @@ TEST_CASE("kozlov-impact: normal velocity ratio -> exp(-pi k / omega), and 0 whe
   // the level of round-off the run may record an exit, with the velocity of that moment. Either
   // way the normal velocity after the contact tends to 0.
   for (const double N : {1e4, 1e10}) {
-    const RunRecord r =
-        realize(*model, {{"N", format_number(N)}, {"preset", "kozlov-impact"}, {"kappa", "1"}, {"k", "2"}});
+    const RunRecord r = realize(
+        *model, {{"N", format_number(N)}, {"preset", "kozlov-impact"}, {"kappa", "1"}, {"k", "2"}});
     INFO("overdamped, N " << N);
     REQUIRE(r.status == "ok");
     CHECK(std::abs(r.final_state.v(1)) <= 1e-9);
@@ -163,9 +164,12 @@ TEST_CASE("realization rejects inadmissible settings by name", "[realization]") 
                     Catch::Contains("alpha, beta, gamma are all 0"));
   CHECK_THROWS_WITH(bad({{"N", "0"}}), Catch::Contains("'N' = 0 is outside its range (0, 1e+15]"));
   CHECK_THROWS_WITH(bad({{"beta", "-1"}}), Catch::Contains("'beta' = -1 is outside"));
-  CHECK_THROWS_WITH(bad({{"preset", "spring"}}),
-                    Catch::Contains("preset 'spring' is not one of: viscous, penalty, kozlov-impact"));
-  CHECK_THROWS_WITH(bad({{"interaction", "glue"}}), Catch::Contains("is not one of: medium, obstacle"));
-  CHECK_THROWS_WITH(bad({{"kappa", "2"}}), Catch::Contains("applies to --preset kozlov-impact only"));
+  CHECK_THROWS_WITH(
+      bad({{"preset", "spring"}}),
+      Catch::Contains("preset 'spring' is not one of: viscous, penalty, kozlov-impact"));
+  CHECK_THROWS_WITH(bad({{"interaction", "glue"}}),
+                    Catch::Contains("is not one of: medium, obstacle"));
+  CHECK_THROWS_WITH(bad({{"kappa", "2"}}),
+                    Catch::Contains("applies to --preset kozlov-impact only"));
   CHECK_THROWS_WITH(bad({{"N", "nan"}}), Catch::Contains("not finite"));
 }
