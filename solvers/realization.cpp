@@ -26,6 +26,7 @@
 
 #include "solvers/dynamics.hpp"
 #include "solvers/phase.hpp"
+#include "solvers/realization_dynamics.hpp"
 #include "solvers/rosenbrock.hpp"
 
 namespace crbench {
@@ -33,13 +34,6 @@ namespace {
 
 namespace odeint = boost::numeric::odeint;
 using OdeState = std::vector<double>;
-
-struct Medium {
-  double mass;       // αN
-  double damping;    // βN
-  double stiffness;  // γN
-  bool obstacle;
-};
 
 template <class V>
 State to_state(double t, const V& y, int n) {
@@ -63,46 +57,6 @@ V from_state(const State& x) {
     y[n + i] = x.v(static_cast<Eigen::Index>(i));
   }
   return y;
-}
-
-// q̈ and the multipliers λ_k of the pushing constraints, written once for double and Dual.
-// `would_be` receives, for every constraint in the medium, −(α f̈ + β ḟ + γ f)N evaluated with
-// this q̈: λ_k for a pushing constraint, and for a released one the sign its reaction would have.
-template <class S>
-Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
-                                                 const Eigen::Matrix<S, Eigen::Dynamic, 1>& v,
-                                                 const std::vector<char>& in_medium,
-                                                 const std::vector<char>& pushing, const Medium& k,
-                                                 Eigen::Matrix<S, Eigen::Dynamic, 1>* would_be) {
-  using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
-  using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
-  const Eigen::Index m = p.f.size();
-  Matrix M = p.A;
-  Vector r = p.free_force();
-  const Vector rate = p.constraint_rate(v);
-  for (Eigen::Index i = 0; i < m; ++i) {
-    if (!pushing[static_cast<std::size_t>(i)]) continue;
-    const Vector Jt = p.J.row(i).transpose();
-    S normal = k.damping * rate(i) + k.stiffness * p.f(i);
-    // d enters only through the added mass; skipping it at α = 0 keeps Jacobians free of d's
-    // derivatives, which Model::evaluate_dual does not provide.
-    if (k.mass != 0.0) {
-      M += k.mass * Jt * Jt.transpose();
-      normal += k.mass * p.d(i);
-    }
-    r -= Jt * normal;
-  }
-  const Vector qdd = M.partialPivLu().solve(r);
-  if (would_be != nullptr) {
-    would_be->setZero(m);
-    for (Eigen::Index i = 0; i < m; ++i) {
-      if (!in_medium[static_cast<std::size_t>(i)]) continue;
-      S normal = k.damping * rate(i) + k.stiffness * p.f(i);
-      if (k.mass != 0.0) normal += k.mass * (p.J.row(i).dot(qdd) + p.d(i));
-      (*would_be)(i) = -normal;
-    }
-  }
-  return qdd;
 }
 
 struct Options {
@@ -374,22 +328,9 @@ class Run {
     return advance_to_event(dense, x, probe_fn, threshold, control, counters_, inspect, grid);
   }
 
-  // ∂(q̇, q̈)/∂(q, q̇) and ∂(q̇, q̈)/∂t by forward AD through the case and the medium's equations.
   void jacobian_of_rhs(const State& x, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt) {
-    model_.evaluate_dual(x, modes_, dual_point_);
-    const int directions = 2 * n_ + 1;
-    Eigen::Matrix<Dual, Eigen::Dynamic, 1> v(n_);
-    for (int i = 0; i < n_; ++i) {
-      v(i) = Dual(x.v(i), Eigen::VectorXd::Unit(directions, n_ + i));
-    }
-    const auto a = acceleration<Dual>(dual_point_, v, in_medium_, pushing_, opt_.medium, nullptr);
-    jac.setZero(2 * n_, 2 * n_);
-    dfdt.setZero(2 * n_);
-    for (int i = 0; i < n_; ++i) {
-      jac(i, n_ + i) = 1.0;
-      for (int j = 0; j < 2 * n_; ++j) jac(n_ + i, j) = a(i).derivatives()(j);
-      dfdt(n_ + i) = a(i).derivatives()(2 * n_);
-    }
+    realization_jacobian(model_, x, modes_, in_medium_, pushing_, opt_.medium, dual_point_, jac,
+                         dfdt);
   }
 
   long rejected_steps() const {
