@@ -1,5 +1,6 @@
 #include "bench/run_support.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -19,9 +20,8 @@ std::string exact(double x) {
 
 class TrajectoryCsv {
  public:
-  // `realization_N` > 0 adds the columns N·f_k (seed 004 (2.6): N f(q_N(t)) → z(t)).
-  TrajectoryCsv(const std::string& path, int n, int m, double realization_N)
-      : file_(path), N_(realization_N) {
+  TrajectoryCsv(const std::string& path, int n, int m, const std::vector<std::string>& extras)
+      : file_(path), extras_(static_cast<Eigen::Index>(extras.size())) {
     if (!file_) throw InputError("--trajectory: cannot open '" + path + "' for writing");
     file_ << "t,label";
     for (int i = 0; i < n; ++i) file_ << ",q" << i;
@@ -30,7 +30,7 @@ class TrajectoryCsv {
     for (int k = 0; k < m; ++k) file_ << ",lambda" << k;
     for (int k = 0; k < m; ++k) file_ << ",mu" << k;
     for (int k = 0; k < m; ++k) file_ << ",impulse" << k;
-    for (int k = 0; N_ > 0.0 && k < m; ++k) file_ << ",Nf" << k;
+    for (const auto& name : extras) file_ << "," << name;
     file_ << "\n";
   }
   void write(const TrajectorySample& s) {
@@ -44,13 +44,14 @@ class TrajectoryCsv {
     put(s.lambda);
     put(s.mu);
     put(s.impulse.size() == s.f.size() ? s.impulse : Eigen::VectorXd::Zero(s.f.size()));
-    if (N_ > 0.0) put(N_ * s.f);
+    put(s.extra.size() == extras_ ? s.extra
+                                  : Eigen::VectorXd::Constant(extras_, std::nan("")));
     file_ << "\n";
   }
 
  private:
   std::ofstream file_;
-  double N_;
+  Eigen::Index extras_;
 };
 
 }  // namespace
@@ -74,10 +75,9 @@ RunRecord execute(const RunRequest& request) {
 
   std::unique_ptr<TrajectoryCsv> csv;
   if (!request.trajectory_path.empty()) {
-    const auto N = settings.solver_params.find("N");
     csv = std::make_unique<TrajectoryCsv>(request.trajectory_path, model->dof(),
                                           model->constraint_count(),
-                                          N == settings.solver_params.end() ? 0.0 : N->second);
+                                          solver.extra_columns(*model, settings));
   }
   if (csv || request.observer) {
     for (int i = 0; i < request.samples; ++i) {

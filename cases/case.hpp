@@ -43,6 +43,9 @@ struct State {
   double t = 0.0;
   Eigen::VectorXd q;
   Eigen::VectorXd v;
+  // Variables a solver integrates alongside (q, q̇), e.g. z and z' of the limit model; empty
+  // otherwise.
+  Eigen::VectorXd aux;
 };
 
 // A lift-off time known in closed form for one model ("classical", "viscous", ...).
@@ -60,9 +63,24 @@ struct ClosedFormTrajectory {
   std::function<std::optional<Eigen::VectorXd>(double t, double realization_N)> q;
 };
 
+// Any other number the theory gives for the case, by name (e.g. "z(2 pi) in the (1,0,1) model").
+struct ValueFact {
+  std::string name;
+  double value = 0.0;
+  std::string source;
+};
+
 struct Facts {
   std::vector<LiftOffFact> lift_off;
   std::vector<ClosedFormTrajectory> trajectories;
+  std::vector<ValueFact> values;
+
+  std::optional<double> value(std::string_view name) const {
+    for (const auto& v : values) {
+      if (v.name == name) return v.value;
+    }
+    return std::nullopt;
+  }
 
   std::optional<double> lift_off_time(std::string_view model) const {
     for (const auto& f : lift_off) {

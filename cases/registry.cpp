@@ -1,6 +1,7 @@
 #include "cases/registry.hpp"
 
 #include "cases/bouncing_ball_siconos.hpp"
+#include "cases/dk_counterexample.hpp"
 #include "cases/dk_plane.hpp"
 #include "solvers/dynamics.hpp"
 
@@ -18,6 +19,7 @@ const std::vector<CaseEntry>& case_registry() {
   static const std::vector<CaseEntry> cases = {
       entry<cases::DkPlane>(),
       entry<cases::BouncingBallSiconos>(),
+      entry<cases::DkCounterexample>(),
   };
   return cases;
 }

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <numbers>
 #include <sstream>
 
 #include "solvers/dynamics.hpp"
@@ -39,20 +40,28 @@ struct Options {
   double max_steps;
   double max_events;
   double max_step_fraction;
+  // The (α,β,γ) limit model of seed 004 Theorem 1 instead of the classical model; with
+  // α = β = 0 it is the classical model and this stays empty.
+  std::optional<LimitCoefficients> limit;
 };
 
+// The ODE state is (q, q̇, aux): aux holds z_k then z'_k of the limit model, or nothing.
 State unpack(double t, const OdeState& y, int n) {
   State x;
   x.t = t;
   x.q = Eigen::Map<const Eigen::VectorXd>(y.data(), n);
   x.v = Eigen::Map<const Eigen::VectorXd>(y.data() + n, n);
+  x.aux = Eigen::Map<const Eigen::VectorXd>(y.data() + 2 * n,
+                                            static_cast<Eigen::Index>(y.size()) - 2 * n);
   return x;
 }
 
 OdeState pack(const State& x) {
-  OdeState y(static_cast<std::size_t>(2 * x.q.size()));
-  Eigen::Map<Eigen::VectorXd>(y.data(), x.q.size()) = x.q;
-  Eigen::Map<Eigen::VectorXd>(y.data() + x.q.size(), x.v.size()) = x.v;
+  const Eigen::Index n = x.q.size();
+  OdeState y(static_cast<std::size_t>(2 * n + x.aux.size()));
+  Eigen::Map<Eigen::VectorXd>(y.data(), n) = x.q;
+  Eigen::Map<Eigen::VectorXd>(y.data() + n, n) = x.v;
+  Eigen::Map<Eigen::VectorXd>(y.data() + 2 * n, x.aux.size()) = x.aux;
   return y;
 }
 
@@ -74,7 +83,11 @@ class Run {
 
   void execute() {
     State x = model_.initial_state();
+    if (dynamic_z()) x.aux = Eigen::VectorXd::Zero(2 * m_);
     modes_ = model_.modes_at(x);
+    z_extreme_.assign(static_cast<std::size_t>(m_), 0.0);
+    contact_start_.assign(static_cast<std::size_t>(m_), 0.0);
+    lambda_zero_.assign(static_cast<std::size_t>(m_), std::nan(""));
     rec_.min_constraint.assign(static_cast<std::size_t>(m_),
                                std::numeric_limits<double>::infinity());
     next_output_ =
@@ -88,15 +101,30 @@ class Run {
         std::string label;
         for (const Eigen::Index i : end.crossed) {
           if (!label.empty()) label += '&';
-          label += i >= m_ ? "switch" : (is_active(i) ? "lift_off" : "contact");
+          label += event_name(i);
         }
         emit(x, label + "-");
         std::vector<int> leaving;
         for (const Eigen::Index i : end.crossed) {
-          if (i >= m_) {
+          const int S = model_.switch_count();
+          if (i >= m_ && i < m_ + S) {
             const auto j = static_cast<std::size_t>(i - m_);
             modes_[j] = -modes_[j];
             rec_.events.push_back({.t = x.t, .kind = "switch", .index = static_cast<int>(j)});
+          } else if (i >= m_ + S && i < 2 * m_ + S) {
+            check_touch(x, static_cast<int>(i - m_ - S));
+          } else if (i >= 2 * m_ + S) {
+            const int k = static_cast<int>(i - 2 * m_ - S);
+            if (std::isnan(lambda_zero_[static_cast<std::size_t>(k)])) {
+              lambda_zero_[static_cast<std::size_t>(k)] = x.t;
+            }
+            rec_.events.push_back({.t = x.t, .kind = "lambda_zero", .index = k});
+          } else if (is_active(i) && dynamic_z()) {
+            if (z_zero_lifts_off(x, static_cast<int>(i))) {
+              active_.erase(std::find(active_.begin(), active_.end(), static_cast<int>(i)));
+              leaving.push_back(static_cast<int>(i));
+              record_lift_off(x.t, static_cast<int>(i));
+            }
           } else if (is_active(i)) {
             active_.erase(std::find(active_.begin(), active_.end(), static_cast<int>(i)));
             leaving.push_back(static_cast<int>(i));
@@ -108,6 +136,7 @@ class Run {
                                                   " events before the horizon"};
         }
         resolve_contacts(x, leaving);
+        note_lambda_sign(x);
         emit(x, label + "+");
       }
     } catch (const RunFailure& failure) {
@@ -118,6 +147,7 @@ class Run {
       rec_.reason = std::string("integrator: ") + e.what() + " at t = " + format_number(last_t_);
     }
     rec_.final_state = x;
+    if (opt_.limit) finish_theorem_diagnostics(x);
     rec_.rhs_evaluations = rhs_evaluations_;
     rec_.diagnostics["event_function_evaluations"] = probe_evaluations_;
     rec_.diagnostics["impacts"] = impacts_;
@@ -132,22 +162,171 @@ class Run {
   Eigen::VectorXd probe(const State& x) {
     ++probe_evaluations_;
     model_.evaluate(x, modes_, point_);
-    Eigen::VectorXd g(m_ + model_.switch_count());
+    const int S = model_.switch_count();
+    Eigen::VectorXd g = Eigen::VectorXd::Ones(3 * m_ + S);
     Eigen::VectorXd lambda_active;
     if (!active_.empty()) {
       const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
       if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
       lambda_active = acc.lambda;
     }
+    // [0, m): f_k off the constraint (contact); on it λ_k (classical lift-off) or −z_k (limit
+    // model: lift-off candidate where z reaches 0 from below). [m, m + S): switching functions.
+    // Limit model only: [m + S, 2m + S): z'_k (a maximum of z, to catch a double zero);
+    // [2m + S, 3m + S): λ_k (its first zero, for the propositions and the delay).
     for (int k = 0; k < m_; ++k) {
       const auto it = std::find(active_.begin(), active_.end(), k);
-      g(k) = it == active_.end() ? point_.f(k) : lambda_active(it - active_.begin());
+      if (it == active_.end()) {
+        g(k) = point_.f(k);
+        continue;
+      }
+      const double lambda = lambda_active(it - active_.begin());
+      g(k) = dynamic_z() ? -x.aux(k) : lambda;
+      if (dynamic_z()) {
+        if (opt_.limit->alpha > 0.0) g(m_ + S + k) = x.aux(m_ + k);
+        g(2 * m_ + S + k) = lambda;
+      }
     }
     const Eigen::VectorXd s = model_.switching_values(x);
-    for (int j = 0; j < model_.switch_count(); ++j) {
-      g(m_ + j) = modes_[static_cast<std::size_t>(j)] * s(j);
-    }
+    for (int j = 0; j < S; ++j) g(m_ + j) = modes_[static_cast<std::size_t>(j)] * s(j);
     return g;
+  }
+
+  bool dynamic_z() const {
+    return opt_.limit && (opt_.limit->alpha > 0.0 || opt_.limit->beta > 0.0);
+  }
+
+  std::string event_name(Eigen::Index i) const {
+    const int S = model_.switch_count();
+    if (i >= m_ && i < m_ + S) return "switch";
+    if (i >= m_ + S && i < 2 * m_ + S) return "z_maximum";
+    if (i >= 2 * m_ + S) return "lambda_zero";
+    if (!is_active(i)) return "contact";
+    return dynamic_z() ? "z_zero" : "lift_off";
+  }
+
+  // z' at x for constraint k: carried for α > 0, from β z' + γ z = −λ otherwise.
+  double z_rate(const State& x, int k, double lambda) const {
+    if (opt_.limit->alpha > 0.0) return x.aux(m_ + k);
+    return (-lambda - opt_.limit->gamma * x.aux(k)) / opt_.limit->beta;
+  }
+
+  double lambda_of(const State& x, int k) {
+    model_.evaluate(x, modes_, point_);
+    const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
+    if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+    const auto it = std::find(active_.begin(), active_.end(), k);
+    last_mu_ = acc.mu(it - active_.begin());
+    return acc.lambda(it - active_.begin());
+  }
+
+  void theorem_fails(const std::string& why) {
+    if (theorem_applies_) why_ = why;
+    theorem_applies_ = false;
+  }
+
+  // Seed 004 Theorem 1: lift-off at the first zero τ of z if it is simple and λ(τ) < 0.
+  bool z_zero_lifts_off(const State& x, int k) {
+    const double lambda = lambda_of(x, k);
+    const double rate = z_rate(x, k, lambda);
+    const double since = x.t - contact_start_[static_cast<std::size_t>(k)];
+    const double scale =
+        std::abs(z_extreme_[static_cast<std::size_t>(k)]) / std::max(since, 1e-300);
+    const bool simple = rate > 1e-8 * scale;
+    z_zeros_.push_back({{"t", x.t},
+                        {"constraint", k},
+                        {"lambda", lambda},
+                        {"mu", last_mu_},
+                        {"z_rate", rate},
+                        {"simple", simple}});
+    rec_.events.push_back({.t = x.t, .kind = "z_zero", .index = k});
+    if (!simple) {
+      theorem_fails("z reaches 0 without crossing it (a double zero, z' = " + format_number(rate) +
+                    ") at t = " + format_number(x.t) + " on constraint " + std::to_string(k));
+      return false;
+    }
+    if (!(lambda < 0.0)) {
+      theorem_fails("lambda = " + format_number(lambda) + " >= 0 at the zero of z (t = " +
+                    format_number(x.t) + ", constraint " + std::to_string(k) +
+                    "): Theorem 1 asserts no lift-off there; the motion stays on the constraint");
+      return false;
+    }
+    if (proposition_.empty()) proposition_ = proposition(k);
+    return true;
+  }
+
+  // λ may also stop being positive by a jump (a force switch), not only by crossing 0.
+  void note_lambda_sign(const State& x) {
+    if (!dynamic_z() || active_.empty()) return;
+    model_.evaluate(x, modes_, point_);
+    const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
+    if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+    for (std::size_t r = 0; r < active_.size(); ++r) {
+      auto& zero = lambda_zero_[static_cast<std::size_t>(active_[r])];
+      if (std::isnan(zero) && acc.lambda(static_cast<Eigen::Index>(r)) <= 0.0) zero = x.t;
+    }
+  }
+
+  // A maximum of z (z' crossing 0 downward) at z ≈ 0 is a double zero of z.
+  void check_touch(const State& x, int k) {
+    if (!is_active(k)) return;
+    const double z = x.aux(k);
+    if (std::abs(z) <= 1e-8 * std::abs(z_extreme_[static_cast<std::size_t>(k)])) {
+      rec_.events.push_back({.t = x.t, .kind = "z_double_zero", .index = k});
+      theorem_fails("z touches 0 without crossing it (a double zero: z = " + format_number(z) +
+                    " at its maximum) at t = " + format_number(x.t) + " on constraint " +
+                    std::to_string(k));
+    }
+  }
+
+  // Seed 004 §3: Proposition 1 (β² ≥ 4αγ) and Proposition 2 (β² < 4αγ, ω² = 4αγ − β²,
+  // τ ≤ π/ω with τ the first zero of μ) guarantee z < 0 beyond the first zero of λ, i.e. a delay.
+  std::string proposition(int k) const {
+    const double a = opt_.limit->alpha, b = opt_.limit->beta, c = opt_.limit->gamma;
+    const double zero = lambda_zero_[static_cast<std::size_t>(k)];
+    if (std::isnan(zero)) {
+      return "lambda > 0 throughout the contact: Propositions 1-2 (seed 004 section 3) speak of "
+             "the zero of lambda and do not apply";
+    }
+    const double tau = zero - contact_start_[static_cast<std::size_t>(k)];
+    if (b * b >= 4.0 * a * c) {
+      return "Proposition 1 (beta^2 >= 4 alpha gamma): z < 0 beyond the first zero of lambda "
+             "(t = " +
+             format_number(zero) + "), so the lift-off is delayed";
+    }
+    const double omega = std::sqrt(4.0 * a * c - b * b);
+    if (tau <= std::numbers::pi / omega) {
+      return "Proposition 2 (beta^2 < 4 alpha gamma, first zero of lambda after " +
+             format_number(tau) + " <= pi/omega = " + format_number(std::numbers::pi / omega) +
+             "): the lift-off is delayed";
+    }
+    return "neither Proposition 1 nor 2 applies (beta^2 < 4 alpha gamma and the first zero of "
+           "lambda comes after " +
+           format_number(tau) + " > pi/omega = " + format_number(std::numbers::pi / omega) +
+           "): no delay is guaranteed";
+  }
+
+  void finish_theorem_diagnostics(const State& x) {
+    if (dynamic_z()) {
+      for (const int k : active_) {
+        theorem_fails("no zero of z before the horizon t = " + format_number(x.t) +
+                      " (constraint " + std::to_string(k) + " in contact since t = " +
+                      format_number(contact_start_[static_cast<std::size_t>(k)]) + ")");
+      }
+    }
+    rec_.diagnostics["theorem_applies"] = theorem_applies_;
+    rec_.diagnostics["why"] = why_;
+    rec_.diagnostics["proposition"] = proposition_;
+    rec_.diagnostics["lift_off_driver"] =
+        "lambda, the multiplier of the given f (DESIGN.md section 2); mu = lambda |grad f|_{A^-1} "
+        "is reported beside it (z_zeros, trajectory)";
+    rec_.diagnostics["z_zeros"] = z_zeros_;
+    nlohmann::ordered_json zeros = nlohmann::ordered_json::array();
+    for (int k = 0; k < m_; ++k) {
+      const double t = lambda_zero_[static_cast<std::size_t>(k)];
+      zeros.push_back(std::isnan(t) ? nlohmann::ordered_json() : nlohmann::ordered_json(t));
+    }
+    rec_.diagnostics["lambda_zero_time"] = zeros;
   }
 
   bool is_active(Eigen::Index k) const {
@@ -160,7 +339,7 @@ class Run {
   std::vector<double> arm_thresholds(const State& x) {
     model_.evaluate(x, modes_, point_);
     const Eigen::VectorXd rate = point_.constraint_rate(x.v);
-    std::vector<double> thresholds(static_cast<std::size_t>(m_ + model_.switch_count()), 0.0);
+    std::vector<double> thresholds(static_cast<std::size_t>(3 * m_ + model_.switch_count()), 0.0);
     for (int k = 0; k < m_; ++k) {
       if (!is_active(k) && rate(k) <= opt_.velocity_tol) {
         thresholds[static_cast<std::size_t>(k)] = opt_.distance_tol;
@@ -181,10 +360,24 @@ class Run {
       if (!acc.qdd.allFinite()) {
         throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
       }
-      dy.resize(y.size());
+      dy.assign(y.size(), 0.0);
       for (int i = 0; i < n_; ++i) {
         dy[static_cast<std::size_t>(i)] = y[static_cast<std::size_t>(n_ + i)];
         dy[static_cast<std::size_t>(n_ + i)] = acc.qdd(i);
+      }
+      if (!dynamic_z()) return;
+      // Seed 004 (1.10) along the contact: α z'' + β z' + γ z = −λ(t).
+      const LimitCoefficients& c = *opt_.limit;
+      for (std::size_t r = 0; r < active_.size(); ++r) {
+        const auto k = static_cast<std::size_t>(active_[r]);
+        const double lambda = acc.lambda(static_cast<Eigen::Index>(r));
+        const double z = y[2 * n_ + k], z_rate = y[2 * n_ + m_ + k];
+        if (c.alpha > 0.0) {
+          dy[2 * n_ + k] = z_rate;
+          dy[2 * n_ + m_ + k] = (-lambda - c.beta * z_rate - c.gamma * z) / c.alpha;
+        } else {
+          dy[2 * n_ + k] = (-lambda - c.gamma * z) / c.beta;
+        }
       }
     };
     const double max_dt =
@@ -196,13 +389,14 @@ class Run {
       decltype(stepper)& s;
       decltype(system)& f;
       int n;
+      std::size_t size;  // 2n plus the auxiliary variables
       std::pair<double, double> step() { return s.do_step(std::ref(f)); }
       State at(double t) const {
-        OdeState y(static_cast<std::size_t>(2 * n));
+        OdeState y(size);
         s.calc_state(t, y);
         return unpack(t, y, n);
       }
-    } dense{stepper, system, n_};
+    } dense{stepper, system, n_, static_cast<std::size_t>(2 * n_ + x.aux.size())};
 
     // A constraint not in contact whose f has gone below −contact_distance_tol without having
     // been seen positive was crossed unseen: a failure, never a silent penetration.
@@ -217,6 +411,12 @@ class Run {
         }
       }
       track_minimum(xs);
+      for (const int k : active_) {
+        if (dynamic_z()) {
+          auto& extreme = z_extreme_[static_cast<std::size_t>(k)];
+          extreme = std::min(extreme, xs.aux(k));
+        }
+      }
     };
     const PhaseControl control{.t_end = settings_.t_end,
                                .event_time_tol = opt_.event_time_tol,
@@ -323,14 +523,22 @@ class Run {
       last_impulse_.setZero();
     }
 
+    // In the limit model a contact is kept whatever the sign of λ until z says otherwise
+    // (seed 004 Theorem 1); only constraints not in contact go through the complementarity.
+    std::vector<int> next_active;
+    if (dynamic_z()) {
+      for (const int k : active_) {
+        if (std::find(leaving.begin(), leaving.end(), k) == leaving.end()) next_active.push_back(k);
+      }
+    }
     std::vector<int> resting;
     for (const int k : near) {
       if (std::abs(rate(k)) <= opt_.velocity_tol &&
-          std::find(leaving.begin(), leaving.end(), k) == leaving.end()) {
+          std::find(leaving.begin(), leaving.end(), k) == leaving.end() &&
+          std::find(next_active.begin(), next_active.end(), k) == next_active.end()) {
         resting.push_back(k);
       }
     }
-    std::vector<int> next_active;
     if (!resting.empty()) {
       // 0 ≤ λ ⊥ f̈ = W λ + (J A⁻¹F + d) ≥ 0 on the constraints at rest.
       model_.evaluate(x, modes_, point_);
@@ -357,9 +565,18 @@ class Run {
         record_lift_off(x.t, k);
       }
     }
+    std::sort(next_active.begin(), next_active.end());
     for (const int k : next_active) {
       if (std::find(active_.begin(), active_.end(), k) == active_.end()) {
         rec_.events.push_back({.t = x.t, .kind = "contact", .index = k});
+        // A new contact phase: z = z' = 0 (seed 004, Theorem 1).
+        contact_start_[static_cast<std::size_t>(k)] = x.t;
+        z_extreme_[static_cast<std::size_t>(k)] = 0.0;
+        lambda_zero_[static_cast<std::size_t>(k)] = std::nan("");
+        if (dynamic_z()) {
+          x.aux(k) = 0.0;
+          x.aux(m_ + k) = 0.0;
+        }
       }
     }
     active_ = next_active;
@@ -402,6 +619,8 @@ class Run {
     s.lambda = Eigen::VectorXd::Zero(m_);
     s.mu = Eigen::VectorXd::Zero(m_);
     s.impulse = last_impulse_.size() == m_ ? last_impulse_ : Eigen::VectorXd::Zero(m_);
+    if (opt_.limit)
+      s.extra = dynamic_z() ? Eigen::VectorXd(x.aux.head(m_)) : Eigen::VectorXd::Zero(m_);
     if (!active_.empty()) {
       const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
       if (acc.ok) {
@@ -458,6 +677,16 @@ class Run {
   long impacts_ = 0;
   double max_projection_ = 0.0;
   PhaseCounters counters_;
+  // Limit model bookkeeping, per constraint: start of the contact, most negative z, first zero
+  // of λ in the contact; and the theorem's verdict.
+  std::vector<double> contact_start_;
+  std::vector<double> z_extreme_;
+  std::vector<double> lambda_zero_;
+  nlohmann::ordered_json z_zeros_ = nlohmann::ordered_json::array();
+  bool theorem_applies_ = true;
+  std::string why_;
+  std::string proposition_;
+  double last_mu_ = 0.0;
   double last_t_ = 0.0;
   double output_seconds_ = 0.0;
   Eigen::VectorXd last_impulse_;  // the impulse of the impact being reported (impact+ rows)
@@ -531,7 +760,9 @@ std::vector<ParamSpec> EventDrivenSolver::parameters() const {
   };
 }
 
-RunRecord EventDrivenSolver::run(const Model& model, const RunSettings& settings) const {
+RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
+                               const std::string& solver_name,
+                               const std::optional<LimitCoefficients>& limit) {
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
   const Options options{
@@ -544,21 +775,26 @@ RunRecord EventDrivenSolver::run(const Model& model, const RunSettings& settings
       .max_steps = p.at("max_steps"),
       .max_events = p.at("max_events"),
       .max_step_fraction = p.at("max_step_fraction"),
+      .limit = limit,
   };
   RunRecord record;
   record.case_name = model.info().name;
-  record.solver = name();
+  record.solver = solver_name;
   record.params = model.params();
   record.solver_params = p;
+  record.solver_choices = settings.solver_choices;
   record.tolerances = {{"rtol", settings.rtol},
                        {"atol", settings.atol},
                        {"event_time_tol", options.event_time_tol},
                        {"contact_distance_tol", options.distance_tol},
                        {"contact_velocity_tol", options.velocity_tol}};
   record.lift_off_definition =
-      "time of the first lift_off event: a constraint in contact is released where its "
-      "multiplier lambda reaches 0 from above, or where the contact complementarity after an "
-      "event (e.g. a force switch) gives lambda = 0 and f'' > 0";
+      limit ? "time of the first lift_off event of the (alpha,beta,gamma) limit model: the first "
+              "simple zero of z (alpha z'' + beta z' + gamma z = -lambda, z = z' = 0 at the start "
+              "of the contact) where lambda < 0 (seed 004, Theorem 1)"
+            : "time of the first lift_off event: a constraint in contact is released where its "
+              "multiplier lambda reaches 0 from above, or where the contact complementarity after "
+              "an event (e.g. a force switch) gives lambda = 0 and f'' > 0";
   Run run(model, settings, options, record);
   run.execute();
   const double elapsed =
@@ -566,6 +802,10 @@ RunRecord EventDrivenSolver::run(const Model& model, const RunSettings& settings
   record.wall_time_s = elapsed - run.output_seconds();
   record.output_time_s = run.output_seconds();
   return record;
+}
+
+RunRecord EventDrivenSolver::run(const Model& model, const RunSettings& settings) const {
+  return run_contact_dynamics(model, settings, name(), std::nullopt);
 }
 
 }  // namespace crbench

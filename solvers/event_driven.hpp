@@ -1,9 +1,25 @@
 // Solver `event-driven`: the ideal classical model (DESIGN.md §2) integrated phase by phase.
 #pragma once
 
+#include <optional>
+
 #include "solvers/solver.hpp"
 
 namespace crbench {
+
+// Coefficients of the (α,β,γ) limit model of seed 004 (1.10).
+struct LimitCoefficients {
+  double alpha = 0.0;
+  double beta = 0.0;
+  double gamma = 0.0;
+};
+
+// Motion with unilateral constraints, phase by phase: the classical model, or, with `limit`
+// (α or β > 0), the limit model of seed 004 Theorem 1, which moves on Σ by the same equations and
+// leaves at the first simple zero of z where λ < 0. Shared by `event-driven` and `limit`.
+RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
+                               const std::string& solver_name,
+                               const std::optional<LimitCoefficients>& limit);
 
 class EventDrivenSolver final : public Solver {
  public:

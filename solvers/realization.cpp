@@ -357,6 +357,7 @@ class Run {
     s.lambda = Eigen::VectorXd::Zero(m_);
     s.mu = Eigen::VectorXd::Zero(m_);
     s.impulse = Eigen::VectorXd::Zero(m_);
+    s.extra = opt_.N * s.f;
     for (int k = 0; k < m_; ++k) {
       if (!pushing_[static_cast<std::size_t>(k)]) continue;
       s.lambda(k) = would_be(k);
@@ -535,6 +536,14 @@ std::string RealizationSolver::limit_model(const ParamValues& params,
   if (choices.at("preset") == "kozlov-impact" && alpha == 0.0) return "classical";
   if (alpha == 0.0 && gamma == 0.0) return "viscous";
   return "alpha-beta-gamma";
+}
+
+std::vector<std::string> RealizationSolver::extra_columns(const Model& model,
+                                                          const RunSettings&) const {
+  // N·f_k, to lay over z(t) of the limit model (seed 004 (2.6): f(q_N(t)) = z(t)/N + o(1/N)).
+  std::vector<std::string> names;
+  for (int k = 0; k < model.constraint_count(); ++k) names.push_back("Nf" + std::to_string(k));
+  return names;
 }
 
 RunRecord RealizationSolver::run(const Model& model, const RunSettings& settings) const {

@@ -15,6 +15,8 @@ class RealizationSolver final : public Solver {
   void finalize(ParamValues& params, ChoiceValues& choices,
                 const std::vector<std::string>& assigned) const override;
   std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const override;
+  std::vector<std::string> extra_columns(const Model& model,
+                                         const RunSettings& settings) const override;
   RunRecord run(const Model& model, const RunSettings& settings) const override;
 };
 

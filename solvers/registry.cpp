@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "solvers/event_driven.hpp"
+#include "solvers/limit.hpp"
 #include "solvers/moreau_jean.hpp"
 #include "solvers/realization.hpp"
 #include "solvers/solver.hpp"
@@ -13,6 +14,7 @@ const std::vector<std::unique_ptr<Solver>>& solver_registry() {
     s.push_back(std::make_unique<EventDrivenSolver>());
     s.push_back(std::make_unique<MoreauJeanSolver>());
     s.push_back(std::make_unique<RealizationSolver>());
+    s.push_back(std::make_unique<LimitSolver>());
     return s;
   }();
   return solvers;

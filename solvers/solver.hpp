@@ -19,6 +19,7 @@ struct TrajectorySample {
   Eigen::VectorXd lambda;   // multipliers of the given f (0 for inactive constraints)
   Eigen::VectorXd mu;       // μ = λ·|∇f|_{A⁻¹}
   Eigen::VectorXd impulse;  // impulse P per constraint applied at this row (impacts, time steps)
+  Eigen::VectorXd extra;    // the solver's extra columns (Solver::extra_columns), if any
   // "" on the output grid; "<kinds>-" / "<kinds>+" just before / just after an event, where
   // <kinds> joins the event kinds with '&' (e.g. "switch-", "impact+").
   std::string label;
@@ -59,6 +60,11 @@ class Solver {
   // The model whose analytic facts (Facts::lift_off, Facts::trajectories) this solver's run
   // approximates with these settings: "classical", "viscous", ...
   virtual std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const = 0;
+  // Names of the extra trajectory columns this solver fills in TrajectorySample::extra.
+  virtual std::vector<std::string> extra_columns(const Model& /*model*/,
+                                                 const RunSettings& /*settings*/) const {
+    return {};
+  }
   virtual RunRecord run(const Model& model, const RunSettings& settings) const = 0;
 };
 

@@ -238,4 +238,38 @@ struct UniformApproach {
   Facts facts() const { return {}; }
 };
 
+// A unit point resting on f = y ≥ 0 under a constant pressing force (0, −1): λ = 1 forever. In
+// the (1,0,1) model z = −(1 − cos t) touches 0 at t = 2π without crossing (a double zero).
+struct PressedPoint {
+  static constexpr int n = 2, m = 1, switches = 0;
+  explicit PressedPoint(const ParamValues&) {}
+  static CaseInfo info() {
+    return {.name = "test-pressed-point", .description = "test only", .dof = n, .constraints = m};
+  }
+  template <class S>
+  Mat<S, n, n> metric(const Vec<S, n>&) const {
+    return Mat<S, n, n>::Identity();
+  }
+  template <class S>
+  S potential(const Vec<S, n>& q, const S&) const {
+    return q(1);
+  }
+  template <class S>
+  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
+    return Vec<S, n>::Zero();
+  }
+  template <class S>
+  Vec<S, m> constraints(const Vec<S, n>& q, const S&) const {
+    return Vec<S, m>(q(1));
+  }
+  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
+    return {};
+  }
+  State initial_state() const {
+    return {.t = 0.0, .q = Eigen::Vector2d(0.0, 0.0), .v = Eigen::Vector2d(1.0, 0.0)};
+  }
+  double horizon() const { return 8.0; }
+  Facts facts() const { return {}; }
+};
+
 }  // namespace crbench::test_cases

@@ -1,0 +1,23 @@
+// Solver `limit`: the (α,β,γ) limit model of seed 004 Theorem 1, the N → ∞ prediction for the
+// realization solver with the same --preset/--alpha/--beta/--gamma/--interaction.
+#pragma once
+
+#include "solvers/solver.hpp"
+
+namespace crbench {
+
+class LimitSolver final : public Solver {
+ public:
+  std::string name() const override { return "limit"; }
+  std::string description() const override;
+  std::vector<ParamSpec> parameters() const override;
+  std::vector<ChoiceSpec> choices() const override;
+  void finalize(ParamValues& params, ChoiceValues& choices,
+                const std::vector<std::string>& assigned) const override;
+  std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const override;
+  std::vector<std::string> extra_columns(const Model& model,
+                                         const RunSettings& settings) const override;
+  RunRecord run(const Model& model, const RunSettings& settings) const override;
+};
+
+}  // namespace crbench
