@@ -11,6 +11,7 @@
 
 #include "bench/report.hpp"
 #include "bench/run_support.hpp"
+#include "bench/verify.hpp"
 #include "cases/registry.hpp"
 #include "crbench/version.hpp"
 #include "solvers/solver.hpp"
@@ -167,6 +168,26 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
   }
 
+  auto* verify = app.add_subcommand(
+      "verify", "the limit model's predicted lift-off beside the realization ladder in N");
+  VerifyRequest verify_request;
+  std::vector<std::string> verify_sets;
+  std::map<std::string, std::string> verify_model_text;
+  std::string N_from_text, N_to_text, per_decade_text, digits_text, verify_rtol, verify_atol;
+  verify->add_option("--case", verify_request.case_name, "case name")->required();
+  verify->add_option("--set", verify_sets, "case parameter KEY=VALUE (repeatable)");
+  for (const char* name : {"preset", "alpha", "beta", "gamma", "interaction", "kappa", "k"}) {
+    verify->add_option(flag_name(name), verify_model_text[name],
+                       "as for crbench run --solver realization / limit");
+  }
+  verify->add_option("--N-from", N_from_text, "first N of the ladder (default 1e2)");
+  verify->add_option("--N-to", N_to_text, "last N of the ladder (default 1e10)");
+  verify->add_option("--per-decade", per_decade_text, "points per decade (default 1)");
+  verify->add_option("--digits", digits_text, "digits of agreement required (default 8)");
+  verify->add_option("--rtol", verify_rtol, "relative tolerance (default 1e-12)");
+  verify->add_option("--atol", verify_atol, "absolute tolerance (default 1e-14)");
+  verify->add_flag("--json", verify_request.json, "print the verdict table as JSON");
+
   auto* report =
       app.add_subcommand("report", "the main job: the canonical runs, written to a folder");
   std::string out_dir = "results";
@@ -184,6 +205,30 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (list->parsed()) return list_command(list_json, out);
 
     if (report->parsed()) return write_report(out_dir, out);
+
+    if (verify->parsed()) {
+      for (const auto& a : verify_sets) {
+        verify_request.case_assignments.push_back(parse_assignment(a, "--set"));
+      }
+      for (const auto& [name, value] : verify_model_text) {
+        if (!value.empty()) verify_request.model_assignments.push_back({name, value});
+      }
+      const auto whole = [](const std::string& flag, const std::string& value) {
+        const double x = parse_finite(flag, value);
+        if (x != std::floor(x) || std::abs(x) > 1e6) {
+          throw InputError(flag + ": '" + value + "' is not a whole number");
+        }
+        return static_cast<int>(x);
+      };
+      if (!N_from_text.empty()) verify_request.N_from = parse_finite("--N-from", N_from_text);
+      if (!N_to_text.empty()) verify_request.N_to = parse_finite("--N-to", N_to_text);
+      if (!per_decade_text.empty())
+        verify_request.per_decade = whole("--per-decade", per_decade_text);
+      if (!digits_text.empty()) verify_request.digits = whole("--digits", digits_text);
+      if (!verify_rtol.empty()) verify_request.rtol = parse_finite("--rtol", verify_rtol);
+      if (!verify_atol.empty()) verify_request.atol = parse_finite("--atol", verify_atol);
+      return run_verify(verify_request, out);
+    }
 
     for (const auto& a : assignments)
       request.case_assignments.push_back(parse_assignment(a, "--set"));

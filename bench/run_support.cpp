@@ -44,8 +44,7 @@ class TrajectoryCsv {
     put(s.lambda);
     put(s.mu);
     put(s.impulse.size() == s.f.size() ? s.impulse : Eigen::VectorXd::Zero(s.f.size()));
-    put(s.extra.size() == extras_ ? s.extra
-                                  : Eigen::VectorXd::Constant(extras_, std::nan("")));
+    put(s.extra.size() == extras_ ? s.extra : Eigen::VectorXd::Constant(extras_, std::nan("")));
     file_ << "\n";
   }
 

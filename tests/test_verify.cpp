@@ -1,0 +1,64 @@
+// crbench verify: the limit model's prediction confirmed by the realization ladder.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "bench/cli.hpp"
+
+namespace {
+
+std::pair<int, nlohmann::json> verify(std::vector<std::string> extra) {
+  std::vector<std::string> args{"crbench", "verify", "--case", "dk-plane", "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int status = crbench::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  INFO(err.str());
+  return {status, status == 2 ? nlohmann::json() : nlohmann::json::parse(out.str())};
+}
+
+}  // namespace
+
+TEST_CASE("verify confirms the viscous prediction tau = 2 to >= 8 digits with order 1",
+          "[verify]") {
+  const auto [status, j] = verify({"--preset", "viscous"});
+  CHECK(status == 0);
+  CHECK(j["confirmed"] == true);
+  CHECK(j["prediction"]["lift_off_time"].get<double>() == Approx(2.0).margin(1e-12));
+  CHECK(j["digits_of_agreement"].get<double>() >= 8.0);
+  CHECK(j["least_squares_order"].get<double>() == Approx(1.0).margin(0.05));
+  CHECK(j["points"].size() == 9);
+  for (const auto& p : j["points"])
+    CHECK(p["flag_discretization_not_below_1pct_of_model_error"] == false);
+}
+
+TEST_CASE("verify confirms two (alpha, beta, gamma) predictions with alpha > 0", "[verify]") {
+  for (const auto& model :
+       std::vector<std::vector<std::string>>{{"--alpha", "1", "--beta", "0", "--gamma", "1"},
+                                             {"--alpha", "1", "--beta", "1", "--gamma", "1"}}) {
+    const auto [status, j] = verify(model);
+    INFO(j.dump());
+    CHECK(status == 0);
+    CHECK(j["digits_of_agreement"].get<double>() >= 8.0);
+    CHECK(j["least_squares_order"].get<double>() == Approx(1.0).margin(0.05));
+  }
+}
+
+TEST_CASE("verify does not confirm what the ladder does not support", "[verify]") {
+  // The obstacle converges to the classical 1 with order 1/2 and an ln2/N correction: the
+  // two-point Richardson estimate falls short of 8 digits on this ladder.
+  const auto [status, j] = verify({"--interaction", "obstacle"});
+  CHECK(status == 1);
+  CHECK(j["confirmed"] == false);
+  CHECK(j["least_squares_order"].get<double>() == Approx(0.5).margin(0.02));
+}
+
+TEST_CASE("verify: bad ladders are input errors", "[verify]") {
+  CHECK(verify({"--N-from", "1e4", "--N-to", "1e3"}).first == 2);
+  CHECK(verify({"--N-from", "0"}).first == 2);
+  CHECK(verify({"--digits", "0"}).first == 2);
+  CHECK(verify({"--per-decade", "1.5"}).first == 2);
+  CHECK(verify({"--N-from", "1e2", "--N-to", "1e3"}).first == 2);  // 2 points
+  CHECK(verify({"--preset", "nope"}).first == 2);
+}
