@@ -272,4 +272,38 @@ struct PressedPoint {
   Facts facts() const { return {}; }
 };
 
+// A unit point in the corner x ≥ 0, y ≥ 0 (two constraints), no force, moving from (0.5, 0.5)
+// with velocity (−1, −1): it reaches both walls at t = 0.5 at once.
+struct Corner {
+  static constexpr int n = 2, m = 2, switches = 0;
+  explicit Corner(const ParamValues&) {}
+  static CaseInfo info() {
+    return {.name = "test-corner", .description = "test only", .dof = n, .constraints = m};
+  }
+  template <class S>
+  Mat<S, n, n> metric(const Vec<S, n>&) const {
+    return Mat<S, n, n>::Identity();
+  }
+  template <class S>
+  S potential(const Vec<S, n>&, const S&) const {
+    return S(0.0);
+  }
+  template <class S>
+  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
+    return Vec<S, n>::Zero();
+  }
+  template <class S>
+  Vec<S, m> constraints(const Vec<S, n>& q, const S&) const {
+    return Vec<S, m>(q(0), q(1));
+  }
+  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
+    return {};
+  }
+  State initial_state() const {
+    return {.t = 0.0, .q = Eigen::Vector2d(0.5, 0.5), .v = Eigen::Vector2d(-1.0, -1.0)};
+  }
+  double horizon() const { return 1.0; }
+  Facts facts() const { return {}; }
+};
+
 }  // namespace crbench::test_cases

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "support.hpp"
+#include "test_cases.hpp"
 
 using namespace crbench;
 
@@ -152,4 +153,25 @@ TEST_CASE("crbench run --case dk-plane --solver moreau-jean --h 1e-4: lift-off w
   REQUIRE(r.lift_off_time);
   CHECK(std::abs(*r.lift_off_time - 1.0) <= 2e-4);
   CHECK(r.min_constraint.at(0) >= 0.0);
+}
+
+TEST_CASE("Two simultaneous impacts (a corner): both normal velocities reversed", "[moreau-jean]") {
+  // Event-driven: both constraints reached at t = 0.5 in one event, one impact LCP.
+  // Moreau-Jean: both active in one step, solved by the enumerative LCP.
+  const auto model = testing::model_of<test_cases::Corner>();
+  for (const char* solver : {"event-driven", "moreau-jean"}) {
+    testing::SolveOptions o;
+    o.solver = solver;
+    if (std::string(solver) == "moreau-jean") o.solver_params = {{"h", "1e-3"}};
+    const RunRecord r = testing::solve(*model, o);
+    INFO(solver);
+    REQUIRE(r.status == "ok");
+    CHECK(r.final_state.v(0) == Approx(1.0).margin(1e-12));
+    CHECK(r.final_state.v(1) == Approx(1.0).margin(1e-12));
+    int impacts = 0;
+    for (const auto& e : r.events) impacts += e.kind == "impact";
+    CHECK(impacts == 2);
+    CHECK(r.min_constraint.at(0) >= -2e-3);
+    CHECK(r.min_constraint.at(1) >= -2e-3);
+  }
 }
