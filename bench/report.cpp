@@ -101,7 +101,9 @@ std::string verify_predictions(const std::string& out_dir, std::ostream& progres
   std::ostringstream md;
   md << "## Predictions checked by `crbench verify` (dk-plane, N = 1e2 ... 1e10)\n\n"
      << "The limit model's lift-off (seed 004 Theorem 1) beside the realization ladder; tau_inf is "
-        "the Richardson extrapolation of the ladder, computed without the prediction. Every point "
+        "the Richardson extrapolation of the ladder (two levels, exponents p and 2p, p from the "
+        "three "
+        "finest points), computed without the prediction. Every point "
         "is also solved at 100x tighter tolerances (rtol 1e-14, atol 1e-16) and must show a "
         "discretization error below 1% of its model error.\n\n"
      << "| model | predicted | tau_inf | digits | least-squares order | verdict |\n"
@@ -129,9 +131,6 @@ std::string verify_predictions(const std::string& out_dir, std::ostream& progres
     progress << "report: verify dk-plane " << model.name << ": "
              << (j["confirmed"].get<bool>() ? "confirmed" : "not confirmed") << "\n";
   }
-  md << "\nThe obstacle's lift-off tends to the classical 1 like 1 + ln2/N + sqrt(2/N)(1 - "
-        "ln2/N)^(1/2) (tests/test_realization.cpp): order 1/2 with a correction that a two-point "
-        "Richardson step does not remove, so this ladder does not confirm 8 digits.\n";
   return md.str();
 }
 

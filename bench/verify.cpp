@@ -129,17 +129,36 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     return x ? std::optional<double>(-*x) : std::nullopt;
   };
   const std::optional<double> lsq_order = negated(log_log_slope(Ns, errors));
-  // The order of τ_N − τ_∞ ∝ N^−p from the successive differences (they decay like N^−p too),
-  // then Richardson on the last two points: τ_∞ = (r^p τ_b − τ_a)/(r^p − 1), r = N_b/N_a.
-  const std::optional<double> difference_order = negated(log_log_slope(difference_N, differences));
+  // The order of τ_N − τ_∞ ∝ N^−p from the successive differences (they decay like N^−p too):
+  // fitted over the whole ladder (reported), and locally from the three finest points (used,
+  // as in Aitken's Δ²: the coarse points carry the higher-order terms that would bias it).
+  const std::optional<double> fitted_difference_order =
+      negated(log_log_slope(difference_N, differences));
+  std::optional<double> difference_order;
+  if (differences.size() >= 2) {
+    const std::size_t last = differences.size() - 1;
+    const std::vector<double> tail_N{difference_N[last - 1], difference_N[last]};
+    const std::vector<double> tail{differences[last - 1], differences[last]};
+    difference_order = negated(log_log_slope(tail_N, tail));
+  }
+  // Two Richardson levels on the three finest points a, b, c (ratio r each), for
+  // τ_N = τ_∞ + c₁N^−p + c₂N^−2p + …, the form of the realization expansions here (viscous:
+  // 1/N, 1/N²; obstacle: N^−1/2, 1/N): R₁ = (r^p τ_next − τ)/(r^p − 1) on (a, b) and (b, c), then
+  // R₂ = (r^2p R₁(b, c) − R₁(a, b))/(r^2p − 1). The error estimate is the last level's step.
   std::optional<double> tau_inf, tau_inf_error;
-  if (difference_order && points.size() >= 2 && points.back().tau &&
-      points[points.size() - 2].tau) {
-    const LadderPoint& a = points[points.size() - 2];
-    const LadderPoint& b = points.back();
-    const double rp = std::pow(b.N / a.N, *difference_order);
-    tau_inf = (rp * *b.tau - *a.tau) / (rp - 1.0);
-    tau_inf_error = std::abs(*tau_inf - *b.tau) / rp;  // the size of the next correction
+  const std::size_t np = points.size();
+  if (difference_order && np >= 3 && points[np - 1].tau && points[np - 2].tau &&
+      points[np - 3].tau) {
+    const double p = *difference_order;
+    const auto level = [](double coarse, double fine, double ratio_p) {
+      return (ratio_p * fine - coarse) / (ratio_p - 1.0);
+    };
+    const double r = points[np - 1].N / points[np - 2].N;
+    const double r1 = std::pow(r, p), r2 = std::pow(r, 2.0 * p);
+    const double ab = level(*points[np - 3].tau, *points[np - 2].tau, r1);
+    const double bc = level(*points[np - 2].tau, *points[np - 1].tau, r1);
+    tau_inf = level(ab, bc, r2);
+    tau_inf_error = std::abs(*tau_inf - bc);
   }
   std::optional<double> digits;
   if (tau_inf && tau_pred) {
@@ -225,6 +244,7 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     j["points"] = rows;
     j["least_squares_order"] = optional_number(lsq_order);
     j["richardson"] = {{"order_from_differences", optional_number(difference_order)},
+                       {"order_fitted_over_the_ladder", optional_number(fitted_difference_order)},
                        {"tau_inf", optional_number(tau_inf)},
                        {"error_estimate", optional_number(tau_inf_error)}};
     j["digits_of_agreement"] = optional_number(digits);

@@ -3,6 +3,10 @@
 #include "cases/bouncing_ball_siconos.hpp"
 #include "cases/dk_counterexample.hpp"
 #include "cases/dk_plane.hpp"
+#include "cases/oscillator_at_wall.hpp"
+#include "cases/particle_on_circle.hpp"
+#include "cases/pendulum_string.hpp"
+#include "cases/vibrating_table.hpp"
 #include "solvers/dynamics.hpp"
 
 namespace crbench {
@@ -20,6 +24,10 @@ const std::vector<CaseEntry>& case_registry() {
       entry<cases::DkPlane>(),
       entry<cases::BouncingBallSiconos>(),
       entry<cases::DkCounterexample>(),
+      entry<cases::ParticleOnCircle>(),
+      entry<cases::PendulumString>(),
+      entry<cases::VibratingTable>(),
+      entry<cases::OscillatorAtWall>(),
   };
   return cases;
 }

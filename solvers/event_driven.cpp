@@ -114,11 +114,13 @@ class Run {
           } else if (i >= m_ + S && i < 2 * m_ + S) {
             check_touch(x, static_cast<int>(i - m_ - S));
           } else if (i >= 2 * m_ + S) {
+            // Only the first zero of λ in a contact is an event; a restart with λ ≈ 0 may cross
+            // again at once.
             const int k = static_cast<int>(i - 2 * m_ - S);
             if (std::isnan(lambda_zero_[static_cast<std::size_t>(k)])) {
               lambda_zero_[static_cast<std::size_t>(k)] = x.t;
+              rec_.events.push_back({.t = x.t, .kind = "lambda_zero", .index = k});
             }
-            rec_.events.push_back({.t = x.t, .kind = "lambda_zero", .index = k});
           } else if (is_active(i) && dynamic_z()) {
             if (z_zero_lifts_off(x, static_cast<int>(i))) {
               active_.erase(std::find(active_.begin(), active_.end(), static_cast<int>(i)));

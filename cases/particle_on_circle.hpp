@@ -1,0 +1,137 @@
+// particle-on-circle: a unit point outside a circle of radius R in a vertical plane, released at
+// the top with speed v0 along the circle (the classical example of leaving a surface; seed 004 §1
+// setting, seed 000 for the unilateral constraint). Polar coordinates (r, θ) about the centre, θ
+// from the top: T = (ṙ² + r²θ̇²)/2, V = g r cos θ, f = r − R ≥ 0.
+// On the circle, energy gives R²θ̇² = v0² + 2gR(1 − cos θ) and the r-equation gives
+// λ = g cos θ − Rθ̇² = 3g cos θ − 2g − v0²/R (|∇f|_{A⁻¹} = 1, so μ = λ): the classical lift-off is
+// at cos θ = (2 + v0²/(gR))/3. The viscous limit (seed 004 Theorem 2) keeps the point on the
+// circle until ∫λ dt = ∫λ(θ)/θ̇ dθ first vanishes.
+#pragma once
+
+#include <cmath>
+
+#include "cases/analysis.hpp"
+#include "cases/case.hpp"
+
+namespace crbench::cases {
+
+struct ParticleOnCircle {
+  static constexpr int n = 2;
+  static constexpr int m = 1;
+  static constexpr int switches = 0;
+
+  double R, g, v0;
+
+  explicit ParticleOnCircle(const ParamValues& p) : R(p.at("R")), g(p.at("g")), v0(p.at("v0")) {}
+
+  static CaseInfo info() {
+    return {
+        .name = "particle-on-circle",
+        .description =
+            "Unit point outside a circle of radius R in a vertical plane, gravity g; polar "
+            "coordinates (r, theta) about the centre, theta from the top; T = (r'^2 + r^2 "
+            "theta'^2)/2, V = g r cos(theta), f = r - R >= 0; released at the top with speed v0 "
+            "along the circle. On the circle lambda = 3 g cos(theta) - 2 g - v0^2/R: the classical "
+            "model leaves where cos(theta) = (2 + v0^2/(g R))/3; the viscous limit (seed 004 "
+            "Theorem 2) where the integral of lambda first vanishes.",
+        .params = {{.name = "R",
+                    .default_value = 1.0,
+                    .min = 0.0,
+                    .max = 1e6,
+                    .min_inclusive = false,
+                    .unit = "length",
+                    .description = "radius of the circle"},
+                   {.name = "g",
+                    .default_value = 1.0,
+                    .min = 0.0,
+                    .max = 1e6,
+                    .min_inclusive = false,
+                    .unit = "length/time^2",
+                    .description = "gravity"},
+                   {.name = "v0",
+                    .default_value = 0.5,
+                    .min = 0.0,
+                    .max = 1e6,
+                    .min_inclusive = false,
+                    .unit = "length/time",
+                    .description =
+                        "initial speed along the circle (below sqrt(g R), else no contact)"}},
+        .dof = n,
+        .constraints = m,
+        .switches = switches,
+    };
+  }
+
+  template <class S>
+  Mat<S, n, n> metric(const Vec<S, n>& q) const {
+    Mat<S, n, n> A = Mat<S, n, n>::Zero();
+    A(0, 0) = S(1.0);
+    A(1, 1) = q(0) * q(0);
+    return A;
+  }
+  template <class S>
+  S potential(const Vec<S, n>& q, const S& /*t*/) const {
+    using std::cos;
+    return g * q(0) * cos(q(1));
+  }
+  template <class S>
+  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
+    return Vec<S, n>::Zero();
+  }
+  template <class S>
+  Vec<S, m> constraints(const Vec<S, n>& q, const S& /*t*/) const {
+    return Vec<S, m>(q(0) - R);
+  }
+  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
+    return {};
+  }
+  State initial_state() const {
+    return {.t = 0.0, .q = Eigen::Vector2d(R, 0.0), .v = Eigen::Vector2d(0.0, v0 / R)};
+  }
+
+  // Along the circle, as functions of θ.
+  double theta_rate(double theta) const {
+    return std::sqrt(v0 * v0 + 2.0 * g * R * (1.0 - std::cos(theta))) / R;
+  }
+  double lambda(double theta) const { return 3.0 * g * std::cos(theta) - 2.0 * g - v0 * v0 / R; }
+  double time_to(double theta) const {
+    return analysis::integrate([this](double s) { return 1.0 / theta_rate(s); }, 0.0, theta);
+  }
+  double classical_angle() const {
+    return std::acos(std::min(1.0, (2.0 + v0 * v0 / (g * R)) / 3.0));
+  }
+  std::optional<double> viscous_angle() const {
+    const auto impulse = [this](double theta) {
+      return analysis::integrate([this](double s) { return lambda(s) / theta_rate(s); }, 0.0,
+                                 theta);
+    };
+    return analysis::first_root(impulse, classical_angle(), 4.0 * 3.141592653589793, 0.05);
+  }
+
+  double horizon() const {
+    const auto viscous = viscous_angle();
+    return 1.5 * time_to(viscous ? *viscous : 2.0 * classical_angle()) + 0.5;
+  }
+
+  Facts facts() const {
+    Facts facts;
+    if (v0 * v0 < g * R) {
+      facts.lift_off.push_back({.model = "classical",
+                                .time = time_to(classical_angle()),
+                                .source = "cos(theta) = (2 + v0^2/(g R))/3; t by quadrature of "
+                                          "1/theta' along the circle"});
+      facts.values.push_back({.name = "classical lift-off angle",
+                              .value = classical_angle(),
+                              .source = "lambda = 3 g cos(theta) - 2 g - v0^2/R = 0"});
+      if (const auto viscous = viscous_angle()) {
+        facts.lift_off.push_back({.model = "viscous",
+                                  .time = time_to(*viscous),
+                                  .source = "first zero of the integral of lambda (seed 004 "
+                                            "Theorem 2), by quadrature along the circle"});
+      }
+    }
+    return facts;
+  }
+};
+
+}  // namespace crbench::cases

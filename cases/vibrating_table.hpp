@@ -1,0 +1,115 @@
+// vibrating-table: a unit point on a table that moves as y_T(t) = a sin(ωt) — a controlled
+// (time-dependent) constraint in the sense of seed 002 (Kirgetov) — f = y − a sin(ωt) ≥ 0, gravity
+// g, started on the table with its velocity aω. On the table ÿ = ÿ_T, so the multiplier of f is
+// λ = g + ÿ_T = g − aω² sin(ωt): the classical model leaves at sin(ωt) = g/(aω²) (when
+// aω² > g); the viscous limit (seed 004 Theorem 2) at the first positive zero of
+// ∫λ dt = g t − aω(1 − cos ωt).
+#pragma once
+
+#include <cmath>
+
+#include "cases/analysis.hpp"
+#include "cases/case.hpp"
+
+namespace crbench::cases {
+
+struct VibratingTable {
+  static constexpr int n = 1;
+  static constexpr int m = 1;
+  static constexpr int switches = 0;
+
+  double a, omega, g;
+
+  explicit VibratingTable(const ParamValues& p)
+      : a(p.at("a")), omega(p.at("omega")), g(p.at("g")) {}
+
+  static CaseInfo info() {
+    return {
+        .name = "vibrating-table",
+        .description =
+            "Unit point on a table moving as y_T(t) = a sin(omega t), a controlled constraint "
+            "(seed 002): q = y, T = y'^2/2, V = g y, f = y - a sin(omega t) >= 0, started on the "
+            "table with its velocity a omega. lambda = g - a omega^2 sin(omega t): the classical "
+            "model leaves at sin(omega t) = g/(a omega^2) (a omega^2 > g); the viscous limit at "
+            "the "
+            "first positive zero of g t - a omega (1 - cos(omega t)) (seed 004 Theorem 2).",
+        .params = {{.name = "a",
+                    .default_value = 0.1,
+                    .min = 0.0,
+                    .max = 1e6,
+                    .min_inclusive = false,
+                    .unit = "length",
+                    .description = "amplitude of the table"},
+                   {.name = "omega",
+                    .default_value = 5.0,
+                    .min = 0.0,
+                    .max = 1e6,
+                    .min_inclusive = false,
+                    .unit = "1/time",
+                    .description = "angular frequency"},
+                   {.name = "g",
+                    .default_value = 1.0,
+                    .min = 0.0,
+                    .max = 1e6,
+                    .min_inclusive = false,
+                    .unit = "length/time^2",
+                    .description = "gravity"}},
+        .dof = n,
+        .constraints = m,
+        .switches = switches,
+    };
+  }
+
+  template <class S>
+  Mat<S, n, n> metric(const Vec<S, n>& /*q*/) const {
+    return Mat<S, n, n>::Identity();
+  }
+  template <class S>
+  S potential(const Vec<S, n>& q, const S& /*t*/) const {
+    return g * q(0);
+  }
+  template <class S>
+  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
+    return Vec<S, n>::Zero();
+  }
+  template <class S>
+  Vec<S, m> constraints(const Vec<S, n>& q, const S& t) const {
+    using std::sin;
+    return Vec<S, m>(q(0) - a * sin(omega * t));
+  }
+  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
+    return {};
+  }
+  State initial_state() const {
+    return {.t = 0.0, .q = Vec<double, 1>(0.0), .v = Vec<double, 1>(a * omega)};
+  }
+
+  std::optional<double> viscous_time() const {
+    const double period = 2.0 * 3.141592653589793 / omega;
+    return analysis::first_root(
+        [this](double t) { return g * t - a * omega * (1.0 - std::cos(omega * t)); }, 1e-3 * period,
+        20.0 * period, 1e-2 * period);
+  }
+  double horizon() const {
+    const auto viscous = viscous_time();
+    return viscous ? 1.5 * *viscous : 4.0 * 3.141592653589793 / omega;
+  }
+
+  Facts facts() const {
+    Facts facts;
+    if (a * omega * omega > g) {
+      facts.lift_off.push_back({.model = "classical",
+                                .time = std::asin(g / (a * omega * omega)) / omega,
+                                .source = "lambda = g - a omega^2 sin(omega t) = 0"});
+    }
+    if (const auto viscous = viscous_time()) {
+      facts.lift_off.push_back({.model = "viscous",
+                                .time = *viscous,
+                                .source = "first positive zero of g t - a omega (1 - cos omega t), "
+                                          "the integral of lambda (seed 004 Theorem 2)"});
+    }
+    return facts;
+  }
+};
+
+}  // namespace crbench::cases
