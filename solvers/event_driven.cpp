@@ -90,8 +90,6 @@ class Run {
     lambda_zero_.assign(static_cast<std::size_t>(m_), std::nan(""));
     rec_.min_constraint.assign(static_cast<std::size_t>(m_),
                                std::numeric_limits<double>::infinity());
-    next_output_ =
-        std::lower_bound(settings_.output_times.begin(), settings_.output_times.end(), x.t);
     track_minimum(x);
     try {
       resolve_contacts(x, {});
@@ -636,30 +634,19 @@ class Run {
   }
 
   void emit(const State& x, const std::string& label) {
-    if (settings_.on_sample) deliver(sample(x, label));
+    if (output_.wanted()) output_.deliver(sample(x, label));
   }
 
   // The caller's callback (e.g. writing a CSV row) is not part of the solve: its time is kept
   // out of wall_time_s and reported as diagnostics.output_time_s.
-  void deliver(const TrajectorySample& s) {
-    const auto started = std::chrono::steady_clock::now();
-    settings_.on_sample(s);
-    output_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  }
 
  public:
-  double output_seconds() const { return output_seconds_; }
+  double output_seconds() const { return output_.seconds(); }
 
  private:
   template <class Dense>
   void emit_grid(const Dense& dense, double t_limit, bool inclusive) {
-    if (!settings_.on_sample) return;
-    while (next_output_ != settings_.output_times.end() &&
-           (*next_output_ < t_limit || (inclusive && *next_output_ == t_limit))) {
-      deliver(sample(dense.at(*next_output_), ""));
-      ++next_output_;
-    }
+    output_.grid(dense, t_limit, inclusive, [this](const State& x) { return sample(x, ""); });
   }
 
   const Model& model_;
@@ -672,7 +659,7 @@ class Run {
   std::vector<int> active_;
   Point point_;
   Point rhs_point_;
-  std::vector<double>::const_iterator next_output_;
+  SampleOutput output_{settings_, model_.initial_state().t};
   std::deque<double> recent_impacts_;
   long rhs_evaluations_ = 0;
   long probe_evaluations_ = 0;
@@ -690,7 +677,6 @@ class Run {
   std::string proposition_;
   double last_mu_ = 0.0;
   double last_t_ = 0.0;
-  double output_seconds_ = 0.0;
   Eigen::VectorXd last_impulse_;  // the impulse of the impact being reported (impact+ rows)
 };
 

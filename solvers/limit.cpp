@@ -14,6 +14,7 @@
 #include <numbers>
 
 #include "solvers/event_driven.hpp"
+#include "solvers/model_parameters.hpp"
 
 namespace crbench {
 
@@ -32,96 +33,41 @@ std::vector<ParamSpec> LimitSolver::parameters() const {
           "section 5; exp(-pi k/omega) for kozlov-impact, seed 001 (12); 1 otherwise)";
     }
   }
-  const std::vector<ParamSpec> own{
-      {.name = "alpha",
-       .default_value = 0.0,
-       .min = 0.0,
-       .max = 1e9,
-       .description = "added-mass coefficient (default: the preset's)"},
-      {.name = "beta",
-       .default_value = 1.0,
-       .min = 0.0,
-       .max = 1e9,
-       .description = "viscosity coefficient (default: the preset's)"},
-      {.name = "gamma",
-       .default_value = 0.0,
-       .min = 0.0,
-       .max = 1e9,
-       .description = "stiffness coefficient (default: the preset's)"},
-      {.name = "kappa",
-       .default_value = 1.0,
-       .min = 0.0,
-       .max = 1e9,
-       .min_inclusive = false,
-       .description = "kozlov-impact: stiffness kappa N (seed 001 section 5)"},
-      {.name = "k",
-       .default_value = 0.1,
-       .min = 0.0,
-       .max = 1e9,
-       .description = "kozlov-impact: damping force 2 k sqrt(N) f' (seed 001 section 5)"},
-  };
+  const std::vector<ParamSpec> own = model_coefficient_params();
   params.insert(params.begin(), own.begin(), own.end());
   return params;
 }
 
 std::vector<ChoiceSpec> LimitSolver::choices() const {
-  return {
-      {.name = "preset",
-       .options = {"viscous", "penalty", "kozlov-impact"},
-       .default_value = "viscous",
-       .description =
-           "(alpha,beta,gamma) = (0,1,0), (0,0,1), or the kozlov-impact limit (0,0,kappa) "
-           "with restitution exp(-pi k/omega); --alpha/--beta/--gamma override it"},
-      {.name = "interaction",
-       .options = {"medium", "obstacle"},
-       .default_value = "medium",
-       .description = "obstacle: the reaction only pushes, and the limit is classical"},
-  };
+  return model_choices(
+      "(alpha,beta,gamma) = (0,1,0), (0,0,1), or the kozlov-impact limit (0,0,kappa) with "
+      "restitution exp(-pi k/omega); --alpha/--beta/--gamma override it",
+      "obstacle: the reaction only pushes, and the limit is classical");
 }
 
 void LimitSolver::finalize(ParamValues& params, ChoiceValues& choices,
                            const std::vector<std::string>& assigned) const {
-  const auto given = [&](const std::string& name) {
-    return std::find(assigned.begin(), assigned.end(), name) != assigned.end();
-  };
   const std::string& preset = choices.at("preset");
-  double alpha = 0.0, beta = 0.0, gamma = 0.0;
   double restitution = 1.0;
-  if (preset == "viscous") {
-    beta = 1.0;
-    restitution = 0.0;
-  } else if (preset == "penalty") {
-    gamma = 1.0;
-  } else {
+  if (preset == "kozlov-impact") {
+    // The N → ∞ limit of stiffness κN with damping 2k√N is (0, 0, κ) with Newton's law at
+    // e = exp(−πk/ω), ω = √(κ − k²) (seed 001 (12)); e = 0 when k² ≥ κ.
     const double kappa = params.at("kappa"), k = params.at("k");
-    gamma = kappa;
     restitution = k * k < kappa ? std::exp(-std::numbers::pi * k / std::sqrt(kappa - k * k)) : 0.0;
+    apply_model_preset(params, choices, assigned, "solver limit", 0.0, 0.0, kappa);
+  } else {
+    apply_model_preset(params, choices, assigned, "solver limit", 0.0,
+                       preset == "viscous" ? 1.0 : 0.0, preset == "penalty" ? 1.0 : 0.0);
   }
-  if (preset != "kozlov-impact") {
-    for (const char* name : {"kappa", "k"}) {
-      if (given(name)) {
-        throw InputError(std::string("solver limit: --") + name +
-                         " applies to --preset kozlov-impact only (preset is " + preset + ")");
-      }
-    }
-  }
-  if (!given("alpha")) params["alpha"] = alpha;
-  if (!given("beta")) params["beta"] = beta;
-  if (!given("gamma")) params["gamma"] = gamma;
-  if (!given("restitution")) {
+  if (std::find(assigned.begin(), assigned.end(), "restitution") == assigned.end()) {
+    // Re-contact in the viscous limit is absolutely inelastic (seed 004, end of §5).
     const bool viscous = params.at("alpha") == 0.0 && params.at("gamma") == 0.0;
     params["restitution"] = viscous ? 0.0 : restitution;
-  }
-  if (params.at("alpha") == 0.0 && params.at("beta") == 0.0 && params.at("gamma") == 0.0) {
-    throw InputError("solver limit: alpha, beta, gamma are all 0; at least one must be > 0");
   }
 }
 
 std::string LimitSolver::limit_model(const ParamValues& params, const ChoiceValues& choices) const {
-  const double alpha = params.at("alpha"), beta = params.at("beta"), gamma = params.at("gamma");
-  if (choices.at("interaction") == "obstacle" || (alpha == 0.0 && beta == 0.0)) return "classical";
-  if (alpha == 0.0 && gamma == 0.0) return "viscous";
-  return "alpha-beta-gamma";
+  return model_limit_name(params, choices);
 }
 
 std::vector<std::string> LimitSolver::extra_columns(const Model& model, const RunSettings&) const {

@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "cases/case.hpp"
 #include "cases/params.hpp"
 #include "solvers/events.hpp"
+#include "solvers/solver.hpp"
 
 namespace crbench {
 
@@ -119,5 +121,41 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
     }
   }
 }
+
+// The caller's trajectory: samples on the output grid taken from a dense output, and rows at
+// events. The time spent in the caller's callback (writing a CSV) is not the solve's: it is kept
+// apart (RunRecord::output_time_s).
+class SampleOutput {
+ public:
+  SampleOutput(const RunSettings& settings, double t0)
+      : settings_(settings),
+        next_(std::lower_bound(settings.output_times.begin(), settings.output_times.end(), t0)) {}
+
+  bool wanted() const { return static_cast<bool>(settings_.on_sample); }
+
+  void deliver(const TrajectorySample& s) {
+    const auto started = std::chrono::steady_clock::now();
+    settings_.on_sample(s);
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+
+  // Every grid time before t_limit (and at it when `inclusive`), as make_sample(dense.at(t)).
+  template <class Dense, class MakeSample>
+  void grid(const Dense& dense, double t_limit, bool inclusive, MakeSample&& make_sample) {
+    if (!wanted()) return;
+    while (next_ != settings_.output_times.end() &&
+           (*next_ < t_limit || (inclusive && *next_ == t_limit))) {
+      deliver(make_sample(dense.at(*next_)));
+      ++next_;
+    }
+  }
+
+  double seconds() const { return seconds_; }
+
+ private:
+  const RunSettings& settings_;
+  std::vector<double>::const_iterator next_;
+  double seconds_ = 0.0;
+};
 
 }  // namespace crbench

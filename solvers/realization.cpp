@@ -25,6 +25,7 @@
 #include <limits>
 
 #include "solvers/dynamics.hpp"
+#include "solvers/model_parameters.hpp"
 #include "solvers/phase.hpp"
 #include "solvers/realization_dynamics.hpp"
 #include "solvers/rosenbrock.hpp"
@@ -87,8 +88,6 @@ class Run {
     pushing_.assign(static_cast<std::size_t>(m_), 0);
     rec_.min_constraint.assign(static_cast<std::size_t>(m_),
                                std::numeric_limits<double>::infinity());
-    next_output_ =
-        std::lower_bound(settings_.output_times.begin(), settings_.output_times.end(), x.t);
     try {
       classify(x);
       update_minimum(model_.constraint_values(x.t, x.q));
@@ -128,7 +127,7 @@ class Run {
     rec_.steps = counters_.steps;
   }
 
-  double output_seconds() const { return output_seconds_; }
+  double output_seconds() const { return output_.seconds(); }
 
  private:
   // Which constraints start inside the medium, and, for the obstacle, which push. On f = 0 the
@@ -367,25 +366,13 @@ class Run {
     return s;
   }
 
-  void deliver(const TrajectorySample& s) {
-    const auto started = std::chrono::steady_clock::now();
-    settings_.on_sample(s);
-    output_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  }
-
   void emit(const State& x, const std::string& label) {
-    if (settings_.on_sample) deliver(sample(x, label));
+    if (output_.wanted()) output_.deliver(sample(x, label));
   }
 
   template <class Dense>
   void emit_grid(const Dense& dense, double t_limit, bool inclusive) {
-    if (!settings_.on_sample) return;
-    while (next_output_ != settings_.output_times.end() &&
-           (*next_output_ < t_limit || (inclusive && *next_output_ == t_limit))) {
-      deliver(sample(dense.at(*next_output_), ""));
-      ++next_output_;
-    }
+    output_.grid(dense, t_limit, inclusive, [this](const State& x) { return sample(x, ""); });
   }
 
   const Model& model_;
@@ -401,7 +388,7 @@ class Run {
   Point rhs_point_;
   PointT<Dual> dual_point_;
   PhaseCounters counters_;
-  std::vector<double>::const_iterator next_output_;
+  SampleOutput output_{settings_, model_.initial_state().t};
   std::optional<double> last_exit_;
   long rhs_evaluations_ = 0;
   long nonstiff_evaluations_ = 0;
@@ -411,7 +398,6 @@ class Run {
   long stiff_steps_ = 0;
   long stiff_rejected_ = 0;
   double last_t_ = 0.0;
-  double output_seconds_ = 0.0;
 };
 
 }  // namespace
@@ -424,7 +410,7 @@ std::string RealizationSolver::description() const {
 }
 
 std::vector<ParamSpec> RealizationSolver::parameters() const {
-  return {
+  std::vector<ParamSpec> params{
       {.name = "N",
        .default_value = 1e6,
        .min = 0.0,
@@ -432,32 +418,6 @@ std::vector<ParamSpec> RealizationSolver::parameters() const {
        .min_inclusive = false,
        .description =
            "realization parameter: stiffness gamma N, viscosity beta N, added mass alpha N"},
-      {.name = "alpha",
-       .default_value = 0.0,
-       .min = 0.0,
-       .max = 1e9,
-       .description = "added-mass coefficient (default: the preset's)"},
-      {.name = "beta",
-       .default_value = 1.0,
-       .min = 0.0,
-       .max = 1e9,
-       .description = "viscosity coefficient (default: the preset's)"},
-      {.name = "gamma",
-       .default_value = 0.0,
-       .min = 0.0,
-       .max = 1e9,
-       .description = "stiffness coefficient (default: the preset's)"},
-      {.name = "kappa",
-       .default_value = 1.0,
-       .min = 0.0,
-       .max = 1e9,
-       .min_inclusive = false,
-       .description = "kozlov-impact: stiffness kappa N (seed 001 section 5)"},
-      {.name = "k",
-       .default_value = 0.1,
-       .min = 0.0,
-       .max = 1e9,
-       .description = "kozlov-impact: damping force 2 k sqrt(N) f' (seed 001 section 5)"},
       {.name = "event_time_tol",
        .default_value = 1e-14,
        .min = 0.0,
@@ -481,61 +441,34 @@ std::vector<ParamSpec> RealizationSolver::parameters() const {
        .min_inclusive = false,
        .description = "largest step as a fraction of the horizon (bounds what a step can hide)"},
   };
+  const auto coefficients = model_coefficient_params();
+  params.insert(params.begin() + 1, coefficients.begin(), coefficients.end());
+  return params;
 }
 
 std::vector<ChoiceSpec> RealizationSolver::choices() const {
-  return {
-      {.name = "preset",
-       .options = {"viscous", "penalty", "kozlov-impact"},
-       .default_value = "viscous",
-       .description = "(alpha,beta,gamma) = (0,1,0), (0,0,1), or (0, 2k/sqrt(N), kappa); explicit "
-                      "--alpha/--beta/--gamma override it"},
-      {.name = "interaction",
-       .options = {"medium", "obstacle"},
-       .default_value = "medium",
-       .description = "medium: the reaction has either sign; obstacle: it only pushes"},
-  };
+  return model_choices(
+      "(alpha,beta,gamma) = (0,1,0), (0,0,1), or (0, 2k/sqrt(N), kappa); explicit "
+      "--alpha/--beta/--gamma override it",
+      "medium: the reaction has either sign; obstacle: it only pushes");
 }
 
 void RealizationSolver::finalize(ParamValues& params, ChoiceValues& choices,
                                  const std::vector<std::string>& assigned) const {
-  const auto given = [&](const std::string& name) {
-    return std::find(assigned.begin(), assigned.end(), name) != assigned.end();
-  };
   const std::string& preset = choices.at("preset");
-  double alpha = 0.0, beta = 0.0, gamma = 0.0;
-  if (preset == "viscous") beta = 1.0;
-  if (preset == "penalty") gamma = 1.0;
   if (preset == "kozlov-impact") {
     // Stiffness κN and damping force 2k√N ḟ (seed 001 §5): γ = κ and βN = 2k√N.
-    gamma = params.at("kappa");
-    beta = 2.0 * params.at("k") / std::sqrt(params.at("N"));
+    apply_model_preset(params, choices, assigned, "solver realization", 0.0,
+                       2.0 * params.at("k") / std::sqrt(params.at("N")), params.at("kappa"));
   } else {
-    for (const char* name : {"kappa", "k"}) {
-      if (given(name)) {
-        throw InputError(std::string("solver realization: --") + name +
-                         " applies to --preset kozlov-impact only (preset is " + preset + ")");
-      }
-    }
-  }
-  if (!given("alpha")) params["alpha"] = alpha;
-  if (!given("beta")) params["beta"] = beta;
-  if (!given("gamma")) params["gamma"] = gamma;
-  if (params.at("alpha") == 0.0 && params.at("beta") == 0.0 && params.at("gamma") == 0.0) {
-    throw InputError("solver realization: alpha, beta, gamma are all 0; at least one must be > 0");
+    apply_model_preset(params, choices, assigned, "solver realization", 0.0,
+                       preset == "viscous" ? 1.0 : 0.0, preset == "penalty" ? 1.0 : 0.0);
   }
 }
 
 std::string RealizationSolver::limit_model(const ParamValues& params,
                                            const ChoiceValues& choices) const {
-  const double alpha = params.at("alpha"), beta = params.at("beta"), gamma = params.at("gamma");
-  // The obstacle and the penalty realization converge to the classical model (seed 004, end of
-  // §6; Theorem 1 with α = β = 0); the viscous medium to the model of Theorem 2.
-  if (choices.at("interaction") == "obstacle") return "classical";
-  if (alpha == 0.0 && beta == 0.0) return "classical";
-  if (choices.at("preset") == "kozlov-impact" && alpha == 0.0) return "classical";
-  if (alpha == 0.0 && gamma == 0.0) return "viscous";
-  return "alpha-beta-gamma";
+  return model_limit_name(params, choices);
 }
 
 std::vector<std::string> RealizationSolver::extra_columns(const Model& model,

@@ -1,0 +1,95 @@
+// The parameters that name an (α,β,γ) model, shared by `realization` and `limit` so that the two
+// solvers `verify` sets side by side always mean the same model by the same settings.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "solvers/solver.hpp"
+
+namespace crbench {
+
+// alpha, beta, gamma (defaults: the preset's), and kappa, k of the kozlov-impact preset.
+inline std::vector<ParamSpec> model_coefficient_params() {
+  return {
+      {.name = "alpha",
+       .default_value = 0.0,
+       .min = 0.0,
+       .max = 1e9,
+       .description = "added-mass coefficient (default: the preset's)"},
+      {.name = "beta",
+       .default_value = 1.0,
+       .min = 0.0,
+       .max = 1e9,
+       .description = "viscosity coefficient (default: the preset's)"},
+      {.name = "gamma",
+       .default_value = 0.0,
+       .min = 0.0,
+       .max = 1e9,
+       .description = "stiffness coefficient (default: the preset's)"},
+      {.name = "kappa",
+       .default_value = 1.0,
+       .min = 0.0,
+       .max = 1e9,
+       .min_inclusive = false,
+       .description = "kozlov-impact: stiffness kappa N (seed 001 section 5)"},
+      {.name = "k",
+       .default_value = 0.1,
+       .min = 0.0,
+       .max = 1e9,
+       .description = "kozlov-impact: damping force 2 k sqrt(N) f' (seed 001 section 5)"},
+  };
+}
+
+inline std::vector<ChoiceSpec> model_choices(const std::string& preset_description,
+                                             const std::string& interaction_description) {
+  return {
+      {.name = "preset",
+       .options = {"viscous", "penalty", "kozlov-impact"},
+       .default_value = "viscous",
+       .description = preset_description},
+      {.name = "interaction",
+       .options = {"medium", "obstacle"},
+       .default_value = "medium",
+       .description = interaction_description},
+  };
+}
+
+// Sets alpha, beta, gamma from the preset's values where the user did not assign them, and
+// checks the combination: kappa and k only with kozlov-impact, not all of alpha, beta, gamma 0.
+inline void apply_model_preset(ParamValues& params, const ChoiceValues& choices,
+                               const std::vector<std::string>& assigned, const std::string& owner,
+                               double alpha, double beta, double gamma) {
+  const auto given = [&](const char* name) {
+    return std::find(assigned.begin(), assigned.end(), name) != assigned.end();
+  };
+  const std::string& preset = choices.at("preset");
+  if (preset != "kozlov-impact") {
+    for (const char* name : {"kappa", "k"}) {
+      if (given(name)) {
+        throw InputError(owner + ": --" + name +
+                         " applies to --preset kozlov-impact only (preset is " + preset + ")");
+      }
+    }
+  }
+  if (!given("alpha")) params["alpha"] = alpha;
+  if (!given("beta")) params["beta"] = beta;
+  if (!given("gamma")) params["gamma"] = gamma;
+  if (params.at("alpha") == 0.0 && params.at("beta") == 0.0 && params.at("gamma") == 0.0) {
+    throw InputError(owner + ": alpha, beta, gamma are all 0; at least one must be > 0");
+  }
+}
+
+// The name of the limit a model converges to, for the facts it is checked against: the obstacle
+// and α = β = 0 give the classical model (seed 004, end of §6; Theorem 1), (0, β, 0) the model of
+// Theorem 2.
+inline std::string model_limit_name(const ParamValues& params, const ChoiceValues& choices) {
+  const double alpha = params.at("alpha"), beta = params.at("beta"), gamma = params.at("gamma");
+  if (choices.at("interaction") == "obstacle" || (alpha == 0.0 && beta == 0.0)) return "classical";
+  if (choices.at("preset") == "kozlov-impact" && alpha == 0.0) return "classical";
+  if (alpha == 0.0 && gamma == 0.0) return "viscous";
+  return "alpha-beta-gamma";
+}
+
+}  // namespace crbench
