@@ -21,12 +21,9 @@ CaseEntry entry() {
 
 const std::vector<CaseEntry>& case_registry() {
   static const std::vector<CaseEntry> cases = {
-      entry<cases::DkPlane>(),
-      entry<cases::BouncingBallSiconos>(),
-      entry<cases::DkCounterexample>(),
-      entry<cases::ParticleOnCircle>(),
-      entry<cases::PendulumString>(),
-      entry<cases::VibratingTable>(),
+      entry<cases::DkPlane>(),          entry<cases::BouncingBallSiconos>(),
+      entry<cases::DkCounterexample>(), entry<cases::ParticleOnCircle>(),
+      entry<cases::PendulumString>(),   entry<cases::VibratingTable>(),
       entry<cases::OscillatorAtWall>(),
   };
   return cases;
