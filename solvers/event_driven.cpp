@@ -637,9 +637,6 @@ class Run {
     if (output_.wanted()) output_.deliver(sample(x, label));
   }
 
-  // The caller's callback (e.g. writing a CSV row) is not part of the solve: its time is kept
-  // out of wall_time_s and reported as diagnostics.output_time_s.
-
  public:
   double output_seconds() const { return output_.seconds(); }
 

@@ -357,11 +357,17 @@ class Run {
     s.mu = Eigen::VectorXd::Zero(m_);
     s.impulse = Eigen::VectorXd::Zero(m_);
     s.extra = opt_.N * s.f;
+    std::vector<int> rows;
     for (int k = 0; k < m_; ++k) {
-      if (!pushing_[static_cast<std::size_t>(k)]) continue;
-      s.lambda(k) = would_be(k);
-      const Eigen::VectorXd Ainv_Jt = rhs_point_.A.ldlt().solve(rhs_point_.J.row(k).transpose());
-      s.mu(k) = would_be(k) * std::sqrt(rhs_point_.J.row(k).dot(Ainv_Jt));
+      if (pushing_[static_cast<std::size_t>(k)]) rows.push_back(k);
+    }
+    if (!rows.empty()) {
+      // |∇f_k|_{A⁻¹}² is the diagonal of J A⁻¹ Jᵀ.
+      const Eigen::VectorXd normal_norm = delassus(rhs_point_, rows).W.diagonal().cwiseSqrt();
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        s.lambda(rows[r]) = would_be(rows[r]);
+        s.mu(rows[r]) = would_be(rows[r]) * normal_norm(static_cast<Eigen::Index>(r));
+      }
     }
     return s;
   }
