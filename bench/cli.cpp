@@ -1,5 +1,7 @@
 #include "bench/cli.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -8,9 +10,11 @@
 #include <iomanip>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "bench/report.hpp"
 #include "bench/run_support.hpp"
+#include "bench/study.hpp"
 #include "bench/verify.hpp"
 #include "cases/registry.hpp"
 #include "crbench/version.hpp"
@@ -188,10 +192,23 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   verify->add_option("--atol", verify_atol, "absolute tolerance (default 1e-14)");
   verify->add_flag("--json", verify_request.json, "print the verdict table as JSON");
 
+  auto* converge = app.add_subcommand(
+      "converge", "run a study file: convergence tables in N, Richardson limits, figures");
+  std::string study_path, converge_out, jobs_text;
+  bool resume = false, no_figures = false;
+  converge->add_option("--study", study_path, "study file (JSON; see bench/studies/README.md)")
+      ->required();
+  converge->add_option("--out", converge_out, "output folder (default: the study's name)");
+  converge->add_option("--jobs", jobs_text, "threads (default: the number of cores)");
+  converge->add_flag("--resume", resume, "keep the points already in OUT/points.jsonl");
+  converge->add_flag("--no-figures", no_figures, "skip the figures (scripts/figures.py)");
+
   auto* report =
       app.add_subcommand("report", "the main job: the canonical runs, written to a folder");
   std::string out_dir = "results";
+  std::string report_jobs_text;
   report->add_option("--out", out_dir, "output folder (default results)");
+  report->add_option("--jobs", report_jobs_text, "threads (default: the number of cores)");
 
   try {
     app.parse(argc, argv);
@@ -204,7 +221,32 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   try {
     if (list->parsed()) return list_command(list_json, out);
 
-    if (report->parsed()) return write_report(out_dir, out);
+    const auto jobs = [](const std::string& text) {
+      if (text.empty()) return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+      const double x = parse_finite("--jobs", text);
+      if (x != std::floor(x) || x < 1 || x > 256) {
+        throw InputError("--jobs: '" + text + "' must be a whole number in [1, 256]");
+      }
+      return static_cast<int>(x);
+    };
+    if (report->parsed()) return write_report(out_dir, jobs(report_jobs_text), out);
+
+    if (converge->parsed()) {
+      const Study study = load_study(study_path);
+      ConvergeOptions options;
+      options.out_dir = converge_out.empty() ? study.name : converge_out;
+      options.jobs = jobs(jobs_text);
+      options.resume = resume;
+      options.figures = !no_figures;
+      options.log = &out;
+      options.progress_line = isatty(fileno(stderr)) != 0;
+      const ConvergeResult result = run_study(study, options);
+      for (const auto& m : result.summary["models"]) {
+        out << "  " << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>()
+            << "\n";
+      }
+      return 0;
+    }
 
     if (verify->parsed()) {
       for (const auto& a : verify_sets) {

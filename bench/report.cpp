@@ -1,18 +1,22 @@
 #include "bench/report.hpp"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <array>
+#include <boost/version.hpp>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "bench/run_support.hpp"
-#include "bench/verify.hpp"
+#include "bench/study.hpp"
 #include "cases/registry.hpp"
 #include "crbench/version.hpp"
 #include "solvers/solver.hpp"
@@ -85,59 +89,83 @@ std::string siconos_comparison(const std::string& out_dir) {
   return md.str();
 }
 
-// Seed 004's predictions on dk-plane, checked by `crbench verify` (N = 1e2 … 1e10).
-std::string verify_predictions(const std::string& out_dir, std::ostream& progress) {
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string first_line_with(const std::string& path, const std::string& prefix) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) return line.substr(prefix.size());
+  }
+  return "unknown";
+}
+
+std::string machine() {
+  std::ostringstream s;
+  std::string os = first_line_with("/etc/os-release", "PRETTY_NAME=");
+  os.erase(std::remove(os.begin(), os.end(), '"'), os.end());
+  std::string cpu = first_line_with("/proc/cpuinfo", "model name\t: ");
+  s << cpu << ", " << std::thread::hardware_concurrency() << " hardware threads; " << os << "; "
+    << compiler() << "; Eigen " << EIGEN_WORLD_VERSION << "." << EIGEN_MAJOR_VERSION << "."
+    << EIGEN_MINOR_VERSION << ", Boost " << BOOST_VERSION / 100000 << "."
+    << BOOST_VERSION / 100 % 1000 << ", nlohmann/json " << NLOHMANN_JSON_VERSION_MAJOR << "."
+    << NLOHMANN_JSON_VERSION_MINOR << "." << NLOHMANN_JSON_VERSION_PATCH;
+  return s.str();
+}
+
+// The canonical studies (bench/studies/*.json, in name order), each into out_dir/<name>/.
+std::string canonical_studies(const std::string& out_dir, int jobs, std::ostream& progress) {
   namespace fs = std::filesystem;
-  struct Model {
-    std::string name;
-    std::vector<Assignment> assignments;
-  };
-  const std::vector<Model> models{
-      {"viscous (0,1,0)", {{"preset", "viscous"}}},
-      {"added mass (1,0,1)", {{"alpha", "1"}, {"beta", "0"}, {"gamma", "1"}}},
-      {"(1,1,1)", {{"alpha", "1"}, {"beta", "1"}, {"gamma", "1"}}},
-      {"viscous obstacle", {{"preset", "viscous"}, {"interaction", "obstacle"}}},
-  };
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(fs::path(CRBENCH_SOURCE_DIR) / "bench/studies")) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
   std::ostringstream md;
-  md << "## Predictions checked by `crbench verify` (dk-plane, N = 1e2 ... 1e10)\n\n"
-     << "The limit model's lift-off (seed 004 Theorem 1) beside the realization ladder; tau_inf is "
-        "the Richardson extrapolation of the ladder (two levels, exponents p and 2p, p from the "
-        "three "
-        "finest points), computed without the prediction. Every point "
-        "is also solved at 100x tighter tolerances (rtol 1e-14, atol 1e-16) and must show a "
-        "discretization error below 1% of its model error.\n\n"
-     << "| model | predicted | tau_inf | digits | least-squares order | verdict |\n"
-     << "|---|---|---|---|---|---|\n";
-  for (const auto& model : models) {
-    VerifyRequest request;
-    request.case_name = "dk-plane";
-    request.model_assignments = model.assignments;
-    request.json = true;
-    std::ostringstream json;
-    run_verify(request, json);
-    const auto j = nlohmann::json::parse(json.str());
-    std::string stem = model.name;
-    for (char& c : stem) {
-      if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
+  for (const auto& file : files) {
+    const Study study = load_study(file.string());
+    ConvergeOptions options;
+    options.out_dir = (fs::path(out_dir) / study.name).string();
+    options.jobs = jobs;
+    options.log = &progress;
+    const ConvergeResult result = run_study(study, options);
+    const fs::path dir = options.out_dir;
+    md << "## Study `" << study.name << "` (`bench/studies/" << file.filename().string() << "`)\n\n"
+       << study.description << "\n\nFiles: `" << study.name << "/` (points.jsonl, study.json, "
+       << "one table per observable as .md/.csv/.tex/.json, figures as .png/.pdf). "
+       << result.points_total << " points.\n\n"
+       << read_text(dir / "models.md") << "\n";
+    if (result.figures_written) {
+      for (const auto& [name, caption] : std::vector<std::pair<std::string, std::string>>{
+               {"error_vs_N", "lift-off error against N, log-log, with the fitted slopes"},
+               {"lift_off_vs_N", "lift-off time against N with the predicted and classical lines"},
+               {"collapse", "N f(q_N(t)) for several N over z(t) (seed 004 (2.6))"},
+               {"near_lift_off", "the constraint value near lift-off"},
+               {"work_precision", "work-precision"}}) {
+        if (fs::exists(dir / (name + ".png"))) {
+          md << "![" << caption << "](" << study.name << "/" << name << ".png)\n\n*" << caption
+             << ".*\n\n";
+        }
+      }
+    } else {
+      md << "**" << result.figures_message << ".**\n\n";
     }
-    std::ofstream(fs::path(out_dir) / ("verify.dk-plane." + stem + ".json")) << j.dump(2) << "\n";
-    const auto number = [](const nlohmann::json& x, int digits) {
-      return x.is_number() ? scientific(x.get<double>(), digits) : std::string("n/a");
-    };
-    md << "| " << model.name << " | " << number(j["prediction"]["lift_off_time"], 15) << " | "
-       << number(j["richardson"]["tau_inf"], 15) << " | " << number(j["digits_of_agreement"], 2)
-       << " | " << number(j["least_squares_order"], 4) << " | " << j["verdict"].get<std::string>()
-       << " |\n";
-    progress << "report: verify dk-plane " << model.name << ": "
-             << (j["confirmed"].get<bool>() ? "confirmed" : "not confirmed") << "\n";
+    for (const auto& o : study.observables) md << read_text(dir / (o + ".md")) << "\n";
+    if (fs::exists(dir / "work_precision.md")) md << read_text(dir / "work_precision.md") << "\n";
   }
   return md.str();
 }
 
 }  // namespace
 
-int write_report(const std::string& out_dir, std::ostream& progress) {
+int write_report(const std::string& out_dir, int jobs, std::ostream& progress) {
   namespace fs = std::filesystem;
+  const auto start = std::chrono::steady_clock::now();
   fs::create_directories(out_dir);
   nlohmann::json summary = nlohmann::json::array();
   std::ostringstream table;
@@ -205,12 +233,17 @@ int write_report(const std::string& out_dir, std::ostream& progress) {
   }
   std::ofstream(fs::path(out_dir) / "summary.json") << summary.dump(2) << "\n";
   const std::string siconos = siconos_comparison(out_dir);
-  const std::string predictions = verify_predictions(out_dir, progress);
+  const std::string studies = canonical_studies(out_dir, jobs, progress);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::ofstream readme(fs::path(out_dir) / "README.md");
   readme << "# crbench results\n\n"
-         << "Generated by `crbench report` (crbench " << version << ", " << compiler()
-         << "). Every registered case through every registered solver with default parameters. "
+         << "Generated by `crbench report` (crbench " << version << ", " << compiler() << ") in "
+         << std::fixed << std::setprecision(1) << seconds << std::defaultfloat << " s with " << jobs
+         << " threads on: " << machine() << ".\n\n"
+         << studies << "## Every case through every solver\n\n"
+         << "Every registered case through every registered solver with default parameters. "
             "Each run's record is `<case>.<solver>.json` (wall time left out so that the file is "
             "deterministic) and its trajectory on a 1001-point grid plus event rows is "
             "`<case>.<solver>.trajectory.csv`; `summary.json` holds the table below.\n\n"
@@ -218,7 +251,6 @@ int write_report(const std::string& out_dir, std::ostream& progress) {
             "approximates; the last error column is the largest deviation of q from the case's "
             "closed-form trajectory for that model on the output grid.\n\n"
          << table.str() << "\n"
-         << predictions << "\n"
          << siconos;
   progress << "report: wrote " << out_dir << "\n";
   return 0;

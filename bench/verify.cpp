@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "bench/convergence.hpp"
 #include "bench/run_support.hpp"
 #include "cases/registry.hpp"
 #include "crbench/version.hpp"
@@ -20,23 +21,6 @@ struct LadderPoint {
   std::optional<double> tau_tight;  // the same point at 100× tighter tolerances
   long steps = 0;
 };
-
-// Least-squares slope of log|y| against log x over the entries where y ≠ 0.
-std::optional<double> log_log_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int k = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (!(std::abs(y[i]) > 0.0) || !std::isfinite(y[i])) continue;
-    const double lx = std::log(x[i]), ly = std::log(std::abs(y[i]));
-    sx += lx;
-    sy += ly;
-    sxx += lx * lx;
-    sxy += lx * ly;
-    ++k;
-  }
-  if (k < 2) return std::nullopt;
-  return (k * sxy - sx * sy) / (k * sxx - sx * sx);
-}
 
 nlohmann::ordered_json optional_number(const std::optional<double>& x) {
   return x && std::isfinite(*x) ? nlohmann::ordered_json(*x) : nlohmann::ordered_json();
@@ -67,8 +51,9 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     throw InputError("--digits: " + std::to_string(request.digits) +
                      " must be a whole number in [1, 15]");
   }
-  const double decades = std::log10(request.N_to / request.N_from);
-  const int count = static_cast<int>(std::floor(decades * request.per_decade + 1e-9)) + 1;
+  const std::vector<double> ladder =
+      geometric_ladder(request.N_from, request.N_to, request.per_decade);
+  const auto count = static_cast<int>(ladder.size());
   if (count < 3 || count > 100) {
     throw InputError("--N-from/--N-to/--per-decade: the ladder has " + std::to_string(count) +
                      " points; it needs between 3 and 100");
@@ -91,7 +76,7 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
   std::vector<LadderPoint> points;
   for (int i = 0; i < count; ++i) {
     LadderPoint p;
-    p.N = request.N_from * std::pow(10.0, static_cast<double>(i) / request.per_decade);
+    p.N = ladder[static_cast<std::size_t>(i)];
     RunRequest r;
     r.case_name = request.case_name;
     r.solver_name = "realization";
@@ -112,54 +97,21 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
   }
 
   // Orders against the prediction, Richardson's extrapolation without it.
-  std::vector<double> Ns, errors, differences, difference_N;
+  std::vector<double> Ns, errors;
+  std::vector<std::optional<double>> taus;
   for (const auto& p : points) {
     if (p.tau && tau_pred) {
       Ns.push_back(p.N);
       errors.push_back(*p.tau - *tau_pred);
     }
+    taus.push_back(p.tau);
   }
-  for (std::size_t i = 0; i + 1 < points.size(); ++i) {
-    if (points[i].tau && points[i + 1].tau) {
-      difference_N.push_back(points[i].N);
-      differences.push_back(*points[i].tau - *points[i + 1].tau);
-    }
-  }
-  const auto negated = [](std::optional<double> x) {
-    return x ? std::optional<double>(-*x) : std::nullopt;
-  };
-  const std::optional<double> lsq_order = negated(log_log_slope(Ns, errors));
-  // The order of τ_N − τ_∞ ∝ N^−p from the successive differences (they decay like N^−p too):
-  // fitted over the whole ladder (reported), and locally from the three finest points (used,
-  // as in Aitken's Δ²: the coarse points carry the higher-order terms that would bias it).
-  const std::optional<double> fitted_difference_order =
-      negated(log_log_slope(difference_N, differences));
-  std::optional<double> difference_order;
-  if (differences.size() >= 2) {
-    const std::size_t last = differences.size() - 1;
-    const std::vector<double> tail_N{difference_N[last - 1], difference_N[last]};
-    const std::vector<double> tail{differences[last - 1], differences[last]};
-    difference_order = negated(log_log_slope(tail_N, tail));
-  }
-  // Two Richardson levels on the three finest points a, b, c (ratio r each), for
-  // τ_N = τ_∞ + c₁N^−p + c₂N^−2p + …, the form of the realization expansions here (viscous:
-  // 1/N, 1/N²; obstacle: N^−1/2, 1/N): R₁ = (r^p τ_next − τ)/(r^p − 1) on (a, b) and (b, c), then
-  // R₂ = (r^2p R₁(b, c) − R₁(a, b))/(r^2p − 1). The error estimate is the last level's step.
-  std::optional<double> tau_inf, tau_inf_error;
-  const std::size_t np = points.size();
-  if (difference_order && np >= 3 && points[np - 1].tau && points[np - 2].tau &&
-      points[np - 3].tau) {
-    const double p = *difference_order;
-    const auto level = [](double coarse, double fine, double ratio_p) {
-      return (ratio_p * fine - coarse) / (ratio_p - 1.0);
-    };
-    const double r = points[np - 1].N / points[np - 2].N;
-    const double r1 = std::pow(r, p), r2 = std::pow(r, 2.0 * p);
-    const double ab = level(*points[np - 3].tau, *points[np - 2].tau, r1);
-    const double bc = level(*points[np - 2].tau, *points[np - 1].tau, r1);
-    tau_inf = level(ab, bc, r2);
-    tau_inf_error = std::abs(*tau_inf - bc);
-  }
+  const std::optional<double> lsq_slope = log_log_slope(Ns, errors);
+  const std::optional<double> lsq_order =
+      lsq_slope ? std::optional<double>(-*lsq_slope) : std::nullopt;
+  const Extrapolation extrapolation = richardson(ladder, taus);
+  const std::optional<double> tau_inf = extrapolation.limit;
+  const std::optional<double> difference_order = extrapolation.order_from_differences;
   std::optional<double> digits;
   if (tau_inf && tau_pred) {
     const double rel = std::abs(*tau_inf - *tau_pred) / std::max(std::abs(*tau_pred), 1e-300);
@@ -177,12 +129,9 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     all_ok = all_ok && p.status == "ok" && p.tau;
     const std::optional<double> error =
         p.tau && tau_pred ? std::optional<double>(*p.tau - *tau_pred) : std::nullopt;
-    std::optional<double> local_order;
+    std::optional<double> order;
     if (i > 0 && error && points[i - 1].tau && tau_pred) {
-      const double previous = *points[i - 1].tau - *tau_pred;
-      if (previous != 0.0 && *error != 0.0) {
-        local_order = std::log(std::abs(previous / *error)) / std::log(p.N / points[i - 1].N);
-      }
+      order = local_order(points[i - 1].N, *points[i - 1].tau - *tau_pred, p.N, *error);
     }
     const std::optional<double> discretization =
         p.tau && p.tau_tight ? std::optional<double>(std::abs(*p.tau - *p.tau_tight))
@@ -194,7 +143,7 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
                     {"status", p.status},
                     {"tau_N", optional_number(p.tau)},
                     {"error_vs_prediction", optional_number(error)},
-                    {"local_order", optional_number(local_order)},
+                    {"local_order", optional_number(order)},
                     {"tau_N_tight", optional_number(p.tau_tight)},
                     {"discretization_error", optional_number(discretization)},
                     {"flag_discretization_not_below_1pct_of_model_error", flagged},
@@ -202,7 +151,7 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     std::ostringstream N_text;
     N_text << std::setprecision(3) << p.N;
     table << std::setw(10) << N_text.str() << std::setw(24) << text(p.tau) << std::setw(14)
-          << text(error, 4) << std::setw(10) << text(local_order, 4) << std::setw(12)
+          << text(error, 4) << std::setw(10) << text(order, 4) << std::setw(12)
           << text(discretization, 3) << (flagged ? "DISCRETIZATION" : "") << "\n";
   }
 
@@ -244,9 +193,10 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     j["points"] = rows;
     j["least_squares_order"] = optional_number(lsq_order);
     j["richardson"] = {{"order_from_differences", optional_number(difference_order)},
-                       {"order_fitted_over_the_ladder", optional_number(fitted_difference_order)},
+                       {"order_fitted_over_the_ladder",
+                        optional_number(extrapolation.order_fitted_over_the_ladder)},
                        {"tau_inf", optional_number(tau_inf)},
-                       {"error_estimate", optional_number(tau_inf_error)}};
+                       {"error_estimate", optional_number(extrapolation.error_estimate)}};
     j["digits_of_agreement"] = optional_number(digits);
     j["requested_digits"] = request.digits;
     j["confirmed"] = confirmed;

@@ -1,0 +1,945 @@
+// run_study: the points of a study on K threads, points.jsonl as they complete, then the tables,
+// study.json and the figures. Every output except the timings of the work–precision points is a
+// function of the study alone: results are assembled in point order from their JSON lines
+// (whether computed now or read back with --resume), so K and resumption do not change a byte.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "bench/convergence.hpp"
+#include "bench/run_support.hpp"
+#include "bench/study.hpp"
+#include "cases/registry.hpp"
+#include "crbench/version.hpp"
+#include "solvers/solver.hpp"
+
+namespace crbench {
+namespace {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+// A row whose error is this close to round-off is not flagged for its discretization error.
+constexpr double kRoundOff = 1e-14;
+// A point is trusted when its discretization estimate is below this fraction of its model error.
+constexpr double kTrustFraction = 0.01;
+// Orders agree with the theory within this distance.
+constexpr double kOrderTolerance = 0.05;
+constexpr int kTrajectorySamples = 4001;
+
+ojson number_or_null(std::optional<double> x) {
+  return x && std::isfinite(*x) ? ojson(*x) : ojson();
+}
+std::optional<double> optional_of(const ojson& j) {
+  return j.is_number() ? std::optional<double>(j.get<double>()) : std::nullopt;
+}
+
+std::string N_label(double N) {
+  const double exponent = std::round(std::log10(N));
+  if (std::abs(N - std::pow(10.0, exponent)) <= 1e-9 * N) {
+    return "1e" + std::to_string(static_cast<int>(exponent));
+  }
+  return format_number(N);
+}
+
+std::string assignments_text(const std::vector<Assignment>& assignments) {
+  std::string out;
+  for (const auto& a : assignments) out += (out.empty() ? "" : ",") + a.key + "=" + a.value;
+  return out;
+}
+
+struct GridRun {
+  RunRecord record;
+  std::vector<Eigen::VectorXd> q;  // q on the output grid (event rows left out)
+};
+
+GridRun solve_on_grid(RunRequest request) {
+  GridRun run;
+  request.observer = [&run](const TrajectorySample& s) {
+    if (s.label.empty()) run.q.push_back(s.x.q);
+  };
+  run.record = execute(request);
+  return run;
+}
+
+struct Reference {
+  std::string kind;
+  std::string status = "ok";
+  std::optional<double> lift_off;
+  std::vector<Eigen::VectorXd> q;  // on the study's grid; empty when not known
+  bool theorem_applies = true;
+  std::string why;
+  std::string tolerances;
+};
+
+std::optional<double> deviation(const std::vector<Eigen::VectorXd>& q,
+                                const std::vector<Eigen::VectorXd>& reference, bool final_only) {
+  if (q.empty() || q.size() != reference.size()) return std::nullopt;
+  if (final_only) return (q.back() - reference.back()).lpNorm<Eigen::Infinity>();
+  double worst = 0.0;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    worst = std::max(worst, (q[i] - reference[i]).lpNorm<Eigen::Infinity>());
+  }
+  return worst;
+}
+
+ojson observe(const std::vector<std::string>& observables, const GridRun& run,
+              const Reference& reference) {
+  ojson values = ojson::object();
+  for (const auto& o : observables) {
+    std::optional<double> x;
+    if (o == "lift_off_time") x = run.record.lift_off_time;
+    if (o == "max_q_deviation") x = deviation(run.q, reference.q, false);
+    if (o == "final_q_deviation") x = deviation(run.q, reference.q, true);
+    values[o] = number_or_null(x);
+  }
+  return values;
+}
+
+struct Point {
+  std::string key;
+  std::string kind;         // ladder, trajectory, work_precision, work_precision_reference
+  std::size_t index = 0;    // model (ladder, trajectory) or series (work precision)
+  std::optional<double> N;  // ladder/trajectory; nullopt: a model without N, or the limit
+  double value = 0.0;       // work precision: rtol or h
+};
+
+class Converge {
+ public:
+  Converge(const Study& study, const ConvergeOptions& options)
+      : study_(study), options_(options), out_(options.out_dir) {}
+
+  ConvergeResult run() {
+    fs::create_directories(out_);
+    compute_references();
+    make_points();
+    ConvergeResult result;
+    result.points_total = static_cast<int>(points_.size());
+    result.points_computed = run_points();
+    result.summary = assemble();
+    std::ofstream(out_ / "study.json") << result.summary.dump(2) << "\n";
+    log("converge " + study_.name + ": " + std::to_string(result.points_computed) + " of " +
+        std::to_string(result.points_total) + " points computed, tables in " + out_.string());
+    if (options_.figures) {
+      const fs::path script = fs::path(CRBENCH_SOURCE_DIR) / "scripts/figures.py";
+      const std::string command = "/usr/bin/python3 '" + script.string() + "' '" + out_.string() +
+                                  "' > '" + (out_ / "figures.log").string() + "' 2>&1";
+      const int status = std::system(command.c_str());
+      result.figures_written = status == 0;
+      if (status == 0) fs::remove(out_ / "figures.log");
+      result.figures_message =
+          status == 0 ? "figures written"
+                      : "figures not written (see " + (out_ / "figures.log").string() + ")";
+      log("converge " + study_.name + ": " + result.figures_message);
+    }
+    return result;
+  }
+
+ private:
+  void log(const std::string& line) {
+    if (options_.log) *options_.log << line << "\n";
+  }
+
+  RunRequest base_request(const StudyModel& model) const {
+    RunRequest r;
+    r.case_name = study_.case_name;
+    r.solver_name = model.solver;
+    r.case_assignments = study_.case_assignments;
+    r.solver_assignments = model.assignments;
+    r.rtol = study_.rtol;
+    r.atol = study_.atol;
+    r.samples = study_.samples;
+    return r;
+  }
+
+  std::string config_key() const {
+    std::ostringstream s;
+    s << study_.case_name << "{" << assignments_text(study_.case_assignments) << "}|rtol "
+      << format_number(study_.rtol) << "|atol " << format_number(study_.atol) << "|tight "
+      << format_number(study_.tight_factor) << "|samples " << study_.samples;
+    return s.str();
+  }
+
+  // The references run at the tight tolerances: they must be far more accurate than the points.
+  void compute_references() {
+    const auto model = make_model(study_.case_name, study_.case_assignments);
+    const Facts facts = model->facts();
+    for (const auto& m : study_.models) {
+      Reference ref;
+      ref.kind = m.reference;
+      if (m.reference == "closed-form") {
+        RunSettings settings;
+        configure_solver(find_solver(m.solver), m.assignments, settings);
+        const std::string name =
+            find_solver(m.solver).limit_model(settings.solver_params, settings.solver_choices);
+        ref.lift_off = facts.lift_off_time(name);
+        ref.tolerances = "closed form";
+        if (const auto* exact = facts.trajectory(name)) {
+          const double t0 = model->initial_state().t, t1 = model->horizon();
+          for (int i = 0; i < study_.samples; ++i) {
+            const double t =
+                i + 1 == study_.samples ? t1 : t0 + (t1 - t0) * i / (study_.samples - 1);
+            const auto q = exact->q(t, std::nan(""));
+            if (!q) {
+              ref.q.clear();
+              break;
+            }
+            ref.q.push_back(*q);
+          }
+        }
+      } else {
+        RunRequest r = base_request(m);
+        r.solver_name = m.reference;
+        if (m.reference != "limit") r.solver_assignments.clear();
+        r.rtol = std::max(study_.rtol / study_.tight_factor, 1e-16);
+        r.atol = study_.atol / study_.tight_factor;
+        const GridRun run = solve_on_grid(r);
+        ref.status = run.record.status;
+        ref.lift_off = run.record.lift_off_time;
+        ref.q = run.q;
+        ref.tolerances = tolerance_text(run.record.tolerances);
+        ref.theorem_applies =
+            run.record.diagnostics.value("theorem_applies", nlohmann::ordered_json(true))
+                .get<bool>();
+        ref.why = run.record.diagnostics.value("why", std::string());
+      }
+      references_.push_back(ref);
+    }
+  }
+
+  void make_points() {
+    const std::string config = config_key();
+    for (std::size_t i = 0; i < study_.models.size(); ++i) {
+      const auto& m = study_.models[i];
+      const std::string head = "ladder|" + m.label + "|" + m.solver + "{" +
+                               assignments_text(m.assignments) + "}|ref " + m.reference + "|" +
+                               config;
+      if (m.has_N) {
+        for (const double N : m.N) {
+          points_.push_back({head + "|N " + format_number(N), "ladder", i, N, 0.0});
+        }
+      } else {
+        points_.push_back({head, "ladder", i, std::nullopt, 0.0});
+      }
+    }
+    if (study_.collapse) {
+      const auto it =
+          std::find_if(study_.models.begin(), study_.models.end(),
+                       [&](const StudyModel& m) { return m.label == study_.collapse->model; });
+      const auto i = static_cast<std::size_t>(it - study_.models.begin());
+      const std::string head = "trajectory|" + it->label + "|" + it->solver + "{" +
+                               assignments_text(it->assignments) + "}|" + config;
+      for (const double N : study_.collapse->N) {
+        points_.push_back({head + "|N " + format_number(N), "trajectory", i, N, 0.0});
+      }
+      points_.push_back({head + "|limit", "trajectory", i, std::nullopt, 0.0});
+    }
+    for (std::size_t s = 0; s < study_.work_precision.size(); ++s) {
+      const auto& w = study_.work_precision[s];
+      const std::string head = "work_precision|" + w.label + "|" + study_.work_precision_case +
+                               "{" + assignments_text(study_.work_precision_case_assignments) +
+                               "}|" + w.solver + "{" + assignments_text(w.assignments) +
+                               "}|atol_ratio " + format_number(study_.work_precision_atol_ratio) +
+                               "|" + w.vary + " ";
+      for (const double v : w.values) {
+        points_.push_back({head + format_number(v), "work_precision", s, std::nullopt, v});
+      }
+      if (w.reference == "tight") {
+        points_.push_back(
+            {head + "reference 1e-14", "work_precision_reference", s, std::nullopt, 1e-14});
+      }
+    }
+  }
+
+  std::string trajectory_file(const Point& p) const {
+    const auto& m = study_.models[p.index];
+    return "trajectories/" + m.label + "." + (p.N ? "N" + N_label(*p.N) : std::string("limit")) +
+           ".csv";
+  }
+
+  ojson compute(const Point& p) const {
+    ojson line;
+    line["key"] = p.key;
+    line["kind"] = p.kind;
+    if (p.kind == "ladder") {
+      const auto& m = study_.models[p.index];
+      RunRequest r = base_request(m);
+      if (p.N) r.solver_assignments.push_back({"N", format_number(*p.N)});
+      const GridRun normal = solve_on_grid(r);
+      r.rtol = std::max(study_.rtol / study_.tight_factor, 1e-16);
+      r.atol = study_.atol / study_.tight_factor;
+      const GridRun tight = solve_on_grid(r);
+      line["model"] = m.label;
+      line["N"] = number_or_null(p.N);
+      line["status"] = normal.record.status;
+      line["reason"] = normal.record.reason;
+      line["tolerances"] = tolerance_text(normal.record.tolerances);
+      line["values"] = observe(study_.observables, normal, references_[p.index]);
+      line["tight_status"] = tight.record.status;
+      line["tight_tolerances"] = tolerance_text(tight.record.tolerances);
+      line["tight_values"] = observe(study_.observables, tight, references_[p.index]);
+      line["steps"] = normal.record.steps;
+      line["rhs_evaluations"] = normal.record.rhs_evaluations;
+    } else if (p.kind == "trajectory") {
+      const auto& m = study_.models[p.index];
+      RunRequest r = base_request(m);
+      if (p.N) {
+        r.solver_assignments.push_back({"N", format_number(*p.N)});
+      } else {
+        r.solver_name = "limit";
+      }
+      r.samples = kTrajectorySamples;
+      r.trajectory_path = (out_ / trajectory_file(p)).string();
+      const RunRecord record = execute(r);
+      line["model"] = m.label;
+      line["N"] = number_or_null(p.N);
+      line["status"] = record.status;
+      line["lift_off_time"] = number_or_null(record.lift_off_time);
+      line["file"] = trajectory_file(p);
+    } else {
+      const auto& w = study_.work_precision[p.index];
+      RunRequest r;
+      r.case_name = study_.work_precision_case;
+      r.case_assignments = study_.work_precision_case_assignments;
+      r.solver_name = w.solver;
+      r.solver_assignments = w.assignments;
+      if (w.vary == "h") {
+        r.solver_assignments.push_back({"h", format_number(p.value)});
+      } else {
+        r.rtol = p.value;
+        // Divided rather than multiplied: 1e-4 / 100 is the double nearest 1e-6, 1e-4 · 0.01 is
+        // not.
+        r.atol = p.value / (1.0 / study_.work_precision_atol_ratio);
+      }
+      RunRecord best;
+      double wall = INFINITY;
+      // The minimum over repeats: the least disturbed measurement of the same deterministic solve.
+      const int repeats = p.kind == "work_precision" ? study_.timing_repeats : 1;
+      for (int k = 0; k < repeats; ++k) {
+        RunRecord record = execute(r);
+        wall = std::min(wall, record.wall_time_s);
+        best = std::move(record);
+      }
+      line["series"] = w.label;
+      line["value"] = p.value;
+      line["status"] = best.status;
+      line["reason"] = best.reason;
+      line["tolerances"] = tolerance_text(best.tolerances);
+      line["lift_off_time"] = number_or_null(best.lift_off_time);
+      line["steps"] = best.steps;
+      line["rhs_evaluations"] = best.rhs_evaluations;
+      line["wall_time_s"] = wall;
+    }
+    return line;
+  }
+
+  // Returns how many points were computed (the others were read back from points.jsonl).
+  int run_points() {
+    const fs::path jsonl = out_ / "points.jsonl";
+    lines_.assign(points_.size(), ojson());
+    std::vector<bool> done(points_.size(), false);
+    if (options_.resume && fs::exists(jsonl)) {
+      std::map<std::string, std::size_t> index;
+      for (std::size_t i = 0; i < points_.size(); ++i) index[points_[i].key] = i;
+      std::ifstream in(jsonl);
+      std::string text;
+      while (std::getline(in, text)) {
+        // A line cut short by an interruption does not parse; its point is computed again.
+        const ojson line = ojson::parse(text, nullptr, false);
+        if (line.is_discarded() || !line.contains("key") || !line["key"].is_string()) continue;
+        const auto it = index.find(line["key"].get<std::string>());
+        if (it == index.end()) continue;
+        if (points_[it->second].kind == "trajectory" &&
+            !fs::exists(out_ / line.value("file", std::string()))) {
+          continue;
+        }
+        lines_[it->second] = line;
+        done[it->second] = true;
+      }
+    }
+    fs::create_directories(out_ / "trajectories");
+    // Rewritten with the kept lines only, then appended to as points complete.
+    {
+      std::ofstream rewrite(jsonl, std::ios::trunc);
+      for (std::size_t i = 0; i < points_.size(); ++i) {
+        if (done[i]) rewrite << lines_[i].dump() << "\n";
+      }
+    }
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+      if (!done[i]) todo.push_back(i);
+    }
+    std::ofstream append(jsonl, std::ios::app);
+    std::mutex mutex;
+    std::atomic<std::size_t> next{0};
+    std::size_t finished = 0;
+    const auto start = std::chrono::steady_clock::now();
+    const auto progress = [&]() {
+      if (!options_.progress_line) return;
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double eta =
+          finished == 0 ? 0.0 : elapsed * static_cast<double>(todo.size() - finished) / finished;
+      std::fprintf(stderr, "\r%s: %zu/%zu points, %.0f s elapsed, ETA %.0f s   ",
+                   study_.name.c_str(), finished, todo.size(), elapsed, eta);
+      std::fflush(stderr);
+    };
+    const auto worker = [&]() {
+      for (;;) {
+        const std::size_t k = next.fetch_add(1);
+        if (k >= todo.size()) return;
+        const std::size_t i = todo[k];
+        ojson line;
+        try {
+          line = compute(points_[i]);
+        } catch (const std::exception& e) {
+          // Kept as a record so that the other points are still written.
+          line = {{"key", points_[i].key},
+                  {"kind", points_[i].kind},
+                  {"status", "internal_error"},
+                  {"reason", e.what()}};
+        }
+        const std::lock_guard<std::mutex> lock(mutex);
+        append << line.dump() << "\n";
+        append.flush();
+        lines_[i] = std::move(line);
+        ++finished;
+        progress();
+      }
+    };
+    const int jobs = std::max(1, std::min<int>(options_.jobs, static_cast<int>(todo.size())));
+    std::vector<std::thread> threads;
+    for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+    if (options_.progress_line) std::fprintf(stderr, "\n");
+    append.close();
+    // Point order, so that a finished points.jsonl does not depend on K either (except the
+    // work–precision timings).
+    std::ofstream sorted(jsonl, std::ios::trunc);
+    for (const auto& line : lines_) sorted << line.dump() << "\n";
+    return static_cast<int>(todo.size());
+  }
+
+  ojson assemble();
+
+  const Study& study_;
+  ConvergeOptions options_;
+  fs::path out_;
+  std::vector<Reference> references_;
+  std::vector<Point> points_;
+  std::vector<ojson> lines_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Tables.
+
+std::string fixed(std::optional<double> x, int digits) {
+  if (!x || !std::isfinite(*x)) return "";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, *x);
+  return buffer;
+}
+std::string sci(std::optional<double> x, int digits = 3) {
+  if (!x || !std::isfinite(*x)) return "";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*e", digits - 1, *x);
+  return buffer;
+}
+std::string full(std::optional<double> x) {
+  if (!x || !std::isfinite(*x)) return "";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.16g", *x);
+  return buffer;
+}
+
+// "rtol 1e-12, atol 1e-14" (or "h 0.001") out of the full tolerance text, for narrow tables;
+// the full text is in the JSON rows.
+std::string compact_tolerances(const std::string& text) {
+  std::string out;
+  for (const char* name : {"rtol ", "atol ", "h "}) {
+    std::size_t at = 0;
+    while ((at = text.find(name, at)) != std::string::npos) {
+      if (at == 0 || text[at - 1] == ' ') break;
+      ++at;
+    }
+    if (at == std::string::npos) continue;
+    const std::size_t begin = at + std::string(name).size();
+    const std::size_t end = text.find(',', begin);
+    out += (out.empty() ? "" : "/") + text.substr(begin, end - begin);
+  }
+  return out;
+}
+
+struct Table {
+  std::string title;
+  std::string caption;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+std::string tex_field(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string markdown(const Table& t) {
+  std::ostringstream md;
+  md << "| " << t.header[0];
+  for (std::size_t i = 1; i < t.header.size(); ++i) md << " | " << t.header[i];
+  md << " |\n|";
+  for (std::size_t i = 0; i < t.header.size(); ++i) md << "---|";
+  md << "\n";
+  for (const auto& r : t.rows) {
+    md << "|";
+    for (const auto& c : r) md << " " << (c.empty() ? "-" : c) << " |";
+    md << "\n";
+  }
+  return md.str();
+}
+
+void write_table(const fs::path& stem, const Table& t) {
+  std::ofstream(stem.string() + ".md") << "### " << t.title << "\n\n"
+                                       << t.caption << "\n\n"
+                                       << markdown(t);
+  std::ofstream csv(stem.string() + ".csv");
+  for (std::size_t i = 0; i < t.header.size(); ++i) csv << (i ? "," : "") << csv_field(t.header[i]);
+  csv << "\n";
+  for (const auto& r : t.rows) {
+    for (std::size_t i = 0; i < r.size(); ++i) csv << (i ? "," : "") << csv_field(r[i]);
+    csv << "\n";
+  }
+  std::ofstream tex(stem.string() + ".tex");
+  tex << "% " << t.title << " (crbench " << version << "; needs \\usepackage{booktabs})\n"
+      << "\\begin{table}\n\\centering\n\\caption{" << tex_field(t.caption) << "}\n"
+      << "\\begin{tabular}{l" << std::string(t.header.size() - 1, 'r') << "}\n\\toprule\n";
+  for (std::size_t i = 0; i < t.header.size(); ++i) {
+    tex << (i ? " & " : "") << tex_field(t.header[i]);
+  }
+  tex << " \\\\\n\\midrule\n";
+  for (const auto& r : t.rows) {
+    for (std::size_t i = 0; i < r.size(); ++i) tex << (i ? " & " : "") << tex_field(r[i]);
+    tex << " \\\\\n";
+  }
+  tex << "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+}
+
+ojson Converge::assemble() {
+  const auto model = make_model(study_.case_name, study_.case_assignments);
+  ojson summary;
+  summary["crbench_version"] = version;
+  summary["study"] = study_.name;
+  summary["description"] = study_.description;
+  summary["case"] = study_.case_name;
+  summary["params"] = model->params();
+  summary["tolerances"] = {{"rtol", study_.rtol},
+                           {"atol", study_.atol},
+                           {"tight_factor", study_.tight_factor},
+                           {"tight_rtol", std::max(study_.rtol / study_.tight_factor, 1e-16)},
+                           {"tight_atol", study_.atol / study_.tight_factor}};
+  summary["flag_rule"] =
+      "a row is flagged when its discretization estimate |value(tol) - value(tol/tight_factor)| "
+      "is not below 1% of its error (errors within 1e-14 relative of round-off exempt); flagged "
+      "rows are left out of the least-squares fit";
+  summary["confirmation_rule"] =
+      "a ladder model is CONFIRMED when the theory states an order, the fitted order is within "
+      "0.05 of it, and the Richardson limit (from unflagged points only) agrees with the "
+      "reference to at least 8 digits; an ideal model when its error is at most 1e-10";
+  summary["ladder"] = study_.ladder;
+  summary["observables"] = study_.observables;
+
+  const std::string tolerance_caption =
+      "rtol " + format_number(study_.rtol) + ", atol " + format_number(study_.atol) +
+      "; discretization estimate = difference from the same point at tolerances / " +
+      format_number(study_.tight_factor) + "; references at those tighter tolerances.";
+
+  std::map<std::string, Table> tables;
+  for (const auto& o : study_.observables) {
+    Table t;
+    t.title = study_.name + ": " + o;
+    t.caption = "Case " + study_.case_name + ", observable " + o +
+                (o == "lift_off_time" ? " (error = value - reference lift-off)"
+                                      : " (sup-norm distance of q from the reference motion on a " +
+                                            std::to_string(study_.samples) + "-point grid)") +
+                ". " + tolerance_caption;
+    t.header = {"model",          "N",    "value",        "error", "local order",
+                "disc. estimate", "flag", "rtol/atol (h)"};
+    tables[o] = t;
+  }
+  Table verdicts;
+  verdicts.title = study_.name + ": models";
+  verdicts.caption =
+      "Least-squares order over the unflagged rows; Richardson limit of the "
+      "lift-off from the three finest points, computed without the reference. " +
+      tolerance_caption;
+  verdicts.header = {"model",
+                     "reference",
+                     "reference lift-off",
+                     "expected order",
+                     "fitted order",
+                     "Richardson limit",
+                     "+/-",
+                     "digits",
+                     "flagged rows",
+                     "verdict"};
+
+  // Lines by what they belong to, in point order.
+  std::map<std::pair<std::string, std::size_t>, std::vector<const ojson*>> grouped;
+  for (std::size_t i = 0; i < points_.size(); ++i) {
+    const std::string kind =
+        points_[i].kind == "work_precision_reference" ? "work_precision" : points_[i].kind;
+    grouped[{kind, points_[i].index}].push_back(&lines_[i]);
+  }
+  ojson models = ojson::array();
+  for (std::size_t mi = 0; mi < study_.models.size(); ++mi) {
+    const StudyModel& m = study_.models[mi];
+    const Reference& ref = references_[mi];
+    const std::vector<const ojson*>& lines = grouped[{"ladder", mi}];
+
+    ojson jm;
+    jm["label"] = m.label;
+    jm["solver"] = m.solver;
+    ojson set = ojson::object();
+    for (const auto& a : m.assignments) set[a.key] = a.value;
+    jm["set"] = set;
+    jm["note"] = m.note;
+    jm["reference"] = {{"kind", ref.kind},
+                       {"status", ref.status},
+                       {"lift_off_time", number_or_null(ref.lift_off)},
+                       {"theorem_applies", ref.theorem_applies},
+                       {"why", ref.why},
+                       {"tolerances", ref.tolerances},
+                       {"trajectory_known", !ref.q.empty()}};
+    int flagged_total = 0;
+    ojson observables = ojson::object();
+    std::optional<Extrapolation> extrapolation;
+    bool extrapolation_uses_flagged = false;
+    std::optional<double> extrapolation_finest_N;
+    for (const auto& o : study_.observables) {
+      const std::optional<double> reference_value =
+          o == "lift_off_time" ? ref.lift_off : std::optional<double>(0.0);
+      ojson rows = ojson::array();
+      std::vector<double> fit_N, fit_error, ladder_N;
+      std::vector<std::optional<double>> ladder_values;
+      std::vector<bool> ladder_flags;
+      std::vector<std::optional<double>> ladder_discretization;
+      std::optional<double> previous_N, previous_error;
+      int flagged = 0;
+      for (const ojson* line : lines) {
+        const std::optional<double> N = optional_of(line->value("N", ojson()));
+        const std::string status = line->value("status", std::string("internal_error"));
+        const ojson values = line->value("values", ojson::object());
+        const ojson tight_values = line->value("tight_values", ojson::object());
+        const std::optional<double> value =
+            status == "ok" ? optional_of(values.value(o, ojson())) : std::nullopt;
+        const std::optional<double> tight = line->value("tight_status", std::string()) == "ok"
+                                                ? optional_of(tight_values.value(o, ojson()))
+                                                : std::nullopt;
+        std::optional<double> error;
+        if (value && reference_value) error = *value - *reference_value;
+        std::optional<double> discretization;
+        if (value && tight) discretization = std::abs(*value - *tight);
+        const bool at_round_off =
+            error && std::abs(*error) <= kRoundOff * std::max(1.0, std::abs(*value));
+        const bool flag = !at_round_off && (!error || !discretization ||
+                                            !(*discretization < kTrustFraction * std::abs(*error)));
+        std::optional<double> order;
+        if (N && previous_N && error && previous_error) {
+          order = local_order(*previous_N, *previous_error, *N, *error);
+        }
+        if (N) {
+          previous_N = N;
+          previous_error = error;
+          ladder_N.push_back(*N);
+          ladder_values.push_back(value);
+          ladder_flags.push_back(flag);
+          ladder_discretization.push_back(discretization);
+          if (!flag && error && !at_round_off) {
+            fit_N.push_back(*N);
+            fit_error.push_back(*error);
+          }
+        }
+        flagged += flag ? 1 : 0;
+        std::string flag_text;
+        if (status != "ok") {
+          flag_text = status + ": " + line->value("reason", std::string());
+        } else if (flag) {
+          flag_text = !value ? "no value" : "DISCRETIZATION";
+        }
+        rows.push_back({{"N", number_or_null(N)},
+                        {"status", status},
+                        {"value", number_or_null(value)},
+                        {"error", number_or_null(error)},
+                        {"local_order", number_or_null(order)},
+                        {"value_tight", number_or_null(tight)},
+                        {"discretization_estimate", number_or_null(discretization)},
+                        {"flagged", flag},
+                        {"tolerances", line->value("tolerances", std::string())},
+                        {"steps", line->value("steps", 0L)},
+                        {"rhs_evaluations", line->value("rhs_evaluations", 0L)}});
+        tables[o].rows.push_back({m.label, N ? N_label(*N) : "ideal",
+                                  o == "lift_off_time" ? full(value) : sci(value), sci(error),
+                                  fixed(order, 3), sci(discretization), flag_text,
+                                  compact_tolerances(line->value("tolerances", std::string()))});
+      }
+      flagged_total += flagged;
+      ojson fit;
+      const auto slope = log_log_slope(fit_N, fit_error);
+      const std::optional<double> fitted =
+          m.has_N && slope ? std::optional<double>(-*slope) : std::nullopt;
+      fit["fitted_order"] = number_or_null(fitted);
+      fit["points_in_fit"] = fit_N.size();
+      const auto expected = m.expected_order.find(o);
+      if (expected != m.expected_order.end()) {
+        fit["expected_order"] = expected->second;
+        fit["agrees"] = fitted && std::abs(*fitted - expected->second) <= kOrderTolerance;
+      } else {
+        fit["expected_order"] = nullptr;
+        fit["agrees"] = nullptr;
+      }
+      if (o == "lift_off_time" && m.has_N) {
+        // The ladder up to its finest unflagged point: extrapolating through points whose
+        // discretization error rivals their model error would extrapolate the discretization.
+        std::size_t n = ladder_flags.size();
+        while (n > 0 && ladder_flags[n - 1]) --n;
+        extrapolation_uses_flagged = n < 3 || ladder_flags[n - 2] || ladder_flags[n - 3];
+        extrapolation_finest_N = n > 0 ? std::optional<double>(ladder_N[n - 1]) : std::nullopt;
+        ladder_N.resize(n);
+        ladder_values.resize(n);
+        extrapolation = richardson(ladder_N, ladder_values);
+        // The last level's step can vanish to round-off; the estimate is never below twice the
+        // largest discretization estimate of the three points it used.
+        if (extrapolation->error_estimate && n >= 3) {
+          for (std::size_t k = n - 3; k < n; ++k) {
+            if (ladder_discretization[k]) {
+              extrapolation->error_estimate =
+                  std::max(*extrapolation->error_estimate, 2.0 * *ladder_discretization[k]);
+            }
+          }
+        }
+      }
+      observables[o] = {{"rows", rows}, {"fit", fit}, {"flagged_rows", flagged}};
+    }
+    jm["observables"] = observables;
+    jm["order_source"] = m.order_source;
+
+    // The verdict on the lift-off prediction.
+    std::optional<double> digits;
+    std::string verdict;
+    bool confirmed = false;
+    const ojson* lift =
+        observables.contains("lift_off_time") ? &observables["lift_off_time"] : nullptr;
+    if (!ref.lift_off) {
+      verdict = "no reference lift-off" + (ref.why.empty() ? std::string() : " (" + ref.why + ")");
+    } else if (!ref.theorem_applies) {
+      verdict = "Theorem 1 does not apply: " + ref.why;
+    } else if (lift && m.has_N && extrapolation && extrapolation->limit) {
+      const double rel = std::abs(*extrapolation->limit - *ref.lift_off) /
+                         std::max(std::abs(*ref.lift_off), 1e-300);
+      digits = rel > 0.0 ? -std::log10(rel) : 16.0;
+      const ojson& fit = (*lift)["fit"];
+      const bool order_stated = !fit["agrees"].is_null();
+      const bool order_ok = !order_stated || fit["agrees"].get<bool>();
+      confirmed = order_stated && order_ok && *digits >= 8.0 && !extrapolation_uses_flagged;
+      std::ostringstream v;
+      v << (confirmed      ? "CONFIRMED: "
+            : order_stated ? "NOT CONFIRMED: "
+                           : "NO RATE STATED: ")
+        << "fitted order " << fixed(optional_of(fit["fitted_order"]), 3);
+      if (order_stated) {
+        v << (order_ok ? " agrees with " : " differs from ") << "the theory's "
+          << format_number(fit["expected_order"].get<double>());
+      } else {
+        v << " (the theory states none)";
+      }
+      v << "; the Richardson limit (finest N used " << N_label(*extrapolation_finest_N)
+        << ") agrees with the reference to " << fixed(digits, 1) << " digits";
+      if (extrapolation_uses_flagged) v << " (but uses flagged points)";
+      verdict = v.str();
+    } else if (lift && !m.has_N) {
+      const ojson& row = (*lift)["rows"][0];
+      const auto error = optional_of(row["error"]);
+      confirmed = error && std::abs(*error) <= 1e-10;
+      verdict = error ? std::string(confirmed ? "CONFIRMED: " : "NOT CONFIRMED: ") +
+                            "lift-off error " + sci(std::abs(*error)) + " against the " + ref.kind
+                      : "no lift-off";
+    } else {
+      verdict = "no extrapolation (too few finished points)";
+    }
+    jm["richardson"] = {
+        {"order_from_differences",
+         number_or_null(extrapolation ? extrapolation->order_from_differences : std::nullopt)},
+        {"order_fitted_over_the_ladder",
+         number_or_null(extrapolation ? extrapolation->order_fitted_over_the_ladder
+                                      : std::nullopt)},
+        {"limit", number_or_null(extrapolation ? extrapolation->limit : std::nullopt)},
+        {"error_estimate",
+         number_or_null(extrapolation ? extrapolation->error_estimate : std::nullopt)},
+        {"finest_N_used", number_or_null(extrapolation_finest_N)},
+        {"uses_flagged_points", extrapolation_uses_flagged}};
+    jm["digits_of_agreement"] = number_or_null(digits);
+    jm["confirmed"] = confirmed;
+    jm["verdict"] = verdict;
+    models.push_back(jm);
+
+    const auto lift_fit = lift ? (*lift)["fit"] : ojson();
+    verdicts.rows.push_back({m.label, ref.kind, full(ref.lift_off),
+                             lift && !lift_fit["expected_order"].is_null()
+                                 ? format_number(lift_fit["expected_order"].get<double>())
+                                 : "",
+                             lift ? fixed(optional_of(lift_fit["fitted_order"]), 3) : "",
+                             full(extrapolation ? extrapolation->limit : std::nullopt),
+                             sci(extrapolation ? extrapolation->error_estimate : std::nullopt, 2),
+                             fixed(digits, 1), std::to_string(flagged_total), verdict});
+  }
+  summary["models"] = models;
+
+  for (const auto& o : study_.observables) {
+    write_table(out_ / o, tables[o]);
+    ojson j;
+    j["study"] = study_.name;
+    j["observable"] = o;
+    j["tolerances"] = summary["tolerances"];
+    j["models"] = ojson::array();
+    for (const auto& m : models) {
+      j["models"].push_back({{"label", m["label"]},
+                             {"reference", m["reference"]},
+                             {"fit", m["observables"][o]["fit"]},
+                             {"rows", m["observables"][o]["rows"]}});
+    }
+    std::ofstream(out_ / (o + ".json")) << j.dump(2) << "\n";
+  }
+  write_table(out_ / "models", verdicts);
+
+  if (study_.collapse) {
+    ojson c;
+    c["model"] = study_.collapse->model;
+    c["window"] = study_.collapse->window;
+    c["files"] = ojson::array();
+    const auto mi = static_cast<std::size_t>(
+        std::find_if(study_.models.begin(), study_.models.end(),
+                     [&](const StudyModel& m) { return m.label == study_.collapse->model; }) -
+        study_.models.begin());
+    c["predicted_lift_off_time"] = number_or_null(references_[mi].lift_off);
+    for (const ojson* line_pointer : grouped[{"trajectory", mi}]) {
+      const ojson& line = *line_pointer;
+      c["files"].push_back({{"N", line.value("N", ojson())},
+                            {"file", line.value("file", std::string())},
+                            {"status", line.value("status", std::string())},
+                            {"lift_off_time", line.value("lift_off_time", ojson())}});
+    }
+    summary["collapse"] = c;
+  }
+  // The classical lift-off, for the figures' reference line.
+  const Facts facts = model->facts();
+  summary["classical_lift_off_time"] = number_or_null(facts.lift_off_time("classical"));
+
+  if (!study_.work_precision.empty()) {
+    ojson wp;
+    wp["case"] = study_.work_precision_case;
+    wp["atol_ratio"] = study_.work_precision_atol_ratio;
+    wp["timing"] = "minimum wall time over " + std::to_string(study_.timing_repeats) +
+                   " repeats, in work_precision.csv/.md only (timings are not deterministic)";
+    wp["series"] = ojson::array();
+    Table t;
+    t.title = study_.name + ": work-precision";
+    t.caption = "Case " + study_.work_precision_case +
+                ": lift-off error against the closed form (or the same solver at rtol 1e-14) "
+                "versus cost. Wall time: the minimum over " +
+                std::to_string(study_.timing_repeats) + " repeats on this machine.";
+    t.header = {"series",          "vary",          "value",        "lift-off error", "steps",
+                "rhs evaluations", "wall time [s]", "rtol/atol (h)"};
+    const auto wp_model =
+        make_model(study_.work_precision_case, study_.work_precision_case_assignments);
+    const Facts wp_facts = wp_model->facts();
+    std::ofstream timing(out_ / "work_precision.csv");
+    timing << "series,vary,value,error,steps,rhs_evaluations,wall_time_s\n";
+    for (std::size_t s = 0; s < study_.work_precision.size(); ++s) {
+      const auto& w = study_.work_precision[s];
+      std::vector<const ojson*> points = grouped[{"work_precision", s}];
+      const ojson* reference_line = nullptr;
+      if (w.reference == "tight") {
+        reference_line = points.back();
+        points.pop_back();
+      }
+      std::optional<double> reference;
+      if (w.reference == "closed-form") {
+        RunSettings settings;
+        configure_solver(find_solver(w.solver), w.assignments, settings);
+        reference = wp_facts.lift_off_time(
+            find_solver(w.solver).limit_model(settings.solver_params, settings.solver_choices));
+      } else if (reference_line) {
+        reference = optional_of(reference_line->value("lift_off_time", ojson()));
+      }
+      ojson js;
+      js["label"] = w.label;
+      js["solver"] = w.solver;
+      js["vary"] = w.vary;
+      js["reference"] = w.reference;
+      js["reference_lift_off_time"] = number_or_null(reference);
+      js["note"] = w.note;
+      js["points"] = ojson::array();
+      for (const ojson* p : points) {
+        const auto lift_off = optional_of(p->value("lift_off_time", ojson()));
+        // A NaN rather than an optional: GCC 12 warns (falsely) about the optional here.
+        const double error_value =
+            lift_off && reference ? std::abs(*lift_off - *reference) : std::nan("");
+        const std::optional<double> error = error_value;
+        js["points"].push_back({{"value", p->value("value", 0.0)},
+                                {"status", p->value("status", std::string())},
+                                {"lift_off_time", number_or_null(lift_off)},
+                                {"error", number_or_null(error)},
+                                {"steps", p->value("steps", 0L)},
+                                {"rhs_evaluations", p->value("rhs_evaluations", 0L)},
+                                {"tolerances", p->value("tolerances", std::string())}});
+        const double wall = p->value("wall_time_s", std::nan(""));
+        t.rows.push_back({w.label, w.vary, format_number(p->value("value", 0.0)), sci(error),
+                          std::to_string(p->value("steps", 0L)),
+                          std::to_string(p->value("rhs_evaluations", 0L)), sci(wall),
+                          compact_tolerances(p->value("tolerances", std::string()))});
+        timing << csv_field(w.label) << "," << w.vary << "," << full(p->value("value", 0.0)) << ","
+               << full(error) << "," << p->value("steps", 0L) << ","
+               << p->value("rhs_evaluations", 0L) << "," << full(wall) << "\n";
+      }
+      wp["series"].push_back(js);
+    }
+    // The Markdown table carries the timings; the CSV above is the figure's input.
+    std::ostringstream notes;
+    for (const auto& w : study_.work_precision) {
+      if (!w.note.empty()) notes << "- " << w.label << ": " << w.note << "\n";
+    }
+    std::ofstream(out_ / "work_precision.md") << "### " << t.title << "\n\n"
+                                              << t.caption << "\n\n"
+                                              << markdown(t) << "\n"
+                                              << notes.str();
+    summary["work_precision"] = wp;
+  }
+  return summary;
+}
+
+}  // namespace
+
+ConvergeResult run_study(const Study& study, const ConvergeOptions& options) {
+  return Converge(study, options).run();
+}
+
+}  // namespace crbench

@@ -1,0 +1,423 @@
+#include "bench/study.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "bench/convergence.hpp"
+#include "bench/run_support.hpp"
+#include "cases/registry.hpp"
+#include "crbench/version.hpp"
+#include "solvers/solver.hpp"
+
+namespace crbench {
+namespace {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+const std::vector<std::string> kObservables{"lift_off_time", "max_q_deviation",
+                                            "final_q_deviation"};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// Strict reading of one JSON object: every field is checked where it is read, and a field that
+// nothing reads is an error, so that a misspelt key does not silently fall back to a default.
+class Fields {
+ public:
+  Fields(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j_.is_object()) throw InputError(path_ + ": must be a JSON object");
+  }
+  std::string path(const std::string& key) const { return path_ + "." + key; }
+  const nlohmann::json* find(const std::string& key) {
+    accepted_.insert(key);
+    const auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  const nlohmann::json& require(const std::string& key) {
+    const auto* x = find(key);
+    if (!x) throw InputError(path(key) + ": missing (required)");
+    return *x;
+  }
+  std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt) {
+    const auto* x = fallback ? find(key) : &require(key);
+    if (!x) return *fallback;
+    if (!x->is_string()) throw InputError(path(key) + ": must be a string");
+    return x->get<std::string>();
+  }
+  double number(const std::string& key, std::optional<double> fallback, const ParamSpec& range) {
+    const auto* x = fallback ? find(key) : &require(key);
+    if (!x) return *fallback;
+    if (!x->is_number()) {
+      throw InputError(path(key) + ": must be a number in " + range.range_text());
+    }
+    const double value = x->get<double>();
+    if (!std::isfinite(value) || !range.admits(value)) {
+      throw InputError(path(key) + ": " + format_number(value) + " is outside " +
+                       range.range_text());
+    }
+    return value;
+  }
+  void finish() const {
+    for (const auto& [key, value] : j_.items()) {
+      if (!accepted_.count(key)) {
+        std::vector<std::string> names(accepted_.begin(), accepted_.end());
+        throw InputError(path(key) + ": unknown field; the accepted fields here are " +
+                         join(names));
+      }
+    }
+  }
+
+ private:
+  const nlohmann::json& j_;
+  std::string path_;
+  std::set<std::string> accepted_;
+};
+
+ParamSpec range(double min, double max, bool min_inclusive = true) {
+  ParamSpec spec;
+  spec.min = min;
+  spec.max = max;
+  spec.min_inclusive = min_inclusive;
+  return spec;
+}
+
+// {"KEY": number or string, …} → assignments (numbers printed exactly).
+std::vector<Assignment> assignments_of(const nlohmann::json* j, const std::string& path) {
+  std::vector<Assignment> out;
+  if (!j) return out;
+  if (!j->is_object()) throw InputError(path + ": must be an object of NAME: value");
+  for (const auto& [key, value] : j->items()) {
+    if (value.is_number()) {
+      out.push_back({key, format_number(value.get<double>())});
+    } else if (value.is_string()) {
+      out.push_back({key, value.get<std::string>()});
+    } else {
+      throw InputError(path + "." + key + ": must be a number or a string");
+    }
+  }
+  return out;
+}
+
+std::vector<double> number_list(const nlohmann::json& j, const std::string& path,
+                                const ParamSpec& bounds, std::size_t min_count) {
+  if (!j.is_array() || j.size() < min_count) {
+    throw InputError(path + ": must be an array of at least " + std::to_string(min_count) +
+                     " numbers in " + bounds.range_text());
+  }
+  std::vector<double> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string item = path + "[" + std::to_string(i) + "]";
+    if (!j[i].is_number() || !std::isfinite(j[i].get<double>()) ||
+        !bounds.admits(j[i].get<double>())) {
+      throw InputError(item + ": must be a number in " + bounds.range_text());
+    }
+    out.push_back(j[i].get<double>());
+  }
+  return out;
+}
+
+std::string solver_names() {
+  std::vector<std::string> names;
+  for (const auto& s : solver_registry()) names.push_back(s->name());
+  return join(names);
+}
+
+bool solver_has_N(const Solver& solver) {
+  for (const auto& p : solver.parameters()) {
+    if (p.name == "N") return true;
+  }
+  return false;
+}
+
+// The model the solver approximates with these settings (as in Facts), or InputError prefixed.
+std::string limit_model_of(const Solver& solver, const std::vector<Assignment>& assignments,
+                           const std::string& path) {
+  RunSettings settings;
+  try {
+    configure_solver(solver, assignments, settings);
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
+  return solver.limit_model(settings.solver_params, settings.solver_choices);
+}
+
+}  // namespace
+
+Study parse_study(const nlohmann::json& j) {
+  Study study;
+  Fields top(j, "study");
+  study.name = top.text("name");
+  if (study.name.empty() ||
+      study.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
+    throw InputError("study.name: '" + study.name +
+                     "' must be non-empty and use only a-z, 0-9, '-' and '_'");
+  }
+  study.description = top.text("description", "");
+  study.case_name = top.text("case");
+  try {
+    find_case(study.case_name);
+  } catch (const InputError& e) {
+    throw InputError(std::string("study.case: ") + e.what());
+  }
+  study.case_assignments = assignments_of(top.find("params"), "study.params");
+  std::unique_ptr<Model> model;
+  try {
+    model = make_model(study.case_name, study.case_assignments);
+  } catch (const InputError& e) {
+    throw InputError(std::string("study.params: ") + e.what());
+  }
+  const Facts facts = model->facts();
+
+  if (const auto* tol = top.find("tolerances")) {
+    Fields t(*tol, "study.tolerances");
+    study.rtol = t.number("rtol", study.rtol, kRtolSpec);
+    study.atol = t.number("atol", study.atol, kAtolSpec);
+    study.tight_factor = t.number("tight_factor", study.tight_factor, range(2.0, 1e4));
+    t.finish();
+  }
+  if (study.rtol / study.tight_factor < 1e-16) {
+    throw InputError("study.tolerances.tight_factor: rtol / tight_factor = " +
+                     format_number(study.rtol / study.tight_factor) +
+                     " is below 1e-16, which no integrator here can reach");
+  }
+  study.samples = static_cast<int>(top.number("samples", study.samples, range(11.0, 1e6)));
+
+  {
+    Fields ladder(top.require("N"), "study.N");
+    const double from = ladder.number("from", std::nullopt, range(0.0, 1e15, false));
+    const double to = ladder.number("to", std::nullopt, range(from, 1e15, false));
+    const double per_decade = ladder.number("per_decade", 1.0, range(1.0, 10.0));
+    if (per_decade != std::floor(per_decade)) {
+      throw InputError("study.N.per_decade: must be a whole number in [1, 10]");
+    }
+    ladder.finish();
+    study.ladder = geometric_ladder(from, to, static_cast<int>(per_decade));
+    if (study.ladder.size() < 3 || study.ladder.size() > 200) {
+      throw InputError("study.N: the ladder has " + std::to_string(study.ladder.size()) +
+                       " points; it needs between 3 and 200");
+    }
+  }
+
+  if (const auto* obs = top.find("observables")) {
+    if (!obs->is_array() || obs->empty()) {
+      throw InputError("study.observables: must be a non-empty array; accepted names: " +
+                       join(kObservables));
+    }
+    for (std::size_t i = 0; i < obs->size(); ++i) {
+      const auto& o = (*obs)[i];
+      if (!o.is_string() || std::find(kObservables.begin(), kObservables.end(),
+                                      o.get<std::string>()) == kObservables.end()) {
+        throw InputError("study.observables[" + std::to_string(i) + "]: " + o.dump() +
+                         " is not one of " + join(kObservables));
+      }
+      study.observables.push_back(o.get<std::string>());
+    }
+  } else {
+    study.observables = kObservables;
+  }
+
+  const auto& models = top.require("models");
+  if (!models.is_array() || models.empty()) {
+    throw InputError("study.models: must be a non-empty array of models");
+  }
+  std::set<std::string> labels;
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    const std::string path = "study.models[" + std::to_string(i) + "]";
+    Fields m(models[i], path);
+    StudyModel sm;
+    sm.label = m.text("label");
+    if (sm.label.empty() || !labels.insert(sm.label).second) {
+      throw InputError(m.path("label") + ": '" + sm.label + "' must be non-empty and unique");
+    }
+    sm.solver = m.text("solver");
+    const Solver* solver = nullptr;
+    try {
+      solver = &find_solver(sm.solver);
+    } catch (const InputError& e) {
+      throw InputError(m.path("solver") + ": " + e.what());
+    }
+    sm.assignments = assignments_of(m.find("set"), m.path("set"));
+    for (const auto& a : sm.assignments) {
+      if (a.key == "N") {
+        throw InputError(m.path("set") + ".N: N comes from the study's ladder (study.N, N_max)");
+      }
+    }
+    const std::string limit_model = limit_model_of(*solver, sm.assignments, m.path("set"));
+    sm.has_N = solver_has_N(*solver);
+    const double N_max = m.number("N_max", 1e15, range(0.0, 1e15, false));
+    if (sm.has_N) {
+      for (const double N : study.ladder) {
+        if (N <= N_max * (1.0 + 1e-12)) sm.N.push_back(N);
+      }
+      if (sm.N.size() < 3) {
+        throw InputError(m.path("N_max") + ": " + format_number(N_max) +
+                         " leaves fewer than 3 points of the ladder");
+      }
+    }
+    sm.reference = m.text("reference", std::string("limit"));
+    if (sm.reference == "closed-form") {
+      if (!facts.lift_off_time(limit_model)) {
+        throw InputError(m.path("reference") + ": case " + study.case_name +
+                         " has no closed-form lift-off for model '" + limit_model + "'");
+      }
+    } else if (sm.reference != "limit") {
+      try {
+        find_solver(sm.reference);
+      } catch (const InputError&) {
+        throw InputError(m.path("reference") + ": '" + sm.reference +
+                         "' is not \"limit\", \"closed-form\" or a solver name (" + solver_names() +
+                         ")");
+      }
+    }
+    if (const auto* orders = m.find("expected_order")) {
+      if (!orders->is_object()) {
+        throw InputError(m.path("expected_order") + ": must be an object observable: order");
+      }
+      for (const auto& [key, value] : orders->items()) {
+        if (std::find(study.observables.begin(), study.observables.end(), key) ==
+            study.observables.end()) {
+          throw InputError(m.path("expected_order") + "." + key +
+                           ": not one of the study's observables (" + join(study.observables) +
+                           ")");
+        }
+        if (!value.is_number() || !(value.get<double>() > 0.0) || value.get<double>() > 10.0) {
+          throw InputError(m.path("expected_order") + "." + key + ": must be a number in (0, 10]");
+        }
+        sm.expected_order[key] = value.get<double>();
+      }
+      if (!sm.has_N && !sm.expected_order.empty()) {
+        throw InputError(m.path("expected_order") + ": solver " + sm.solver +
+                         " has no N, so there is no order in N");
+      }
+    }
+    sm.order_source = m.text("order_source", "");
+    sm.note = m.text("note", "");
+    m.finish();
+    study.models.push_back(std::move(sm));
+  }
+
+  if (const auto* collapse = top.find("collapse")) {
+    Fields c(*collapse, "study.collapse");
+    CollapseFigure figure;
+    figure.model = c.text("model");
+    const auto it = std::find_if(study.models.begin(), study.models.end(),
+                                 [&](const StudyModel& m) { return m.label == figure.model; });
+    if (it == study.models.end() || !it->has_N) {
+      throw InputError("study.collapse.model: '" + figure.model +
+                       "' is not the label of a model with an N ladder");
+    }
+    figure.N = number_list(c.require("N"), "study.collapse.N", range(0.0, 1e15, false), 1);
+    if (figure.N.size() > 8) throw InputError("study.collapse.N: at most 8 values");
+    figure.window = c.number("window", figure.window, range(0.0, 1e3, false));
+    c.finish();
+    study.collapse = figure;
+  }
+
+  if (const auto* wp = top.find("work_precision")) {
+    Fields w(*wp, "study.work_precision");
+    study.work_precision_case = w.text("case", study.case_name);
+    try {
+      find_case(study.work_precision_case);
+    } catch (const InputError& e) {
+      throw InputError(std::string("study.work_precision.case: ") + e.what());
+    }
+    study.work_precision_case_assignments =
+        assignments_of(w.find("params"), "study.work_precision.params");
+    std::unique_ptr<Model> wp_model;
+    try {
+      wp_model = make_model(study.work_precision_case, study.work_precision_case_assignments);
+    } catch (const InputError& e) {
+      throw InputError(std::string("study.work_precision.params: ") + e.what());
+    }
+    const Facts wp_facts = wp_model->facts();
+    study.work_precision_atol_ratio =
+        w.number("atol_ratio", study.work_precision_atol_ratio, range(1e-6, 1.0));
+    study.timing_repeats =
+        static_cast<int>(w.number("timing_repeats", study.timing_repeats, range(1.0, 20.0)));
+    const auto& series = w.require("series");
+    if (!series.is_array() || series.empty()) {
+      throw InputError("study.work_precision.series: must be a non-empty array");
+    }
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      const std::string path = "study.work_precision.series[" + std::to_string(i) + "]";
+      Fields s(series[i], path);
+      WorkPrecisionSeries ws;
+      ws.label = s.text("label");
+      for (const auto& other : study.work_precision) {
+        if (other.label == ws.label || ws.label.empty()) {
+          throw InputError(s.path("label") + ": '" + ws.label + "' must be non-empty and unique");
+        }
+      }
+      ws.solver = s.text("solver");
+      const Solver* solver = nullptr;
+      try {
+        solver = &find_solver(ws.solver);
+      } catch (const InputError& e) {
+        throw InputError(s.path("solver") + ": " + e.what());
+      }
+      ws.assignments = assignments_of(s.find("set"), s.path("set"));
+      const std::string limit_model = limit_model_of(*solver, ws.assignments, s.path("set"));
+      ws.vary = s.text("vary");
+      if (ws.vary == "rtol") {
+        ws.values = number_list(s.require("values"), s.path("values"), range(1e-14, 1e-2), 2);
+      } else if (ws.vary == "h") {
+        bool has_h = false;
+        for (const auto& p : solver->parameters()) has_h = has_h || p.name == "h";
+        if (!has_h) {
+          throw InputError(s.path("vary") + ": solver " + ws.solver + " has no parameter h");
+        }
+        ws.values = number_list(s.require("values"), s.path("values"), range(0.0, 1.0, false), 2);
+      } else {
+        throw InputError(s.path("vary") + ": '" + ws.vary + "' is not one of rtol, h");
+      }
+      ws.reference = s.text("reference", std::string("closed-form"));
+      if (ws.reference == "closed-form") {
+        if (!wp_facts.lift_off_time(limit_model)) {
+          throw InputError(s.path("reference") + ": case " + study.work_precision_case +
+                           " has no closed-form lift-off for model '" + limit_model + "'");
+        }
+      } else if (ws.reference == "tight") {
+        if (ws.vary != "rtol") {
+          throw InputError(s.path("reference") + ": \"tight\" needs vary = rtol");
+        }
+      } else {
+        throw InputError(s.path("reference") + ": '" + ws.reference +
+                         "' is not one of closed-form, tight");
+      }
+      ws.note = s.text("note", "");
+      s.finish();
+      study.work_precision.push_back(std::move(ws));
+    }
+    w.finish();
+  }
+  top.finish();
+  return study;
+}
+
+Study load_study(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("--study: cannot open '" + path + "'");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError("--study: '" + path + "' is not valid JSON (at byte " +
+                     std::to_string(e.byte) + ")");
+  }
+  return parse_study(j);
+}
+
+}  // namespace crbench

@@ -1,0 +1,92 @@
+// Studies: a case × models × an N ladder × tolerances, run point by point on several threads
+// (`crbench converge`), with convergence tables, Richardson limits, figures and work–precision.
+// The study-file schema is documented in bench/studies/README.md.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cases/params.hpp"
+
+namespace crbench {
+
+struct StudyModel {
+  std::string label;
+  std::string solver;
+  std::vector<Assignment> assignments;  // the solver's parameters and choices, without N
+  // What the errors are measured against: "limit" (the limit solver with the same model),
+  // "closed-form" (the case's facts) or the name of a solver run at the tight tolerances.
+  std::string reference;
+  bool has_N = false;     // the solver has an N parameter: the model runs the ladder
+  std::vector<double> N;  // the study's ladder up to the model's N_max (has_N), else empty
+  std::map<std::string, double> expected_order;  // observable → order the theory states
+  std::string order_source;                      // where that order comes from
+  std::string note;
+};
+
+struct CollapseFigure {
+  std::string model;  // a model label with has_N
+  std::vector<double> N;
+  double window = 0.5;  // half-width of the near-lift-off figure around the predicted lift-off
+};
+
+struct WorkPrecisionSeries {
+  std::string label;
+  std::string solver;
+  std::vector<Assignment> assignments;
+  std::string vary;  // "rtol" (atol = rtol·atol_ratio) or "h"
+  std::vector<double> values;
+  std::string reference;  // "closed-form" or "tight" (the same solver at rtol 1e-14)
+  std::string note;
+};
+
+struct Study {
+  std::string name;
+  std::string description;
+  std::string case_name;
+  std::vector<Assignment> case_assignments;
+  double rtol = 1e-12;
+  double atol = 1e-14;
+  double tight_factor = 100.0;  // the discretization check runs at tolerances / tight_factor
+  int samples = 2001;           // output grid for the trajectory observables
+  std::vector<double> ladder;
+  std::vector<std::string> observables;
+  std::vector<StudyModel> models;
+  std::optional<CollapseFigure> collapse;
+  std::string work_precision_case;
+  std::vector<Assignment> work_precision_case_assignments;
+  double work_precision_atol_ratio = 1e-2;
+  int timing_repeats = 3;
+  std::vector<WorkPrecisionSeries> work_precision;
+};
+
+// InputError naming the field ("study.models[2].solver: ...") and the accepted values.
+Study parse_study(const nlohmann::json& j);
+Study load_study(const std::string& path);
+
+struct ConvergeOptions {
+  std::string out_dir;
+  int jobs = 1;
+  bool resume = false;
+  bool figures = true;          // run scripts/figures.py (needs /usr/bin/python3 + matplotlib)
+  std::ostream* log = nullptr;  // one line per finished stage (may be null)
+  bool progress_line = false;   // a live "points done/total, elapsed, ETA" line on stderr
+};
+
+struct ConvergeResult {
+  nlohmann::ordered_json summary;  // what study.json holds
+  int points_total = 0;
+  int points_computed = 0;  // the rest came from points.jsonl (--resume)
+  bool figures_written = false;
+  std::string figures_message;
+};
+
+// Runs every point not already in out_dir/points.jsonl (with resume), appending each as it
+// completes, then writes the tables, study.json and (optionally) the figures into out_dir.
+ConvergeResult run_study(const Study& study, const ConvergeOptions& options);
+
+}  // namespace crbench

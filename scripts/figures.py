@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""Figures of one study folder written by `crbench converge` (PNG and PDF).
+
+Usage: /usr/bin/python3 scripts/figures.py DIR
+
+Reads DIR/study.json, DIR/trajectories/*.csv and DIR/work_precision.csv; writes
+error_vs_N, lift_off_vs_N, collapse, near_lift_off and work_precision (.png and .pdf) into DIR.
+Everything drawn is read from those files: no number is computed here except the straight line
+of each fitted slope, drawn through the points it was fitted to.
+"""
+import csv
+import json
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "crbench"
+matplotlib.rcParams["pdf.compression"] = 6
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def save(fig, folder, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(folder, name + ".png"), dpi=120)
+    # No creation date in the PDF, so that reruns give the same file.
+    fig.savefig(os.path.join(folder, name + ".pdf"), metadata={"CreationDate": None})
+    plt.close(fig)
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return rows
+
+
+def ladder_models(study):
+    return [m for m in study["models"] if any(r["N"] is not None for r in
+                                              m["observables"]["lift_off_time"]["rows"])]
+
+
+def error_vs_N(study, folder):
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for k, m in enumerate(ladder_models(study)):
+        lift = m["observables"]["lift_off_time"]
+        color = "C%d" % k
+        ok = [r for r in lift["rows"] if r["error"] is not None and r["error"] != 0]
+        trusted = [r for r in ok if not r["flagged"]]
+        flagged = [r for r in ok if r["flagged"]]
+        fit = lift["fit"]
+        label = m["label"]
+        if fit["fitted_order"] is not None:
+            label += " (fitted order %.3f" % fit["fitted_order"]
+            if fit["expected_order"] is not None:
+                label += ", theory %g" % fit["expected_order"]
+            label += ")"
+        ax.loglog([r["N"] for r in trusted], [abs(r["error"]) for r in trusted], "o",
+                  color=color, label=label)
+        if flagged:
+            ax.loglog([r["N"] for r in flagged], [abs(r["error"]) for r in flagged], "o",
+                      color=color, markerfacecolor="none")
+        if fit["fitted_order"] is not None and len(trusted) >= 2:
+            # The least-squares line through the trusted points (intercept from their mean).
+            p = fit["fitted_order"]
+            xs = [math.log(r["N"]) for r in trusted]
+            ys = [math.log(abs(r["error"])) for r in trusted]
+            c = sum(ys) / len(ys) + p * sum(xs) / len(xs)
+            lo, hi = min(xs), max(xs)
+            ax.loglog([math.exp(lo), math.exp(hi)], [math.exp(c - p * lo), math.exp(c - p * hi)],
+                      "-", color=color, linewidth=0.8)
+    ax.set_xlabel("N")
+    ax.set_ylabel("|lift-off time - predicted lift-off time|")
+    ax.set_title("%s: lift-off error against N (hollow: flagged rows)" % study["study"])
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8)
+    save(fig, folder, "error_vs_N")
+
+
+def lift_off_vs_N(study, folder):
+    fig, ax = plt.subplots(figsize=(7, 5))
+    predicted = {}
+    for k, m in enumerate(ladder_models(study)):
+        rows = [r for r in m["observables"]["lift_off_time"]["rows"] if r["value"] is not None]
+        color = "C%d" % k
+        ax.semilogx([r["N"] for r in rows], [r["value"] for r in rows], "o-", color=color,
+                    label=m["label"], markersize=4)
+        tau = m["reference"]["lift_off_time"]
+        if tau is not None:
+            predicted.setdefault(round(tau, 12), []).append((m["label"], color))
+    for tau, owners in predicted.items():
+        ax.axhline(tau, color=owners[0][1], linestyle="--", linewidth=0.8)
+        ax.annotate("predicted %s: %.6g" % (", ".join(o[0] for o in owners), tau),
+                    (1.0, tau), xycoords=("axes fraction", "data"), ha="right", va="bottom",
+                    fontsize=7)
+    classical = study.get("classical_lift_off_time")
+    if classical is not None:
+        ax.axhline(classical, color="black", linewidth=1.2)
+        ax.annotate("classical: %g" % classical, (0.0, classical),
+                    xycoords=("axes fraction", "data"), ha="left", va="top", fontsize=8)
+    ax.set_xlabel("N")
+    ax.set_ylabel("lift-off time")
+    ax.set_title("%s: lift-off time against N" % study["study"])
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="center right")
+    save(fig, folder, "lift_off_vs_N")
+
+
+def collapse(study, folder):
+    c = study.get("collapse")
+    if not c:
+        return
+    files = [f for f in c["files"] if f["status"] == "ok"]
+    limit = [f for f in files if f["N"] is None]
+    runs = [f for f in files if f["N"] is not None]
+    fig, ax = plt.subplots(figsize=(7, 5))
+    tau = c["predicted_lift_off_time"]
+    # (2.6) holds inside the medium: the curves are drawn up to a little after the lift-offs.
+    ends = [f["lift_off_time"] for f in files if f["lift_off_time"] is not None]
+    t_max = 1.1 * max(ends) if ends else float("inf")
+    z_values = []
+    for f in limit:
+        rows = [r for r in read_csv(os.path.join(folder, f["file"])) if r["label"] == ""
+                and float(r["t"]) <= t_max]
+        z_values = [float(r["z0"]) for r in rows]
+        ax.plot([float(r["t"]) for r in rows], z_values, "k--", linewidth=2,
+                label="z(t) of the limit model", zorder=3)
+    for k, f in enumerate(runs):
+        rows = [r for r in read_csv(os.path.join(folder, f["file"])) if r["label"] == ""
+                and float(r["t"]) <= t_max]
+        ax.plot([float(r["t"]) for r in rows], [float(r["Nf0"]) for r in rows],
+                color="C%d" % k, label="N f(q_N(t)), N = %g" % f["N"])
+    if z_values:
+        low, high = min(z_values), max(z_values)
+        pad = 0.3 * (high - low) + 1e-12
+        ax.set_ylim(low - pad, high + pad)
+    if tau is not None:
+        ax.axvline(tau, color="gray", linewidth=0.8)
+    ax.axhline(0.0, color="gray", linewidth=0.5)
+    ax.set_xlabel("t")
+    ax.set_ylabel("N f  and  z")
+    ax.set_title("%s, %s: N f(q_N(t)) against z(t), seed 004 (2.6)"
+                 % (study["study"], c["model"]))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    save(fig, folder, "collapse")
+
+    # The constraint value itself near the predicted lift-off.
+    if tau is None:
+        return
+    fig, ax = plt.subplots(figsize=(7, 5))
+    window = c["window"]
+    for k, f in enumerate(runs):
+        rows = [r for r in read_csv(os.path.join(folder, f["file"])) if r["label"] == ""
+                and abs(float(r["t"]) - tau) <= window]
+        ax.plot([float(r["t"]) for r in rows], [float(r["f0"]) for r in rows],
+                color="C%d" % k, label="N = %g (lift-off %.6g)" % (f["N"], f["lift_off_time"]
+                                                                  if f["lift_off_time"] else
+                                                                  float("nan")))
+    for f in limit:
+        rows = [r for r in read_csv(os.path.join(folder, f["file"])) if r["label"] == ""
+                and abs(float(r["t"]) - tau) <= window]
+        ax.plot([float(r["t"]) for r in rows], [float(r["f0"]) for r in rows], "k--",
+                label="limit model")
+    ax.axvline(tau, color="gray", linewidth=0.8)
+    ax.axhline(0.0, color="gray", linewidth=0.5)
+    ax.set_xlabel("t")
+    ax.set_ylabel("f(q(t))")
+    ax.set_title("%s, %s: f near the predicted lift-off %.6g"
+                 % (study["study"], c["model"], tau))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    save(fig, folder, "near_lift_off")
+
+
+def work_precision(study, folder):
+    path = os.path.join(folder, "work_precision.csv")
+    if "work_precision" not in study or not os.path.exists(path):
+        return
+    rows = read_csv(path)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    series = []
+    for r in rows:
+        if r["series"] not in series:
+            series.append(r["series"])
+    for k, name in enumerate(series):
+        pts = [r for r in rows if r["series"] == name and r["error"] not in ("", "nan")
+               and float(r["error"]) > 0]
+        err = [float(r["error"]) for r in pts]
+        axes[0].loglog([float(r["wall_time_s"]) for r in pts], err, "o-", color="C%d" % k,
+                       label=name)
+        axes[1].loglog([float(r["rhs_evaluations"]) for r in pts], err, "o-", color="C%d" % k,
+                       label=name)
+    axes[0].set_xlabel("solve time [s] (minimum of the repeats)")
+    axes[1].set_xlabel("right-hand-side evaluations")
+    for ax in axes:
+        ax.set_ylabel("|lift-off error|")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("work-precision on %s" % study["work_precision"]["case"])
+    save(fig, folder, "work_precision")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: figures.py DIR\n")
+        return 2
+    folder = sys.argv[1]
+    with open(os.path.join(folder, "study.json")) as f:
+        study = json.load(f)
+    error_vs_N(study, folder)
+    lift_off_vs_N(study, folder)
+    collapse(study, folder)
+    work_precision(study, folder)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

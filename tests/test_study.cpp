@@ -1,0 +1,255 @@
+// Studies: the schema's errors, determinism across thread counts, --resume, the regeneration of
+// the committed canonical numbers, and the convergence orders a small study must show.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "bench/study.hpp"
+
+namespace fs = std::filesystem;
+using crbench::InputError;
+using nlohmann::json;
+
+namespace {
+
+const std::string kData = CRBENCH_TEST_DATA;
+
+json valid_study() {
+  return json::parse(R"({
+    "name": "t", "case": "dk-plane",
+    "N": {"from": 100, "to": 10000},
+    "models": [{"label": "viscous", "solver": "realization", "set": {"preset": "viscous"}}]
+  })");
+}
+
+// The message of the InputError parse_study throws (empty when it does not throw).
+std::string error_of(const json& j) {
+  try {
+    crbench::parse_study(j);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("crbench_test_" + name);
+  fs::remove_all(dir);
+  return dir;
+}
+
+crbench::ConvergeResult converge(const fs::path& dir, int jobs, bool resume = false) {
+  crbench::ConvergeOptions options;
+  options.out_dir = dir.string();
+  options.jobs = jobs;
+  options.resume = resume;
+  options.figures = false;
+  return crbench::run_study(crbench::load_study(kData + "/studies/small.json"), options);
+}
+
+// Every deterministic output of a study folder (the work-precision timings are not).
+std::vector<std::string> deterministic_files() {
+  return {"study.json",
+          "lift_off_time.json",
+          "lift_off_time.csv",
+          "lift_off_time.md",
+          "lift_off_time.tex",
+          "max_q_deviation.json",
+          "final_q_deviation.json",
+          "models.csv",
+          "models.tex",
+          "trajectories/viscous.N1e2.csv",
+          "trajectories/viscous.limit.csv"};
+}
+
+}  // namespace
+
+TEST_CASE("a valid study parses with its defaults", "[study]") {
+  const auto study = crbench::parse_study(valid_study());
+  CHECK(study.ladder.size() == 3);
+  CHECK(study.models[0].has_N);
+  CHECK(study.models[0].reference == "limit");
+  CHECK(study.rtol == 1e-12);
+  CHECK(study.observables.size() == 3);
+}
+
+TEST_CASE("malformed studies name the field", "[study]") {
+  struct Bad {
+    std::string what;
+    std::function<void(json&)> edit;
+    std::string expected;
+  };
+  const std::vector<Bad> cases{
+      {"missing name", [](json& j) { j.erase("name"); }, "study.name: missing"},
+      {"bad name", [](json& j) { j["name"] = "a b"; }, "study.name:"},
+      {"unknown case", [](json& j) { j["case"] = "nope"; }, "study.case:"},
+      {"unknown top field", [](json& j) { j["ladder"] = 1; }, "study.ladder: unknown field"},
+      {"bad case parameter",
+       [](json& j) {
+         j["params"] = {{"g", -1}};
+       },
+       "study.params:"},
+      {"N from negative", [](json& j) { j["N"]["from"] = -1; }, "study.N.from:"},
+      {"N to below from", [](json& j) { j["N"]["to"] = 10; }, "study.N.to:"},
+      {"N text", [](json& j) { j["N"]["to"] = "1e4"; }, "study.N.to: must be a number"},
+      {"per decade fraction", [](json& j) { j["N"]["per_decade"] = 1.5; }, "study.N.per_decade:"},
+      {"rtol out of range",
+       [](json& j) {
+         j["tolerances"] = {{"rtol", 2.0}};
+       },
+       "study.tolerances.rtol:"},
+      {"unknown observable", [](json& j) { j["observables"] = {"speed"}; },
+       "study.observables[0]:"},
+      {"models empty", [](json& j) { j["models"] = json::array(); }, "study.models:"},
+      {"unknown solver", [](json& j) { j["models"][0]["solver"] = "rk4"; },
+       "study.models[0].solver:"},
+      {"misspelt model field", [](json& j) { j["models"][0]["referance"] = "limit"; },
+       "study.models[0].referance: unknown field"},
+      {"bad preset", [](json& j) { j["models"][0]["set"]["preset"] = "stiff"; },
+       "study.models[0].set:"},
+      {"N in set", [](json& j) { j["models"][0]["set"]["N"] = 5; }, "study.models[0].set.N:"},
+      {"all zero",
+       [](json& j) {
+         j["models"][0]["set"] = {{"alpha", 0}, {"beta", 0}, {"gamma", 0}};
+       },
+       "study.models[0].set:"},
+      {"N_max too small", [](json& j) { j["models"][0]["N_max"] = 200; }, "study.models[0].N_max:"},
+      {"bad reference", [](json& j) { j["models"][0]["reference"] = "truth"; },
+       "study.models[0].reference:"},
+      {"duplicate label", [](json& j) { j["models"].push_back(j["models"][0]); },
+       "study.models[1].label:"},
+      {"expected order of a missing observable",
+       [](json& j) {
+         j["observables"] = {"lift_off_time"};
+         j["models"][0]["expected_order"] = {{"max_q_deviation", 1}};
+       },
+       "study.models[0].expected_order.max_q_deviation:"},
+      {"collapse of an unknown model",
+       [](json& j) {
+         j["collapse"] = {{"model", "x"}, {"N", {1e2}}};
+       },
+       "study.collapse.model:"},
+      {"work precision without series", [](json& j) { j["work_precision"] = json::object(); },
+       "study.work_precision.series: missing"},
+      {"work precision bad vary",
+       [](json& j) {
+         j["work_precision"] = {{"series",
+                                 {{{"label", "a"},
+                                   {"solver", "event-driven"},
+                                   {"vary", "speed"},
+                                   {"values", {1e-6, 1e-8}}}}}};
+       },
+       "study.work_precision.series[0].vary:"},
+      {"work precision h of a solver without h",
+       [](json& j) {
+         j["work_precision"] = {{"series",
+                                 {{{"label", "a"},
+                                   {"solver", "event-driven"},
+                                   {"vary", "h"},
+                                   {"values", {1e-2, 1e-3}}}}}};
+       },
+       "study.work_precision.series[0].vary:"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    json j = valid_study();
+    c.edit(j);
+    const std::string message = error_of(j);
+    CHECK_THAT(message, Catch::Matchers::StartsWith(c.expected));
+  }
+}
+
+TEST_CASE("study files that do not parse or misspell a field are input errors", "[study]") {
+  CHECK_THROWS_WITH(crbench::load_study(kData + "/studies/malformed.json"),
+                    Catch::Matchers::Contains("is not valid JSON (at byte"));
+  CHECK_THROWS_WITH(crbench::load_study(kData + "/studies/misspelt-field.json"),
+                    Catch::Matchers::StartsWith("study.models[0].referance: unknown field"));
+  CHECK_THROWS_WITH(crbench::load_study(kData + "/studies/none.json"),
+                    Catch::Matchers::StartsWith("--study: cannot open"));
+}
+
+TEST_CASE("a study gives byte-identical files with 1 and 2 threads and after a resume",
+          "[study][slow]") {
+  const fs::path one = fresh_dir("study_one"), two = fresh_dir("study_two");
+  const auto r1 = converge(one, 1);
+  const auto r2 = converge(two, 2);
+  CHECK(r1.points_computed == r1.points_total);
+  for (const auto& f : deterministic_files()) {
+    INFO(f);
+    REQUIRE(fs::exists(one / f));
+    CHECK(read(one / f) == read(two / f));
+  }
+
+  // An interrupted run: two finished points and a line cut short.
+  std::ifstream in(two / "points.jsonl");
+  std::string first, second;
+  std::getline(in, first);
+  std::getline(in, second);
+  in.close();
+  std::ofstream(two / "points.jsonl", std::ios::trunc) << first << "\n"
+                                                       << second << "\n"
+                                                       << first.substr(0, first.size() / 2);
+  const auto resumed = converge(two, 2, true);
+  CHECK(resumed.points_computed == resumed.points_total - 2);
+  for (const auto& f : deterministic_files()) {
+    INFO(f);
+    CHECK(read(one / f) == read(two / f));
+  }
+  // points.jsonl ends complete, one line per point in point order.
+  std::ifstream lines(two / "points.jsonl");
+  int count = 0;
+  for (std::string line; std::getline(lines, line);) {
+    CHECK(json::parse(line).contains("key"));
+    ++count;
+  }
+  CHECK(count == resumed.points_total);
+}
+
+TEST_CASE("a small study shows the orders of the theory and regenerates the committed numbers",
+          "[study][slow]") {
+  const fs::path dir = fresh_dir("study_regenerate");
+  const auto result = converge(dir, 2);
+  const auto& models = result.summary["models"];
+  REQUIRE(models.size() == 3);
+  // classical against the closed form; viscous order 1 and obstacle order 0.5 over 1e2…1e4.
+  CHECK(std::abs(models[0]["observables"]["lift_off_time"]["rows"][0]["error"].get<double>()) <
+        1e-14);
+  CHECK(models[1]["observables"]["lift_off_time"]["fit"]["fitted_order"].get<double>() ==
+        Approx(1.0).margin(0.05));
+  CHECK(models[1]["observables"]["lift_off_time"]["fit"]["agrees"].get<bool>());
+  CHECK(models[2]["observables"]["lift_off_time"]["fit"]["fitted_order"].get<double>() ==
+        Approx(0.5).margin(0.05));
+  // Richardson on three points of the viscous ladder: τ_N = 2 + 1/N + O(1/N²) → 2.
+  CHECK(models[1]["richardson"]["limit"].get<double>() == Approx(2.0).margin(1e-9));
+
+  // The committed canonical results (results/dk-plane, written by `crbench report` at the same
+  // tolerances): every lift-off of these models and N must agree to 1e-10 relative.
+  const fs::path committed =
+      fs::path(CRBENCH_TEST_DATA) / "../../results/dk-plane/lift_off_time.json";
+  REQUIRE(fs::exists(committed));
+  const json canonical = json::parse(read(committed));
+  int compared = 0;
+  for (const auto& m : models) {
+    for (const auto& cm : canonical["models"]) {
+      if (cm["label"] != m["label"]) continue;
+      for (const auto& row : m["observables"]["lift_off_time"]["rows"]) {
+        for (const auto& crow : cm["rows"]) {
+          if (crow["N"] != row["N"]) continue;
+          INFO(m["label"].get<std::string>() << " N = " << row["N"].dump());
+          CHECK(row["value"].get<double>() == Approx(crow["value"].get<double>()).epsilon(1e-10));
+          ++compared;
+        }
+      }
+    }
+  }
+  CHECK(compared == 7);  // classical + 3 viscous + 3 obstacle
+}
