@@ -151,9 +151,9 @@ class Converge {
 
   RunRequest base_request(const StudyModel& model) const {
     RunRequest r;
-    r.case_name = study_.case_name;
+    r.case_name = model.case_name;
     r.solver_name = model.solver;
-    r.case_assignments = study_.case_assignments;
+    r.case_assignments = model.case_assignments;
     r.solver_assignments = model.assignments;
     r.rtol = study_.rtol;
     r.atol = study_.atol;
@@ -171,9 +171,9 @@ class Converge {
 
   // The references run at the tight tolerances: they must be far more accurate than the points.
   void compute_references() {
-    const auto model = make_model(study_.case_name, study_.case_assignments);
-    const Facts facts = model->facts();
     for (const auto& m : study_.models) {
+      const auto model = make_model(m.case_name, m.case_assignments);
+      const Facts facts = model->facts();
       Reference ref;
       ref.kind = m.reference;
       if (m.reference == "closed-form") {
@@ -220,7 +220,8 @@ class Converge {
     const std::string config = config_key();
     for (std::size_t i = 0; i < study_.models.size(); ++i) {
       const auto& m = study_.models[i];
-      const std::string head = "ladder|" + m.label + "|" + m.solver + "{" +
+      const std::string head = "ladder|" + m.label + "|" + m.case_name + "{" +
+                               assignments_text(m.case_assignments) + "}|" + m.solver + "{" +
                                assignments_text(m.assignments) + "}|ref " + m.reference + "|" +
                                config;
       if (m.has_N) {
@@ -236,7 +237,8 @@ class Converge {
           std::find_if(study_.models.begin(), study_.models.end(),
                        [&](const StudyModel& m) { return m.label == study_.collapse->model; });
       const auto i = static_cast<std::size_t>(it - study_.models.begin());
-      const std::string head = "trajectory|" + it->label + "|" + it->solver + "{" +
+      const std::string head = "trajectory|" + it->label + "|" + it->case_name + "{" +
+                               assignments_text(it->case_assignments) + "}|" + it->solver + "{" +
                                assignments_text(it->assignments) + "}|" + config;
       for (const double N : study_.collapse->N) {
         points_.push_back({head + "|N " + format_number(N), "trajectory", i, N, 0.0});
@@ -563,7 +565,8 @@ ojson Converge::assemble() {
   summary["confirmation_rule"] =
       "a ladder model is CONFIRMED when the theory states an order, the fitted order is within "
       "0.05 of it, and the Richardson limit (from unflagged points only) agrees with the "
-      "reference to at least 8 digits; an ideal model when its error is at most 1e-10";
+      "reference to at least " +
+      format_number(study_.digits) + " digits; an ideal model when its error is at most 1e-10";
   summary["ladder"] = study_.ladder;
   summary["observables"] = study_.observables;
 
@@ -617,6 +620,10 @@ ojson Converge::assemble() {
 
     ojson jm;
     jm["label"] = m.label;
+    jm["case"] = m.case_name;
+    ojson case_params = ojson::object();
+    for (const auto& a : m.case_assignments) case_params[a.key] = a.value;
+    jm["case_params"] = case_params;
     jm["solver"] = m.solver;
     ojson set = ojson::object();
     for (const auto& a : m.assignments) set[a.key] = a.value;
@@ -759,7 +766,8 @@ ojson Converge::assemble() {
       const ojson& fit = (*lift)["fit"];
       const bool order_stated = !fit["agrees"].is_null();
       const bool order_ok = !order_stated || fit["agrees"].get<bool>();
-      confirmed = order_stated && order_ok && *digits >= 8.0 && !extrapolation_uses_flagged;
+      confirmed =
+          order_stated && order_ok && *digits >= study_.digits && !extrapolation_uses_flagged;
       std::ostringstream v;
       v << (confirmed      ? "CONFIRMED: "
             : order_stated ? "NOT CONFIRMED: "
@@ -851,7 +859,14 @@ ojson Converge::assemble() {
   }
   // The classical lift-off, for the figures' reference line.
   const Facts facts = model->facts();
-  summary["classical_lift_off_time"] = number_or_null(facts.lift_off_time("classical"));
+  const bool single_case =
+      std::all_of(study_.models.begin(), study_.models.end(), [this](const StudyModel& m) {
+        return m.case_name == study_.case_name &&
+               assignments_text(m.case_assignments) == assignments_text(study_.case_assignments);
+      });
+  summary["single_case"] = single_case;
+  summary["classical_lift_off_time"] =
+      single_case ? number_or_null(facts.lift_off_time("classical")) : ojson();
 
   if (!study_.work_precision.empty()) {
     ojson wp;

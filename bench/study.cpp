@@ -179,7 +179,6 @@ Study parse_study(const nlohmann::json& j) {
   } catch (const InputError& e) {
     throw InputError(std::string("study.params: ") + e.what());
   }
-  const Facts facts = model->facts();
 
   if (const auto* tol = top.find("tolerances")) {
     Fields t(*tol, "study.tolerances");
@@ -194,6 +193,7 @@ Study parse_study(const nlohmann::json& j) {
                      " is below 1e-16, which no integrator here can reach");
   }
   study.samples = static_cast<int>(top.number("samples", study.samples, range(11.0, 1e6)));
+  study.digits = top.number("digits", study.digits, range(1.0, 15.0));
 
   {
     Fields ladder(top.require("N"), "study.N");
@@ -242,6 +242,24 @@ Study parse_study(const nlohmann::json& j) {
     if (sm.label.empty() || !labels.insert(sm.label).second) {
       throw InputError(m.path("label") + ": '" + sm.label + "' must be non-empty and unique");
     }
+    sm.case_name = m.text("case", study.case_name);
+    if (m.find("case") || m.find("params")) {
+      try {
+        find_case(sm.case_name);
+      } catch (const InputError& e) {
+        throw InputError(m.path("case") + ": " + e.what());
+      }
+      sm.case_assignments = assignments_of(m.find("params"), m.path("params"));
+    } else {
+      sm.case_assignments = study.case_assignments;
+    }
+    std::unique_ptr<Model> model_case;
+    try {
+      model_case = make_model(sm.case_name, sm.case_assignments);
+    } catch (const InputError& e) {
+      throw InputError(m.path("params") + ": " + e.what());
+    }
+    const Facts model_facts = model_case->facts();
     sm.solver = m.text("solver");
     const Solver* solver = nullptr;
     try {
@@ -269,8 +287,8 @@ Study parse_study(const nlohmann::json& j) {
     }
     sm.reference = m.text("reference", std::string("limit"));
     if (sm.reference == "closed-form") {
-      if (!facts.lift_off_time(limit_model)) {
-        throw InputError(m.path("reference") + ": case " + study.case_name +
+      if (!model_facts.lift_off_time(limit_model)) {
+        throw InputError(m.path("reference") + ": case " + sm.case_name +
                          " has no closed-form lift-off for model '" + limit_model + "'");
       }
     } else if (sm.reference != "limit") {

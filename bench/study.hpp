@@ -16,6 +16,9 @@ namespace crbench {
 
 struct StudyModel {
   std::string label;
+  // The study's case and parameters unless the model names its own (a case-library study).
+  std::string case_name;
+  std::vector<Assignment> case_assignments;
   std::string solver;
   std::vector<Assignment> assignments;  // the solver's parameters and choices, without N
   // What the errors are measured against: "limit" (the limit solver with the same model),
@@ -53,6 +56,7 @@ struct Study {
   double atol = 1e-14;
   double tight_factor = 100.0;  // the discretization check runs at tolerances / tight_factor
   int samples = 2001;           // output grid for the trajectory observables
+  double digits = 8.0;          // digits of agreement a ladder model needs to be confirmed
   std::vector<double> ladder;
   std::vector<std::string> observables;
   std::vector<StudyModel> models;

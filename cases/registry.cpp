@@ -1,11 +1,13 @@
 #include "cases/registry.hpp"
 
+#include "cases/bouncing_ball_penalty.hpp"
 #include "cases/bouncing_ball_siconos.hpp"
 #include "cases/dk_counterexample.hpp"
 #include "cases/dk_plane.hpp"
 #include "cases/oscillator_at_wall.hpp"
 #include "cases/particle_on_circle.hpp"
 #include "cases/pendulum_string.hpp"
+#include "cases/plane_reparametrized.hpp"
 #include "cases/vibrating_table.hpp"
 #include "solvers/dynamics.hpp"
 
@@ -21,10 +23,15 @@ CaseEntry entry() {
 
 const std::vector<CaseEntry>& case_registry() {
   static const std::vector<CaseEntry> cases = {
-      entry<cases::DkPlane>(),          entry<cases::BouncingBallSiconos>(),
-      entry<cases::DkCounterexample>(), entry<cases::ParticleOnCircle>(),
-      entry<cases::PendulumString>(),   entry<cases::VibratingTable>(),
+      entry<cases::DkPlane>(),
+      entry<cases::BouncingBallSiconos>(),
+      entry<cases::DkCounterexample>(),
+      entry<cases::ParticleOnCircle>(),
+      entry<cases::PendulumString>(),
+      entry<cases::VibratingTable>(),
       entry<cases::OscillatorAtWall>(),
+      entry<cases::BouncingBallPenalty>(),
+      entry<cases::PlaneReparametrized>(),
   };
   return cases;
 }

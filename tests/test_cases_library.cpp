@@ -3,9 +3,11 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <sstream>
 
 #include "bench/cli.hpp"
+#include "cases/bouncing_ball_penalty.hpp"
 #include "support.hpp"
 
 using namespace crbench;
@@ -141,10 +143,9 @@ TEST_CASE("Cases accept non-default parameters in range and reject others with e
     return crbench::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
   };
   const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> cases{
-      {"particle-on-circle", {"v0=0.3", "R=-1"}},
-      {"pendulum-string", {"L=2", "v0=0"}},
-      {"vibrating-table", {"omega=7", "a=0"}},
-      {"oscillator-at-wall", {"E=1e-6", "k1=0"}},
+      {"particle-on-circle", {"v0=0.3", "R=-1"}}, {"pendulum-string", {"L=2", "v0=0"}},
+      {"vibrating-table", {"omega=7", "a=0"}},    {"oscillator-at-wall", {"E=1e-6", "k1=0"}},
+      {"bouncing-ball-penalty", {"h0=2", "g=0"}}, {"plane-reparametrized", {"kappa=4", "x_c=1"}},
   };
   for (const auto& [c, sets] : cases) {
     INFO(c);
@@ -170,4 +171,141 @@ TEST_CASE("verify confirms the viscous prediction on particle-on-circle to >= 7 
   INFO(j["verdict"]);
   CHECK(status == 0);
   CHECK(j["digits_of_agreement"].get<double>() >= 7.0);
+}
+
+TEST_CASE(
+    "bouncing-ball-penalty: kozlov-impact tends to the event-driven ball with e = "
+    "exp(-pi k / omega) (seed 001 (12))",
+    "[cases]") {
+  const double g = 1.0;
+  const cases::BouncingBallPenalty ball(
+      resolve_params(cases::BouncingBallPenalty::info().params, {}, "test"));
+  const double kappa = 1.0, k = 0.1;
+  const double e = cases::BouncingBallPenalty::restitution(kappa, k);
+  CHECK(e == Approx(std::exp(-std::numbers::pi * 0.1 / std::sqrt(0.99))).epsilon(1e-15));
+  const auto times = ball.impact_times(e, 4);
+  const auto apexes = ball.apex_heights(e, 3);
+  const auto model = make_model("bouncing-ball-penalty", {});
+
+  // The ideal ball with that e: impact times and apex heights (rate after the impact)²/(2g).
+  const RunRecord ideal =
+      run("bouncing-ball-penalty", "event-driven", {{"restitution", format_number(e)}});
+  REQUIRE(ideal.status == "ok");
+  std::vector<double> ideal_times, ideal_apexes;
+  for (const auto& ev : ideal.events) {
+    if (ev.kind != "impact") continue;
+    ideal_times.push_back(ev.t);
+    ideal_apexes.push_back(*ev.rate_after * *ev.rate_after / (2.0 * g));
+  }
+  REQUIRE(ideal_times.size() == 4);
+  for (int j = 0; j < 4; ++j) CHECK(ideal_times[j] == Approx(times[j]).margin(1e-10));
+  for (int j = 0; j < 3; ++j) CHECK(ideal_apexes[j] == Approx(apexes[j]).margin(1e-10));
+
+  // The realization: entries into the medium are the impacts; the exit velocity gives the apex.
+  std::vector<double> Ns, time_errors, apex_errors;
+  for (const double N : {1e4, 1e6, 1e8, 1e10}) {
+    std::vector<double> exit_speeds;
+    testing::SolveOptions o;
+    o.solver = "realization";
+    o.solver_params = {{"N", format_number(N)},
+                       {"preset", "kozlov-impact"},
+                       {"kappa", format_number(kappa)},
+                       {"k", format_number(k)}};
+    o.output_times = {model->horizon()};
+    o.on_sample = [&](const TrajectorySample& s) {
+      // The realization labels its event rows "event-"/"event+"; an exit moves upwards.
+      if (!s.label.empty() && s.label.back() == '+' && s.x.v(0) > 0.0) {
+        exit_speeds.push_back(s.x.v(0));
+      }
+    };
+    const RunRecord r = testing::solve(*model, o);
+    INFO("N = " << N);
+    REQUIRE(r.status == "ok");
+    std::vector<double> entries;
+    for (const auto& ev : r.events) {
+      if (ev.kind == "enter_medium") entries.push_back(ev.t);
+    }
+    REQUIRE(entries.size() >= 4);
+    REQUIRE(exit_speeds.size() >= 3);
+    double time_error = 0.0, apex_error = 0.0;
+    for (int j = 0; j < 4; ++j) time_error = std::max(time_error, std::abs(entries[j] - times[j]));
+    for (int j = 0; j < 3; ++j) {
+      apex_error =
+          std::max(apex_error, std::abs(exit_speeds[j] * exit_speeds[j] / (2.0 * g) - apexes[j]));
+    }
+    Ns.push_back(N);
+    time_errors.push_back(time_error);
+    apex_errors.push_back(apex_error);
+  }
+  // Each contact lasts π/(ω√N): the impact times converge like N^(-1/2).
+  const auto slope = [](const std::vector<double>& x, const std::vector<double>& y) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      sx += std::log(x[i]);
+      sy += std::log(y[i]);
+      sxx += std::log(x[i]) * std::log(x[i]);
+      sxy += std::log(x[i]) * std::log(y[i]);
+    }
+    const double n = static_cast<double>(x.size());
+    return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  };
+  INFO("impact time errors " << time_errors[0] << " " << time_errors[1] << " " << time_errors[2]
+                             << " " << time_errors[3]);
+  INFO("apex errors " << apex_errors[0] << " " << apex_errors[1] << " " << apex_errors[2] << " "
+                      << apex_errors[3]);
+  CHECK(-slope(Ns, time_errors) == Approx(0.5).margin(0.05));
+  CHECK(time_errors.back() <= 1e-4);
+  CHECK(apex_errors.back() <= 1e-4);
+  CHECK(apex_errors.back() < apex_errors.front());
+}
+
+TEST_CASE(
+    "plane-reparametrized: same surface and mu as dk-plane, a different viscous lift-off, "
+    "each equal to its own integral-of-lambda prediction",
+    "[cases]") {
+  struct Setting {
+    double kappa, x_c, tau;  // τ from the closed form in cases/plane_reparametrized.hpp
+  };
+  const std::vector<Setting> settings{
+      {1.0, 0.5, 1.0 + 0.5 + std::tan(std::atan(1.5) - 2.0 * std::atan(0.5))},
+      {4.0, 0.3, 1.0 + 0.3 + std::tan(std::atan(2.0 * 1.3) - 2.0 * std::atan(0.6)) / 2.0},
+      {1.0, 0.0, 2.0},  // the issue's symmetric f = y(1 + κx²): τ = 2 like dk-plane
+  };
+  for (const auto& s : settings) {
+    INFO("kappa " << s.kappa << ", x_c " << s.x_c);
+    const std::vector<Assignment> set{{"kappa", format_number(s.kappa)},
+                                      {"x_c", format_number(s.x_c)}};
+    const auto model = make_model("plane-reparametrized", set);
+    const auto fact = model->facts().lift_off_time("viscous");
+    REQUIRE(fact);
+    CHECK(*fact == Approx(s.tau).margin(1e-14));
+    // The limit solver integrates λ_f numerically; its zero must match the closed form.
+    const RunRecord limit = run("plane-reparametrized", "limit", {{"preset", "viscous"}}, set);
+    REQUIRE(limit.lift_off_time);
+    CHECK(*limit.lift_off_time == Approx(s.tau).margin(1e-10));
+    // The realization approaches it like 1/N.
+    const RunRecord realized =
+        run("plane-reparametrized", "realization", {{"preset", "viscous"}, {"N", "1e6"}}, set);
+    REQUIRE(realized.lift_off_time);
+    CHECK(std::abs(*realized.lift_off_time - s.tau) < 1e-5);
+    // Classical: λ_f and λ change sign together, at the switch.
+    const RunRecord classical = run("plane-reparametrized", "event-driven", {}, set);
+    REQUIRE(classical.lift_off_time);
+    CHECK(*classical.lift_off_time == Approx(1.0).margin(1e-12));
+  }
+  CHECK(*make_model("plane-reparametrized", {})->facts().lift_off_time("viscous") <
+        2.0 - 0.4);  // the default (κ 1, x_c 0.5) leaves at 1.5556, dk-plane at 2
+
+  // On Σ at t = 0.5 (x = −0.5): λ_f = g/(1 + κ(x − x_c)²), μ = g as for dk-plane.
+  const auto model = make_model("plane-reparametrized", {});
+  testing::SolveOptions o;
+  o.output_times = {0.5};
+  std::optional<TrajectorySample> at_half;
+  o.on_sample = [&](const TrajectorySample& s) {
+    if (s.label.empty()) at_half = s;
+  };
+  testing::solve(*model, o);
+  REQUIRE(at_half);
+  CHECK(at_half->lambda(0) == Approx(1.0 / (1.0 + 1.0 * 1.0)).epsilon(1e-12));
+  CHECK(at_half->mu(0) == Approx(1.0).epsilon(1e-12));
 }
