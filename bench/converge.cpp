@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -177,13 +176,9 @@ class Converge {
       Reference ref;
       ref.kind = m.reference;
       if (m.reference == "closed-form") {
-        RunSettings settings;
-        configure_solver(find_solver(m.solver), m.assignments, settings);
-        const std::string name =
-            find_solver(m.solver).limit_model(settings.solver_params, settings.solver_choices);
-        ref.lift_off = facts.lift_off_time(name);
+        ref.lift_off = facts.lift_off_time(m.limit_model);
         ref.tolerances = "closed form";
-        if (const auto* exact = facts.trajectory(name)) {
+        if (const auto* exact = facts.trajectory(m.limit_model)) {
           const double t0 = model->initial_state().t, t1 = model->horizon();
           for (int i = 0; i < study_.samples; ++i) {
             const double t =
@@ -284,10 +279,10 @@ class Converge {
       line["N"] = number_or_null(p.N);
       line["status"] = normal.record.status;
       line["reason"] = normal.record.reason;
-      line["tolerances"] = tolerance_text(normal.record.tolerances);
+      line["tolerances"] = normal.record.tolerances;
       line["values"] = observe(study_.observables, normal, references_[p.index]);
       line["tight_status"] = tight.record.status;
-      line["tight_tolerances"] = tolerance_text(tight.record.tolerances);
+      line["tight_tolerances"] = tight.record.tolerances;
       line["tight_values"] = observe(study_.observables, tight, references_[p.index]);
       line["steps"] = normal.record.steps;
       line["rhs_evaluations"] = normal.record.rhs_evaluations;
@@ -335,7 +330,7 @@ class Converge {
       line["value"] = p.value;
       line["status"] = best.status;
       line["reason"] = best.reason;
-      line["tolerances"] = tolerance_text(best.tolerances);
+      line["tolerances"] = best.tolerances;
       line["lift_off_time"] = number_or_null(best.lift_off_time);
       line["steps"] = best.steps;
       line["rhs_evaluations"] = best.rhs_evaluations;
@@ -464,20 +459,18 @@ std::string full(std::optional<double> x) {
   return buffer;
 }
 
-// "rtol 1e-12, atol 1e-14" (or "h 0.001") out of the full tolerance text, for narrow tables;
-// the full text is in the JSON rows.
-std::string compact_tolerances(const std::string& text) {
+// The tolerances a point's line carries (Solver record's map), as text.
+ParamValues tolerances_of(const ojson& line) {
+  const auto it = line.find("tolerances");
+  return it != line.end() && it->is_object() ? it->get<ParamValues>() : ParamValues{};
+}
+
+// "1e-12/1e-14" (rtol/atol) or "0.001" (h), for narrow tables; the full text is in the JSON rows.
+std::string compact_tolerances(const ParamValues& tolerances) {
   std::string out;
-  for (const char* name : {"rtol ", "atol ", "h "}) {
-    std::size_t at = 0;
-    while ((at = text.find(name, at)) != std::string::npos) {
-      if (at == 0 || text[at - 1] == ' ') break;
-      ++at;
-    }
-    if (at == std::string::npos) continue;
-    const std::size_t begin = at + std::string(name).size();
-    const std::size_t end = text.find(',', begin);
-    out += (out.empty() ? "" : "/") + text.substr(begin, end - begin);
+  for (const char* name : {"rtol", "atol", "h"}) {
+    const auto it = tolerances.find(name);
+    if (it != tolerances.end()) out += (out.empty() ? "" : "/") + format_number(it->second);
   }
   return out;
 }
@@ -700,13 +693,13 @@ ojson Converge::assemble() {
                         {"value_tight", number_or_null(tight)},
                         {"discretization_estimate", number_or_null(discretization)},
                         {"flagged", flag},
-                        {"tolerances", line->value("tolerances", std::string())},
+                        {"tolerances", tolerance_text(tolerances_of(*line))},
                         {"steps", line->value("steps", 0L)},
                         {"rhs_evaluations", line->value("rhs_evaluations", 0L)}});
         tables[o].rows.push_back({m.label, N ? N_label(*N) : "ideal",
                                   o == "lift_off_time" ? full(value) : sci(value), sci(error),
                                   fixed(order, 3), sci(discretization), flag_text,
-                                  compact_tolerances(line->value("tolerances", std::string()))});
+                                  compact_tolerances(tolerances_of(*line))});
       }
       flagged_total += flagged;
       ojson fit;
@@ -898,10 +891,7 @@ ojson Converge::assemble() {
       }
       std::optional<double> reference;
       if (w.reference == "closed-form") {
-        RunSettings settings;
-        configure_solver(find_solver(w.solver), w.assignments, settings);
-        reference = wp_facts.lift_off_time(
-            find_solver(w.solver).limit_model(settings.solver_params, settings.solver_choices));
+        reference = wp_facts.lift_off_time(w.limit_model);
       } else if (reference_line) {
         reference = optional_of(reference_line->value("lift_off_time", ojson()));
       }
@@ -925,12 +915,12 @@ ojson Converge::assemble() {
                                 {"error", number_or_null(error)},
                                 {"steps", p->value("steps", 0L)},
                                 {"rhs_evaluations", p->value("rhs_evaluations", 0L)},
-                                {"tolerances", p->value("tolerances", std::string())}});
+                                {"tolerances", tolerance_text(tolerances_of(*p))}});
         const double wall = p->value("wall_time_s", std::nan(""));
         t.rows.push_back({w.label, w.vary, format_number(p->value("value", 0.0)), sci(error),
                           std::to_string(p->value("steps", 0L)),
                           std::to_string(p->value("rhs_evaluations", 0L)), sci(wall),
-                          compact_tolerances(p->value("tolerances", std::string()))});
+                          compact_tolerances(tolerances_of(*p))});
         timing << csv_field(w.label) << "," << w.vary << "," << full(p->value("value", 0.0)) << ","
                << full(error) << "," << p->value("steps", 0L) << ","
                << p->value("rhs_evaluations", 0L) << "," << full(wall) << "\n";

@@ -1,28 +1,17 @@
 #include "bench/study.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <set>
-#include <sstream>
-#include <thread>
 
 #include "bench/convergence.hpp"
 #include "bench/run_support.hpp"
 #include "cases/registry.hpp"
-#include "crbench/version.hpp"
 #include "solvers/solver.hpp"
 
 namespace crbench {
 namespace {
-
-namespace fs = std::filesystem;
-using ojson = nlohmann::ordered_json;
 
 const std::vector<std::string> kObservables{"lift_off_time", "max_q_deviation",
                                             "final_q_deviation"};
@@ -273,7 +262,7 @@ Study parse_study(const nlohmann::json& j) {
         throw InputError(m.path("set") + ".N: N comes from the study's ladder (study.N, N_max)");
       }
     }
-    const std::string limit_model = limit_model_of(*solver, sm.assignments, m.path("set"));
+    sm.limit_model = limit_model_of(*solver, sm.assignments, m.path("set"));
     sm.has_N = solver_has_N(*solver);
     const double N_max = m.number("N_max", 1e15, range(0.0, 1e15, false));
     if (sm.has_N) {
@@ -287,9 +276,9 @@ Study parse_study(const nlohmann::json& j) {
     }
     sm.reference = m.text("reference", std::string("limit"));
     if (sm.reference == "closed-form") {
-      if (!model_facts.lift_off_time(limit_model)) {
+      if (!model_facts.lift_off_time(sm.limit_model)) {
         throw InputError(m.path("reference") + ": case " + sm.case_name +
-                         " has no closed-form lift-off for model '" + limit_model + "'");
+                         " has no closed-form lift-off for model '" + sm.limit_model + "'");
       }
     } else if (sm.reference != "limit") {
       try {
@@ -387,7 +376,7 @@ Study parse_study(const nlohmann::json& j) {
         throw InputError(s.path("solver") + ": " + e.what());
       }
       ws.assignments = assignments_of(s.find("set"), s.path("set"));
-      const std::string limit_model = limit_model_of(*solver, ws.assignments, s.path("set"));
+      ws.limit_model = limit_model_of(*solver, ws.assignments, s.path("set"));
       ws.vary = s.text("vary");
       if (ws.vary == "rtol") {
         ws.values = number_list(s.require("values"), s.path("values"), range(1e-14, 1e-2), 2);
@@ -403,9 +392,9 @@ Study parse_study(const nlohmann::json& j) {
       }
       ws.reference = s.text("reference", std::string("closed-form"));
       if (ws.reference == "closed-form") {
-        if (!wp_facts.lift_off_time(limit_model)) {
+        if (!wp_facts.lift_off_time(ws.limit_model)) {
           throw InputError(s.path("reference") + ": case " + study.work_precision_case +
-                           " has no closed-form lift-off for model '" + limit_model + "'");
+                           " has no closed-form lift-off for model '" + ws.limit_model + "'");
         }
       } else if (ws.reference == "tight") {
         if (ws.vary != "rtol") {

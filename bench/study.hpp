@@ -21,6 +21,7 @@ struct StudyModel {
   std::vector<Assignment> case_assignments;
   std::string solver;
   std::vector<Assignment> assignments;  // the solver's parameters and choices, without N
+  std::string limit_model;              // Solver::limit_model of these settings (Facts' name)
   // What the errors are measured against: "limit" (the limit solver with the same model),
   // "closed-form" (the case's facts) or the name of a solver run at the tight tolerances.
   std::string reference;
@@ -41,7 +42,8 @@ struct WorkPrecisionSeries {
   std::string label;
   std::string solver;
   std::vector<Assignment> assignments;
-  std::string vary;  // "rtol" (atol = rtol·atol_ratio) or "h"
+  std::string limit_model;  // Solver::limit_model of these settings (Facts' name)
+  std::string vary;         // "rtol" (atol = rtol·atol_ratio) or "h"
   std::vector<double> values;
   std::string reference;  // "closed-form" or "tight" (the same solver at rtol 1e-14)
   std::string note;

@@ -14,10 +14,9 @@
 
 namespace crbench::cases {
 
-struct BouncingBallPenalty {
+struct BouncingBallPenalty : NoForce<1> {
   static constexpr int n = 1;
   static constexpr int m = 1;
-  static constexpr int switches = 0;
 
   double h0, g;
 
@@ -62,15 +61,8 @@ struct BouncingBallPenalty {
     return g * q(0);
   }
   template <class S>
-  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
-    return Vec<S, n>::Zero();
-  }
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S& /*t*/) const {
     return Vec<S, m>(q(0));
-  }
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
   State initial_state() const {
     return {.t = 0.0, .q = Vec<double, 1>(h0), .v = Vec<double, 1>(0.0)};

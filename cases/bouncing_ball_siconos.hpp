@@ -11,10 +11,9 @@
 
 namespace crbench::cases {
 
-struct BouncingBallSiconos {
+struct BouncingBallSiconos : NoForce<3> {
   static constexpr int n = 3;
   static constexpr int m = 1;
-  static constexpr int switches = 0;
 
   double mass;
   double radius;
@@ -84,18 +83,8 @@ struct BouncingBallSiconos {
   }
 
   template <class S>
-  Vec<S, n> force(const Vec<S, n>& /*q*/, const Vec<S, n>& /*v*/, const S& /*t*/,
-                  Modes /*modes*/) const {
-    return Vec<S, n>::Zero();
-  }
-
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S& /*t*/) const {
     return Vec<S, m>(q(0));
-  }
-
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
 
   State initial_state() const {

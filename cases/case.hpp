@@ -96,6 +96,20 @@ struct Facts {
   }
 };
 
+// For a case without a non-potential force Q and without force switches: inheriting it leaves
+// the author the metric, V, f, the initial data and the facts.
+template <int N>
+struct NoForce {
+  static constexpr int switches = 0;
+  template <class S>
+  Vec<S, N> force(const Vec<S, N>&, const Vec<S, N>&, const S&, Modes) const {
+    return Vec<S, N>::Zero();
+  }
+  Vec<double, 0> switching(const Vec<double, N>&, const Vec<double, N>&, double) const {
+    return {};
+  }
+};
+
 // What a case author writes (see cases/dk_plane.hpp for a complete example).
 template <class C>
 concept Case = requires(const C& c, const ParamValues& p, const Vec<double, C::n>& q,

@@ -13,10 +13,9 @@
 
 namespace crbench::cases {
 
-struct OscillatorAtWall {
+struct OscillatorAtWall : NoForce<1> {
   static constexpr int n = 1;
   static constexpr int m = 1;
-  static constexpr int switches = 0;
 
   double mass, c, k1, k2, energy;
 
@@ -81,15 +80,8 @@ struct OscillatorAtWall {
     return k1 * q(0) + 0.5 * k2 * q(0) * q(0);
   }
   template <class S>
-  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
-    return Vec<S, n>::Zero();
-  }
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S& /*t*/) const {
     return Vec<S, m>(q(0));
-  }
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
   State initial_state() const {
     return {

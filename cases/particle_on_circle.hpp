@@ -15,10 +15,9 @@
 
 namespace crbench::cases {
 
-struct ParticleOnCircle {
+struct ParticleOnCircle : NoForce<2> {
   static constexpr int n = 2;
   static constexpr int m = 1;
-  static constexpr int switches = 0;
 
   double R, g, v0;
 
@@ -75,15 +74,8 @@ struct ParticleOnCircle {
     return g * q(0) * cos(q(1));
   }
   template <class S>
-  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
-    return Vec<S, n>::Zero();
-  }
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S& /*t*/) const {
     return Vec<S, m>(q(0) - R);
-  }
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
   State initial_state() const {
     return {.t = 0.0, .q = Eigen::Vector2d(R, 0.0), .v = Eigen::Vector2d(0.0, v0 / R)};

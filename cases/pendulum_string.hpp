@@ -13,10 +13,9 @@
 
 namespace crbench::cases {
 
-struct PendulumString {
+struct PendulumString : NoForce<2> {
   static constexpr int n = 2;
   static constexpr int m = 1;
-  static constexpr int switches = 0;
 
   double L, g, v0;
 
@@ -73,15 +72,8 @@ struct PendulumString {
     return -g * q(0) * cos(q(1));
   }
   template <class S>
-  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
-    return Vec<S, n>::Zero();
-  }
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S& /*t*/) const {
     return Vec<S, m>(L - q(0));
-  }
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
   State initial_state() const {
     return {.t = 0.0, .q = Eigen::Vector2d(L, 0.0), .v = Eigen::Vector2d(0.0, v0 / L)};

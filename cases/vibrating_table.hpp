@@ -13,10 +13,9 @@
 
 namespace crbench::cases {
 
-struct VibratingTable {
+struct VibratingTable : NoForce<1> {
   static constexpr int n = 1;
   static constexpr int m = 1;
-  static constexpr int switches = 0;
 
   double a, omega, g;
 
@@ -69,16 +68,9 @@ struct VibratingTable {
     return g * q(0);
   }
   template <class S>
-  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
-    return Vec<S, n>::Zero();
-  }
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S& t) const {
     using std::sin;
     return Vec<S, m>(q(0) - a * sin(omega * t));
-  }
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
   State initial_state() const {
     return {.t = 0.0, .q = Vec<double, 1>(0.0), .v = Vec<double, 1>(a * omega)};

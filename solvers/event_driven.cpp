@@ -688,12 +688,7 @@ std::string EventDrivenSolver::description() const {
 std::vector<ParamSpec> EventDrivenSolver::parameters() const {
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      {.name = "restitution",
-       .default_value = 1.0,
-       .min = 0.0,
-       .max = 1.0,
-       .description =
-           "Newton restitution e on the normal velocity (seed 000 (1.4): e = 1 elastic)"},
+      kRestitutionSpec,
       {.name = "contact_distance_tol",
        .default_value = 1e-10,
        .min = 0.0,

@@ -45,12 +45,7 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
        .min = 0.5,
        .max = 1.0,
        .description = "theta of the theta-method (0.5 trapezoidal, 1 backward Euler)"},
-      {.name = "restitution",
-       .default_value = 1.0,
-       .min = 0.0,
-       .max = 1.0,
-       .description =
-           "Newton restitution e on the normal velocity (seed 000 (1.4): e = 1 elastic)"},
+      kRestitutionSpec,
       {.name = "activation_gamma",
        .default_value = 0.5,
        .min = 0.0,

@@ -68,6 +68,15 @@ class Solver {
   virtual RunRecord run(const Model& model, const RunSettings& settings) const = 0;
 };
 
+// The impact law of the ideal model, shared by the solvers that apply it (event-driven and
+// moreau-jean): Newton restitution on the normal velocity in the kinetic metric.
+inline const ParamSpec kRestitutionSpec{
+    .name = "restitution",
+    .default_value = 1.0,
+    .min = 0.0,
+    .max = 1.0,
+    .description = "Newton restitution e on the normal velocity (seed 000 (1.4): e = 1 elastic)"};
+
 // Defaults, then the assignments (numeric parameters and choices alike, by name), then
 // Solver::finalize. InputError on an unknown name, a bad value or a bad combination.
 void configure_solver(const Solver& solver, const std::vector<Assignment>& assignments,

@@ -6,11 +6,21 @@
 #include <limits>
 #include <memory>
 
+#include "bench/convergence.hpp"
 #include "cases/registry.hpp"
 #include "solvers/dynamics.hpp"
 #include "solvers/solver.hpp"
 
 namespace crbench::testing {
+
+// Least-squares slope of log y against log x (bench/convergence.hpp's fit); NaN when an entry of
+// y is not positive and finite, so that a test cannot pass by losing a point of its fit.
+inline double fitted_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  for (const double v : y) {
+    if (!(v > 0.0) || !std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
+  }
+  return log_log_slope(x, y).value_or(std::numeric_limits<double>::quiet_NaN());
+}
 
 template <Case C>
 std::unique_ptr<Model> model_of(const ParamValues& params = {}) {

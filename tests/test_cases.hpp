@@ -61,8 +61,8 @@ struct CurvedTimeDependent {
 
 // A point with mass matrix A = [[2, 0.3], [0.3, 1]] above the sloped line f = y − s·x ≥ 0,
 // falling under gravity: impacts that are not along a coordinate and not in an identity metric.
-struct SlopedImpact {
-  static constexpr int n = 2, m = 1, switches = 0;
+struct SlopedImpact : NoForce<2> {
+  static constexpr int n = 2, m = 1;
   double restitution_unused = 0.0;
   explicit SlopedImpact(const ParamValues&) {}
   static constexpr double slope = 0.5;
@@ -82,15 +82,8 @@ struct SlopedImpact {
     return gravity * q(1);
   }
   template <class S>
-  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
-    return Vec<S, n>::Zero();
-  }
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S&) const {
     return Vec<S, m>(q(1) - slope * q(0));
-  }
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
   State initial_state() const {
     return {.t = 0.0, .q = Eigen::Vector2d(0.0, 1.0), .v = Eigen::Vector2d(0.7, 0.0)};
@@ -135,8 +128,8 @@ struct RampForce {
 
 // A unit mass on a spring, x'' = −x, with a wall at f = x + wall ≥ 0, released from x = 1:
 // the first contact is at t = arccos(−wall); elastic bounces then alternate symmetrically.
-struct SpringWall {
-  static constexpr int n = 1, m = 1, switches = 0;
+struct SpringWall : NoForce<1> {
+  static constexpr int n = 1, m = 1;
   static constexpr double wall = 0.5;
   explicit SpringWall(const ParamValues&) {}
   static CaseInfo info() {
@@ -151,15 +144,8 @@ struct SpringWall {
     return 0.5 * q(0) * q(0);
   }
   template <class S>
-  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
-    return Vec<S, n>::Zero();
-  }
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S&) const {
     return Vec<S, m>(q(0) + wall);
-  }
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
   State initial_state() const {
     return {.t = 0.0, .q = Vec<double, 1>(1.0), .v = Vec<double, 1>(0.0)};
@@ -169,8 +155,8 @@ struct SpringWall {
 };
 
 // A unit point dropped from height h0 onto f = y ≥ 0 (a bouncing ball).
-struct DroppedBall {
-  static constexpr int n = 2, m = 1, switches = 0;
+struct DroppedBall : NoForce<2> {
+  static constexpr int n = 2, m = 1;
   static constexpr double h0 = 1.0;
   static constexpr double gravity = 9.81;
   explicit DroppedBall(const ParamValues&) {}
@@ -186,15 +172,8 @@ struct DroppedBall {
     return gravity * q(1);
   }
   template <class S>
-  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
-    return Vec<S, n>::Zero();
-  }
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S&) const {
     return Vec<S, m>(q(1));
-  }
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
   State initial_state() const {
     return {.t = 0.0, .q = Eigen::Vector2d(0.0, h0), .v = Eigen::Vector2d(0.3, 0.0)};
@@ -205,8 +184,8 @@ struct DroppedBall {
 
 // A unit point moving straight down onto f = y ≥ 0 with speed 1 from height 0.1, no force: it
 // enters at t = 0.1, and whatever leaves the constraint leaves with a constant velocity.
-struct UniformApproach {
-  static constexpr int n = 2, m = 1, switches = 0;
+struct UniformApproach : NoForce<2> {
+  static constexpr int n = 2, m = 1;
   explicit UniformApproach(const ParamValues&) {}
   static CaseInfo info() {
     return {
@@ -221,15 +200,8 @@ struct UniformApproach {
     return S(0.0);
   }
   template <class S>
-  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
-    return Vec<S, n>::Zero();
-  }
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S&) const {
     return Vec<S, m>(q(1));
-  }
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
   State initial_state() const {
     return {.t = 0.0, .q = Eigen::Vector2d(0.0, 0.1), .v = Eigen::Vector2d(0.3, -1.0)};
@@ -240,8 +212,8 @@ struct UniformApproach {
 
 // A unit point resting on f = y ≥ 0 under a constant pressing force (0, −1): λ = 1 forever. In
 // the (1,0,1) model z = −(1 − cos t) touches 0 at t = 2π without crossing (a double zero).
-struct PressedPoint {
-  static constexpr int n = 2, m = 1, switches = 0;
+struct PressedPoint : NoForce<2> {
+  static constexpr int n = 2, m = 1;
   explicit PressedPoint(const ParamValues&) {}
   static CaseInfo info() {
     return {.name = "test-pressed-point", .description = "test only", .dof = n, .constraints = m};
@@ -255,15 +227,8 @@ struct PressedPoint {
     return q(1);
   }
   template <class S>
-  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
-    return Vec<S, n>::Zero();
-  }
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S&) const {
     return Vec<S, m>(q(1));
-  }
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
   State initial_state() const {
     return {.t = 0.0, .q = Eigen::Vector2d(0.0, 0.0), .v = Eigen::Vector2d(1.0, 0.0)};
@@ -274,8 +239,8 @@ struct PressedPoint {
 
 // A unit point in the corner x ≥ 0, y ≥ 0 (two constraints), no force, moving from (0.5, 0.5)
 // with velocity (−1, −1): it reaches both walls at t = 0.5 at once.
-struct Corner {
-  static constexpr int n = 2, m = 2, switches = 0;
+struct Corner : NoForce<2> {
+  static constexpr int n = 2, m = 2;
   explicit Corner(const ParamValues&) {}
   static CaseInfo info() {
     return {.name = "test-corner", .description = "test only", .dof = n, .constraints = m};
@@ -289,15 +254,8 @@ struct Corner {
     return S(0.0);
   }
   template <class S>
-  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes) const {
-    return Vec<S, n>::Zero();
-  }
-  template <class S>
   Vec<S, m> constraints(const Vec<S, n>& q, const S&) const {
     return Vec<S, m>(q(0), q(1));
-  }
-  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double) const {
-    return {};
   }
   State initial_state() const {
     return {.t = 0.0, .q = Eigen::Vector2d(0.5, 0.5), .v = Eigen::Vector2d(-1.0, -1.0)};

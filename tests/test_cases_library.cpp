@@ -133,16 +133,7 @@ TEST_CASE("oscillator-at-wall: period proportional to sqrt(E) over four decades 
     energies.push_back(E);
     periods.push_back(period);
   }
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < energies.size(); ++i) {
-    const double x = std::log(energies[i]), y = std::log(periods[i]);
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
-  }
-  const double k = static_cast<double>(energies.size());
-  const double exponent = (k * sxy - sx * sy) / (k * sxx - sx * sx);
+  const double exponent = testing::fitted_slope(energies, periods);
   CHECK(exponent == Approx(0.5).margin(0.01));
 }
 
@@ -243,22 +234,11 @@ TEST_CASE(
     apex_errors.push_back(apex_error);
   }
   // Each contact lasts π/(ω√N): the impact times converge like N^(-1/2).
-  const auto slope = [](const std::vector<double>& x, const std::vector<double>& y) {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      sx += std::log(x[i]);
-      sy += std::log(y[i]);
-      sxx += std::log(x[i]) * std::log(x[i]);
-      sxy += std::log(x[i]) * std::log(y[i]);
-    }
-    const double n = static_cast<double>(x.size());
-    return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-  };
   INFO("impact time errors " << time_errors[0] << " " << time_errors[1] << " " << time_errors[2]
                              << " " << time_errors[3]);
   INFO("apex errors " << apex_errors[0] << " " << apex_errors[1] << " " << apex_errors[2] << " "
                       << apex_errors[3]);
-  CHECK(-slope(Ns, time_errors) == Approx(0.5).margin(0.05));
+  CHECK(-testing::fitted_slope(Ns, time_errors) == Approx(0.5).margin(0.05));
   CHECK(time_errors.back() <= 1e-4);
   CHECK(apex_errors.back() <= 1e-4);
   CHECK(apex_errors.back() < apex_errors.front());

@@ -29,20 +29,6 @@ std::vector<ReferenceRow> read_reference(const std::string& path) {
   return out;
 }
 
-// Least-squares slope of log(error) against log(h).
-double fitted_order(const std::vector<double>& h, const std::vector<double>& error) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const double k = static_cast<double>(h.size());
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    const double x = std::log(h[i]), y = std::log(error[i]);
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
-  }
-  return (k * sxy - sx * sy) / (k * sxx - sx * sx);
-}
-
 }  // namespace
 
 TEST_CASE("moreau-jean reproduces all 2001 rows of Siconos's BouncingBallTS reference to 1e-12",
@@ -104,7 +90,7 @@ TEST_CASE("moreau-jean on dk-plane: lift-off within 2h of 1 and max|dy| = O(h)",
     steps.push_back(h);
     errors.push_back(max_dy);
   }
-  const double order = fitted_order(steps, errors);
+  const double order = testing::fitted_slope(steps, errors);
   INFO("max|dy| = " << Catch::Detail::stringify(errors) << ", fitted order " << order);
   CHECK(order == Approx(1.0).margin(0.1));
 }
@@ -137,7 +123,7 @@ TEST_CASE("moreau-jean impact times converge to the event-driven ones with order
     steps.push_back(h);
     errors.push_back(worst);
   }
-  const double order = fitted_order(steps, errors);
+  const double order = testing::fitted_slope(steps, errors);
   INFO("errors " << Catch::Detail::stringify(errors) << ", fitted order " << order);
   CHECK(order == Approx(1.0).margin(0.1));
 }

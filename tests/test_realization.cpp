@@ -13,19 +13,6 @@ using namespace crbench;
 
 namespace {
 
-double fitted_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const double k = static_cast<double>(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double lx = std::log(x[i]), ly = std::log(y[i]);
-    sx += lx;
-    sy += ly;
-    sxx += lx * lx;
-    sxy += lx * ly;
-  }
-  return (k * sxy - sx * sy) / (k * sxx - sx * sx);
-}
-
 RunRecord realize(const Model& model, std::vector<Assignment> params,
                   const std::function<void(const TrajectorySample&)>& on_sample = {},
                   std::vector<double> grid = {}) {
@@ -77,7 +64,7 @@ TEST_CASE("realization viscous: lift_off_time - 2 shrinks like 1/N (order 1 +- 0
     // (6.5) for t ≥ 1 vanishes at 2 + 1/N up to e^{-N} terms: the constant is 1 as well.
     CHECK(N * (*r.lift_off_time - 2.0) == Approx(1.0).epsilon(1e-5));
   }
-  const double order = -fitted_slope(Ns, delays);
+  const double order = -testing::fitted_slope(Ns, delays);
   INFO("delays " << Catch::Detail::stringify(delays) << ", order " << order);
   CHECK(order == Approx(1.0).margin(0.05));
 }
@@ -103,7 +90,7 @@ TEST_CASE("realization viscous obstacle: lift-off -> 1 as 1 + sqrt(2/N) (order 1
     for (const auto& e : r.events) released = released || e.kind == "release";
     CHECK(released);
   }
-  const double order = -fitted_slope(Ns, delays);
+  const double order = -testing::fitted_slope(Ns, delays);
   INFO("delays " << Catch::Detail::stringify(delays) << ", order " << order);
   CHECK(order == Approx(0.5).margin(0.01));
 }
