@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "bench/convergence.hpp"
+#include "bench/ladder.hpp"
 #include "bench/run_support.hpp"
 #include "bench/study.hpp"
 #include "cases/registry.hpp"
@@ -27,12 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-// A row whose error is this close to round-off is not flagged for its discretization error.
-constexpr double kRoundOff = 1e-14;
-// A point is trusted when its discretization estimate is below this fraction of its model error.
-constexpr double kTrustFraction = 0.01;
-// Orders agree with the theory within this distance.
-constexpr double kOrderTolerance = 0.05;
 constexpr int kTrajectorySamples = 4001;
 
 ojson number_or_null(std::optional<double> x) {
@@ -40,14 +35,6 @@ ojson number_or_null(std::optional<double> x) {
 }
 std::optional<double> optional_of(const ojson& j) {
   return j.is_number() ? std::optional<double>(j.get<double>()) : std::nullopt;
-}
-
-std::string N_label(double N) {
-  const double exponent = std::round(std::log10(N));
-  if (std::abs(N - std::pow(10.0, exponent)) <= 1e-9 * N) {
-    return "1e" + std::to_string(static_cast<int>(exponent));
-  }
-  return format_number(N);
 }
 
 std::string assignments_text(const std::vector<Assignment>& assignments) {
@@ -195,8 +182,8 @@ class Converge {
         RunRequest r = base_request(m);
         r.solver_name = m.reference;
         if (m.reference != "limit") r.solver_assignments.clear();
-        r.rtol = std::max(study_.rtol / study_.tight_factor, 1e-16);
-        r.atol = study_.atol / study_.tight_factor;
+        r.rtol = tight_rtol(study_.rtol, study_.tight_factor);
+        r.atol = tight_atol(study_.atol, study_.tight_factor);
         const GridRun run = solve_on_grid(r);
         ref.status = run.record.status;
         ref.lift_off = run.record.lift_off_time;
@@ -272,8 +259,8 @@ class Converge {
       RunRequest r = base_request(m);
       if (p.N) r.solver_assignments.push_back({"N", format_number(*p.N)});
       const GridRun normal = solve_on_grid(r);
-      r.rtol = std::max(study_.rtol / study_.tight_factor, 1e-16);
-      r.atol = study_.atol / study_.tight_factor;
+      r.rtol = tight_rtol(study_.rtol, study_.tight_factor);
+      r.atol = tight_atol(study_.atol, study_.tight_factor);
       const GridRun tight = solve_on_grid(r);
       line["model"] = m.label;
       line["N"] = number_or_null(p.N);
@@ -549,17 +536,21 @@ ojson Converge::assemble() {
   summary["tolerances"] = {{"rtol", study_.rtol},
                            {"atol", study_.atol},
                            {"tight_factor", study_.tight_factor},
-                           {"tight_rtol", std::max(study_.rtol / study_.tight_factor, 1e-16)},
-                           {"tight_atol", study_.atol / study_.tight_factor}};
+                           {"tight_rtol", tight_rtol(study_.rtol, study_.tight_factor)},
+                           {"tight_atol", tight_atol(study_.atol, study_.tight_factor)}};
   summary["flag_rule"] =
-      "a row is flagged when its discretization estimate |value(tol) - value(tol/tight_factor)| "
-      "is not below 1% of its error (errors within 1e-14 relative of round-off exempt); flagged "
-      "rows are left out of the least-squares fit";
+      "a row with N is flagged when its discretization estimate |value(tol) - "
+      "value(tol/tight_factor)| is not below 1% of its error; an ideal row when it is not below 1% "
+      "of the ideal tolerance 1e-10 (relative to max(1, |value|)); flagged rows are left out of "
+      "the least-squares fit and of the extrapolation";
   summary["confirmation_rule"] =
       "a ladder model is CONFIRMED when the theory states an order, the fitted order is within "
-      "0.05 of it, and the Richardson limit (from unflagged points only) agrees with the "
-      "reference to at least " +
-      format_number(study_.digits) + " digits; an ideal model when its error is at most 1e-10";
+      "0.05 of it, the extrapolated limit has an error bar (four trusted rows at the fine end, "
+      "orders from the two finest triples within 10%), the reference lies within that bar, and "
+      "the bar is at most 10^-" +
+      format_number(study_.digits) +
+      " relative; an ideal model when its error is at most 1e-10 relative and its row is not "
+      "flagged";
   summary["ladder"] = study_.ladder;
   summary["observables"] = study_.observables;
 
@@ -584,18 +575,21 @@ ojson Converge::assemble() {
   Table verdicts;
   verdicts.title = study_.name + ": models";
   verdicts.caption =
-      "Least-squares order over the unflagged rows; Richardson limit of the "
-      "lift-off from the three finest points, computed without the reference. " +
+      "Least-squares order over the unflagged rows; extrapolated limit of the lift-off (Aitken "
+      "on the three finest trusted rows, computed without the reference) with an error bar that "
+      "is an upper bound (the distance to the same extrapolation one row coarser plus the "
+      "propagated discretization); digits supported = -log10(bar / |reference|). " +
       tolerance_caption;
   verdicts.header = {"model",
                      "reference",
                      "reference lift-off",
                      "expected order",
                      "fitted order",
-                     "Richardson limit",
-                     "+/-",
-                     "digits",
-                     "flagged rows",
+                     "extrapolated limit",
+                     "+/- (upper bound)",
+                     "digits supported",
+                     "digits of agreement",
+                     "flagged lift-off rows",
                      "verdict"};
 
   // Lines by what they belong to, in point order.
@@ -629,188 +623,109 @@ ojson Converge::assemble() {
                        {"why", ref.why},
                        {"tolerances", ref.tolerances},
                        {"trajectory_known", !ref.q.empty()}};
-    int flagged_total = 0;
     ojson observables = ojson::object();
-    std::optional<Extrapolation> extrapolation;
-    bool extrapolation_uses_flagged = false;
-    std::optional<double> extrapolation_finest_N;
+    LadderRules rules;
+    rules.digits = study_.digits;
+    std::optional<LadderAnalysis> lift_off;
     for (const auto& o : study_.observables) {
       const std::optional<double> reference_value =
           o == "lift_off_time" ? ref.lift_off : std::optional<double>(0.0);
-      ojson rows = ojson::array();
-      std::vector<double> fit_N, fit_error, ladder_N;
-      std::vector<std::optional<double>> ladder_values;
-      std::vector<bool> ladder_flags;
-      std::vector<std::optional<double>> ladder_discretization;
-      std::optional<double> previous_N, previous_error;
-      int flagged = 0;
+      std::vector<LadderInput> inputs;
       for (const ojson* line : lines) {
-        const std::optional<double> N = optional_of(line->value("N", ojson()));
-        const std::string status = line->value("status", std::string("internal_error"));
-        const ojson values = line->value("values", ojson::object());
-        const ojson tight_values = line->value("tight_values", ojson::object());
-        const std::optional<double> value =
-            status == "ok" ? optional_of(values.value(o, ojson())) : std::nullopt;
-        const std::optional<double> tight = line->value("tight_status", std::string()) == "ok"
-                                                ? optional_of(tight_values.value(o, ojson()))
-                                                : std::nullopt;
-        std::optional<double> error;
-        if (value && reference_value) error = *value - *reference_value;
-        std::optional<double> discretization;
-        if (value && tight) discretization = std::abs(*value - *tight);
-        const bool at_round_off =
-            error && std::abs(*error) <= kRoundOff * std::max(1.0, std::abs(*value));
-        const bool flag = !at_round_off && (!error || !discretization ||
-                                            !(*discretization < kTrustFraction * std::abs(*error)));
-        std::optional<double> order;
-        if (N && previous_N && error && previous_error) {
-          order = local_order(*previous_N, *previous_error, *N, *error);
+        LadderInput in;
+        in.N = optional_of(line->value("N", ojson()));
+        in.status = line->value("status", std::string("internal_error"));
+        in.reason = line->value("reason", std::string());
+        in.value = optional_of(line->value("values", ojson::object()).value(o, ojson()));
+        if (line->value("tight_status", std::string()) == "ok") {
+          in.tight = optional_of(line->value("tight_values", ojson::object()).value(o, ojson()));
         }
-        if (N) {
-          previous_N = N;
-          previous_error = error;
-          ladder_N.push_back(*N);
-          ladder_values.push_back(value);
-          ladder_flags.push_back(flag);
-          ladder_discretization.push_back(discretization);
-          if (!flag && error && !at_round_off) {
-            fit_N.push_back(*N);
-            fit_error.push_back(*error);
-          }
-        }
-        flagged += flag ? 1 : 0;
-        std::string flag_text;
-        if (status != "ok") {
-          flag_text = status + ": " + line->value("reason", std::string());
-        } else if (flag) {
-          flag_text = !value ? "no value" : "DISCRETIZATION";
-        }
-        rows.push_back({{"N", number_or_null(N)},
-                        {"status", status},
-                        {"value", number_or_null(value)},
-                        {"error", number_or_null(error)},
-                        {"local_order", number_or_null(order)},
-                        {"value_tight", number_or_null(tight)},
-                        {"discretization_estimate", number_or_null(discretization)},
-                        {"flagged", flag},
-                        {"tolerances", tolerance_text(tolerances_of(*line))},
-                        {"steps", line->value("steps", 0L)},
-                        {"rhs_evaluations", line->value("rhs_evaluations", 0L)}});
-        tables[o].rows.push_back({m.label, N ? N_label(*N) : "ideal",
-                                  o == "lift_off_time" ? full(value) : sci(value), sci(error),
-                                  fixed(order, 3), sci(discretization), flag_text,
-                                  compact_tolerances(tolerances_of(*line))});
+        inputs.push_back(in);
       }
-      flagged_total += flagged;
-      ojson fit;
-      const auto slope = log_log_slope(fit_N, fit_error);
-      const std::optional<double> fitted =
-          m.has_N && slope ? std::optional<double>(-*slope) : std::nullopt;
-      fit["fitted_order"] = number_or_null(fitted);
-      fit["points_in_fit"] = fit_N.size();
       const auto expected = m.expected_order.find(o);
-      if (expected != m.expected_order.end()) {
-        fit["expected_order"] = expected->second;
-        fit["agrees"] = fitted && std::abs(*fitted - expected->second) <= kOrderTolerance;
-      } else {
-        fit["expected_order"] = nullptr;
-        fit["agrees"] = nullptr;
+      const LadderAnalysis analysis = analyse_ladder(inputs, reference_value,
+                                                     expected != m.expected_order.end()
+                                                         ? std::optional<double>(expected->second)
+                                                         : std::nullopt,
+                                                     o == "lift_off_time", rules, ref.why);
+      ojson rows = ojson::array();
+      for (std::size_t k = 0; k < analysis.rows.size(); ++k) {
+        const LadderRow& row = analysis.rows[k];
+        const ojson& line = *lines[k];
+        rows.push_back({{"N", number_or_null(row.N)},
+                        {"status", inputs[k].status},
+                        {"value", number_or_null(row.value)},
+                        {"error", number_or_null(row.error)},
+                        {"local_order", number_or_null(row.local_order)},
+                        {"value_tight", number_or_null(inputs[k].tight)},
+                        {"discretization_estimate", number_or_null(row.discretization)},
+                        {"flagged", row.flagged},
+                        {"flag", row.flag},
+                        {"tolerances", tolerance_text(tolerances_of(line))},
+                        {"steps", line.value("steps", 0L)},
+                        {"rhs_evaluations", line.value("rhs_evaluations", 0L)}});
+        tables[o].rows.push_back({m.label, row.N ? N_label(*row.N) : "ideal",
+                                  o == "lift_off_time" ? full(row.value) : sci(row.value),
+                                  sci(row.error), fixed(row.local_order, 3),
+                                  sci(row.discretization), row.flag,
+                                  compact_tolerances(tolerances_of(line))});
       }
-      if (o == "lift_off_time" && m.has_N) {
-        // The ladder up to its finest unflagged point: extrapolating through points whose
-        // discretization error rivals their model error would extrapolate the discretization.
-        std::size_t n = ladder_flags.size();
-        while (n > 0 && ladder_flags[n - 1]) --n;
-        extrapolation_uses_flagged = n < 3 || ladder_flags[n - 2] || ladder_flags[n - 3];
-        extrapolation_finest_N = n > 0 ? std::optional<double>(ladder_N[n - 1]) : std::nullopt;
-        ladder_N.resize(n);
-        ladder_values.resize(n);
-        extrapolation = richardson(ladder_N, ladder_values);
-        // The last level's step can vanish to round-off; the estimate is never below twice the
-        // largest discretization estimate of the three points it used.
-        if (extrapolation->error_estimate && n >= 3) {
-          for (std::size_t k = n - 3; k < n; ++k) {
-            if (ladder_discretization[k]) {
-              extrapolation->error_estimate =
-                  std::max(*extrapolation->error_estimate, 2.0 * *ladder_discretization[k]);
-            }
-          }
-        }
-      }
-      observables[o] = {{"rows", rows}, {"fit", fit}, {"flagged_rows", flagged}};
+      ojson fit;
+      fit["fitted_order"] = number_or_null(analysis.fitted_order);
+      fit["points_in_fit"] = analysis.points_in_fit;
+      fit["expected_order"] = number_or_null(analysis.expected_order);
+      fit["agrees"] = analysis.order_agrees ? ojson(*analysis.order_agrees) : ojson();
+      observables[o] = {{"rows", rows}, {"fit", fit}, {"flagged_rows", analysis.flagged_rows}};
+      if (o == "lift_off_time") lift_off = analysis;
     }
     jm["observables"] = observables;
     jm["order_source"] = m.order_source;
 
     // The verdict on the lift-off prediction.
-    std::optional<double> digits;
     std::string verdict;
     bool confirmed = false;
-    const ojson* lift =
-        observables.contains("lift_off_time") ? &observables["lift_off_time"] : nullptr;
-    if (!ref.lift_off) {
-      verdict = "no reference lift-off" + (ref.why.empty() ? std::string() : " (" + ref.why + ")");
-    } else if (!ref.theorem_applies) {
+    std::optional<double> digits, digits_supported;
+    const Extrapolated* extrapolation = lift_off ? &lift_off->extrapolation : nullptr;
+    if (!ref.theorem_applies) {
       verdict = "Theorem 1 does not apply: " + ref.why;
-    } else if (lift && m.has_N && extrapolation && extrapolation->limit) {
-      const double rel = std::abs(*extrapolation->limit - *ref.lift_off) /
-                         std::max(std::abs(*ref.lift_off), 1e-300);
-      digits = rel > 0.0 ? -std::log10(rel) : 16.0;
-      const ojson& fit = (*lift)["fit"];
-      const bool order_stated = !fit["agrees"].is_null();
-      const bool order_ok = !order_stated || fit["agrees"].get<bool>();
-      confirmed =
-          order_stated && order_ok && *digits >= study_.digits && !extrapolation_uses_flagged;
-      std::ostringstream v;
-      v << (confirmed      ? "CONFIRMED: "
-            : order_stated ? "NOT CONFIRMED: "
-                           : "NO RATE STATED: ")
-        << "fitted order " << fixed(optional_of(fit["fitted_order"]), 3);
-      if (order_stated) {
-        v << (order_ok ? " agrees with " : " differs from ") << "the theory's "
-          << format_number(fit["expected_order"].get<double>());
-      } else {
-        v << " (the theory states none)";
-      }
-      v << "; the Richardson limit (finest N used " << N_label(*extrapolation_finest_N)
-        << ") agrees with the reference to " << fixed(digits, 1) << " digits";
-      if (extrapolation_uses_flagged) v << " (but uses flagged points)";
-      verdict = v.str();
-    } else if (lift && !m.has_N) {
-      const ojson& row = (*lift)["rows"][0];
-      const auto error = optional_of(row["error"]);
-      confirmed = error && std::abs(*error) <= 1e-10;
-      verdict = error ? std::string(confirmed ? "CONFIRMED: " : "NOT CONFIRMED: ") +
-                            "lift-off error " + sci(std::abs(*error)) + " against the " + ref.kind
-                      : "no lift-off";
+    } else if (!lift_off) {
+      verdict = "no lift-off observable in this study";
     } else {
-      verdict = "no extrapolation (too few finished points)";
+      verdict = lift_off->verdict;
+      confirmed = lift_off->confirmed;
+      digits = lift_off->digits_of_agreement;
+      digits_supported = lift_off->digits_supported;
     }
-    jm["richardson"] = {
-        {"order_from_differences",
-         number_or_null(extrapolation ? extrapolation->order_from_differences : std::nullopt)},
-        {"order_fitted_over_the_ladder",
-         number_or_null(extrapolation ? extrapolation->order_fitted_over_the_ladder
-                                      : std::nullopt)},
-        {"limit", number_or_null(extrapolation ? extrapolation->limit : std::nullopt)},
-        {"error_estimate",
-         number_or_null(extrapolation ? extrapolation->error_estimate : std::nullopt)},
-        {"finest_N_used", number_or_null(extrapolation_finest_N)},
-        {"uses_flagged_points", extrapolation_uses_flagged}};
+    const auto from = [&](std::optional<double> Extrapolated::*field) {
+      return number_or_null(extrapolation ? extrapolation->*field : std::nullopt);
+    };
+    jm["extrapolation"] = {
+        {"method",
+         "Aitken delta^2 on the three finest trusted rows; error bar = distance to the same "
+         "extrapolation one row coarser + twice the propagated discretization and round-off"},
+        {"order_from_differences", from(&Extrapolated::order)},
+        {"order_one_row_coarser", from(&Extrapolated::order_shifted)},
+        {"limit", from(&Extrapolated::limit)},
+        {"uncertainty", from(&Extrapolated::uncertainty)},
+        {"no_uncertainty_reason", extrapolation ? extrapolation->no_uncertainty_reason : ""},
+        {"finest_N_used", from(&Extrapolated::finest_N)}};
     jm["digits_of_agreement"] = number_or_null(digits);
+    jm["digits_supported"] = number_or_null(digits_supported);
     jm["confirmed"] = confirmed;
     jm["verdict"] = verdict;
     models.push_back(jm);
 
-    const auto lift_fit = lift ? (*lift)["fit"] : ojson();
-    verdicts.rows.push_back({m.label, ref.kind, full(ref.lift_off),
-                             lift && !lift_fit["expected_order"].is_null()
-                                 ? format_number(lift_fit["expected_order"].get<double>())
-                                 : "",
-                             lift ? fixed(optional_of(lift_fit["fitted_order"]), 3) : "",
-                             full(extrapolation ? extrapolation->limit : std::nullopt),
-                             sci(extrapolation ? extrapolation->error_estimate : std::nullopt, 2),
-                             fixed(digits, 1), std::to_string(flagged_total), verdict});
+    const auto optional_text = [](std::optional<double> x, int decimals) {
+      return x ? fixed(x, decimals) : std::string();
+    };
+    verdicts.rows.push_back(
+        {m.label, ref.kind, full(ref.lift_off),
+         lift_off && lift_off->expected_order ? format_number(*lift_off->expected_order) : "",
+         lift_off ? optional_text(lift_off->fitted_order, 3) : "",
+         full(extrapolation ? extrapolation->limit : std::nullopt),
+         sci(extrapolation ? extrapolation->uncertainty : std::nullopt, 2),
+         optional_text(digits_supported, 1), optional_text(digits, 1),
+         lift_off ? std::to_string(lift_off->flagged_rows) : "", verdict});
   }
   summary["models"] = models;
 

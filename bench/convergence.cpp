@@ -39,39 +39,4 @@ std::optional<double> local_order(double N_coarse, double error_coarse, double N
   return std::log(std::abs(error_coarse / error_fine)) / std::log(N_fine / N_coarse);
 }
 
-Extrapolation richardson(const std::vector<double>& N,
-                         const std::vector<std::optional<double>>& values) {
-  Extrapolation out;
-  std::vector<double> difference_N, differences;
-  for (std::size_t i = 0; i + 1 < N.size() && i + 1 < values.size(); ++i) {
-    if (values[i] && values[i + 1]) {
-      difference_N.push_back(N[i]);
-      differences.push_back(*values[i] - *values[i + 1]);
-    }
-  }
-  const auto negated = [](std::optional<double> x) {
-    return x ? std::optional<double>(-*x) : std::nullopt;
-  };
-  out.order_fitted_over_the_ladder = negated(log_log_slope(difference_N, differences));
-  const std::size_t np = std::min(N.size(), values.size());
-  if (np < 3 || !values[np - 1] || !values[np - 2] || !values[np - 3]) return out;
-  // The three finest points: as in Aitken's Δ², the coarse points carry the higher-order terms
-  // that would bias p.
-  const double d_ab = *values[np - 3] - *values[np - 2];
-  const double d_bc = *values[np - 2] - *values[np - 1];
-  const auto p = local_order(N[np - 3], d_ab, N[np - 2], d_bc);
-  if (!p) return out;
-  out.order_from_differences = p;
-  const auto level = [](double coarse, double fine, double ratio_p) {
-    return (ratio_p * fine - coarse) / (ratio_p - 1.0);
-  };
-  const double r = N[np - 1] / N[np - 2];
-  const double r1 = std::pow(r, *p), r2 = std::pow(r, 2.0 * *p);
-  const double ab = level(*values[np - 3], *values[np - 2], r1);
-  const double bc = level(*values[np - 2], *values[np - 1], r1);
-  out.limit = level(ab, bc, r2);
-  out.error_estimate = std::abs(*out.limit - bc);
-  return out;
-}
-
 }  // namespace crbench

@@ -6,17 +6,23 @@
 #include <sstream>
 
 #include "bench/convergence.hpp"
+#include "bench/ladder.hpp"
 #include "bench/run_support.hpp"
 #include "cases/registry.hpp"
 #include "crbench/version.hpp"
+#include "solvers/model_parameters.hpp"
 #include "solvers/solver.hpp"
 
 namespace crbench {
 namespace {
 
+// The discretization check runs each point again at tolerances / this factor.
+constexpr double kVerifyTightFactor = 100.0;
+
 struct LadderPoint {
   double N = 0.0;
   std::string status;
+  std::string reason;
   std::optional<double> tau;
   std::optional<double> tau_tight;  // the same point at 100× tighter tolerances
   long steps = 0;
@@ -71,6 +77,12 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
   const bool theorem_applies =
       prediction.diagnostics.value("theorem_applies", nlohmann::ordered_json(true)).get<bool>();
   const std::optional<double> tau_pred = prediction.lift_off_time;
+  RunSettings model_settings;
+  configure_solver(find_solver("realization"), request.model_assignments, model_settings);
+  const std::optional<StatedOrder> stated =
+      stated_lift_off_order(model_settings.solver_params, model_settings.solver_choices);
+  const std::optional<double> expected_order =
+      stated ? std::optional<double>(stated->order) : std::nullopt;
 
   // The realization ladder, each point also at 100× tighter tolerances.
   std::vector<LadderPoint> points;
@@ -87,38 +99,26 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     r.atol = request.atol;
     const RunRecord record = execute(r);
     p.status = record.status;
+    p.reason = record.reason;
     p.tau = record.lift_off_time;
     p.steps = record.steps;
-    r.rtol = std::max(request.rtol / 100.0, 1e-15);
-    r.atol = request.atol / 100.0;
+    r.rtol = tight_rtol(request.rtol, kVerifyTightFactor);
+    r.atol = tight_atol(request.atol, kVerifyTightFactor);
     const RunRecord tight = execute(r);
     if (tight.status == "ok") p.tau_tight = tight.lift_off_time;
     points.push_back(p);
   }
 
-  // Orders against the prediction, Richardson's extrapolation without it.
-  std::vector<double> Ns, errors;
-  std::vector<std::optional<double>> taus;
-  for (const auto& p : points) {
-    if (p.tau && tau_pred) {
-      Ns.push_back(p.N);
-      errors.push_back(*p.tau - *tau_pred);
-    }
-    taus.push_back(p.tau);
-  }
-  const std::optional<double> lsq_slope = log_log_slope(Ns, errors);
-  const std::optional<double> lsq_order =
-      lsq_slope ? std::optional<double>(-*lsq_slope) : std::nullopt;
-  const Extrapolation extrapolation = richardson(ladder, taus);
-  const std::optional<double> tau_inf = extrapolation.limit;
-  const std::optional<double> difference_order = extrapolation.order_from_differences;
-  std::optional<double> digits;
-  if (tau_inf && tau_pred) {
-    const double rel = std::abs(*tau_inf - *tau_pred) / std::max(std::abs(*tau_pred), 1e-300);
-    digits = rel > 0.0 ? -std::log10(rel) : 16.0;
-  }
+  // The one ladder analysis (bench/ladder.hpp), against the prediction.
+  std::vector<LadderInput> inputs;
+  for (const auto& p : points) inputs.push_back({p.N, p.status, p.reason, p.tau, p.tau_tight});
+  LadderRules rules;
+  rules.digits = request.digits;
+  const std::string why = prediction.diagnostics.value("why", std::string(""));
+  const LadderAnalysis analysis =
+      analyse_ladder(inputs, tau_pred, expected_order, true, rules, why);
+  const Extrapolated& x = analysis.extrapolation;
 
-  bool all_ok = true, discretization_ok = true;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::ostringstream table;
   table << std::left << std::setw(10) << "N" << std::setw(24) << "tau_N" << std::setw(14)
@@ -126,54 +126,28 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
         << "flag\n";
   for (std::size_t i = 0; i < points.size(); ++i) {
     const LadderPoint& p = points[i];
-    all_ok = all_ok && p.status == "ok" && p.tau;
-    const std::optional<double> error =
-        p.tau && tau_pred ? std::optional<double>(*p.tau - *tau_pred) : std::nullopt;
-    std::optional<double> order;
-    if (i > 0 && error && points[i - 1].tau && tau_pred) {
-      order = local_order(points[i - 1].N, *points[i - 1].tau - *tau_pred, p.N, *error);
-    }
-    const std::optional<double> discretization =
-        p.tau && p.tau_tight ? std::optional<double>(std::abs(*p.tau - *p.tau_tight))
-                             : std::nullopt;
-    // A point is trusted when its discretization error is below 1% of its model error.
-    const bool flagged = !discretization || !error || !(*discretization < 0.01 * std::abs(*error));
-    discretization_ok = discretization_ok && !flagged;
+    const LadderRow& row = analysis.rows[i];
     rows.push_back({{"N", p.N},
                     {"status", p.status},
                     {"tau_N", optional_number(p.tau)},
-                    {"error_vs_prediction", optional_number(error)},
-                    {"local_order", optional_number(order)},
+                    {"error_vs_prediction", optional_number(row.error)},
+                    {"local_order", optional_number(row.local_order)},
                     {"tau_N_tight", optional_number(p.tau_tight)},
-                    {"discretization_error", optional_number(discretization)},
-                    {"flag_discretization_not_below_1pct_of_model_error", flagged},
+                    {"discretization_error", optional_number(row.discretization)},
+                    {"flagged", row.flagged},
+                    {"flag", row.flag},
                     {"steps", p.steps}});
-    std::ostringstream N_text;
-    N_text << std::setprecision(3) << p.N;
-    table << std::setw(10) << N_text.str() << std::setw(24) << text(p.tau) << std::setw(14)
-          << text(error, 4) << std::setw(10) << text(order, 4) << std::setw(12)
-          << text(discretization, 3) << (flagged ? "DISCRETIZATION" : "") << "\n";
+    table << std::setw(10) << N_label(p.N) << std::setw(24) << text(row.value) << std::setw(14)
+          << text(row.error, 4) << std::setw(10) << text(row.local_order, 4) << std::setw(12)
+          << text(row.discretization, 3) << row.flag << "\n";
   }
 
-  const bool confirmed = theorem_applies && tau_pred && all_ok && discretization_ok && digits &&
-                         *digits >= request.digits;
-  std::string verdict;
-  if (!tau_pred) {
-    verdict = "no prediction: the limit model has no lift-off (" +
-              prediction.diagnostics.value("why", std::string("")) + ")";
-  } else if (!theorem_applies) {
-    verdict = "Theorem 1 does not apply: " + prediction.diagnostics.value("why", std::string(""));
-  } else if (!all_ok) {
-    verdict = "a realization run failed or did not lift off";
-  } else if (!discretization_ok) {
-    verdict = "a point's discretization error is not below 1% of its model error";
-  } else if (!digits || *digits < request.digits) {
-    verdict = "tau_inf agrees with the prediction to " + text(digits, 3) + " digits, fewer than " +
-              std::to_string(request.digits);
-  } else {
-    verdict = "confirmed: tau_inf agrees with the prediction to " + text(digits, 3) + " digits";
+  std::string verdict = analysis.verdict;
+  bool confirmed = analysis.confirmed;
+  if (tau_pred && !theorem_applies) {
+    verdict = "Theorem 1 does not apply: " + why;
+    confirmed = false;
   }
-
   if (request.json) {
     nlohmann::ordered_json j;
     j["crbench_version"] = version;
@@ -191,13 +165,17 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
         {"why", prediction.diagnostics.value("why", std::string(""))},
         {"proposition", prediction.diagnostics.value("proposition", std::string(""))}};
     j["points"] = rows;
-    j["least_squares_order"] = optional_number(lsq_order);
-    j["richardson"] = {{"order_from_differences", optional_number(difference_order)},
-                       {"order_fitted_over_the_ladder",
-                        optional_number(extrapolation.order_fitted_over_the_ladder)},
-                       {"tau_inf", optional_number(tau_inf)},
-                       {"error_estimate", optional_number(extrapolation.error_estimate)}};
-    j["digits_of_agreement"] = optional_number(digits);
+    j["least_squares_order"] = optional_number(analysis.fitted_order);
+    j["expected_order"] = optional_number(expected_order);
+    j["order_source"] = stated ? stated->source : "";
+    j["extrapolation"] = {{"order_from_differences", optional_number(x.order)},
+                          {"order_one_row_coarser", optional_number(x.order_shifted)},
+                          {"tau_inf", optional_number(x.limit)},
+                          {"uncertainty", optional_number(x.uncertainty)},
+                          {"no_uncertainty_reason", x.no_uncertainty_reason},
+                          {"finest_N_used", optional_number(x.finest_N)}};
+    j["digits_of_agreement"] = optional_number(analysis.digits_of_agreement);
+    j["digits_supported"] = optional_number(analysis.digits_supported);
     j["requested_digits"] = request.digits;
     j["confirmed"] = confirmed;
     j["verdict"] = verdict;
@@ -205,9 +183,9 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
   } else {
     out << request.case_name << ": predicted lift-off " << text(tau_pred) << " ("
         << (theorem_applies ? "Theorem 1 applies" : "Theorem 1 does not apply") << ")\n"
-        << table.str() << "least-squares order " << text(lsq_order, 4)
-        << "; Richardson tau_inf = " << text(tau_inf) << " (order " << text(difference_order, 4)
-        << " from the differences, without the prediction)\n"
+        << table.str() << "least-squares order " << text(analysis.fitted_order, 4)
+        << "; extrapolated tau_inf = " << text(x.limit) << " +/- " << text(x.uncertainty, 2)
+        << " (order " << text(x.order, 4) << " from the differences, without the prediction)\n"
         << verdict << "\n";
   }
   return confirmed ? 0 : 1;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,33 @@ inline std::string model_limit_name(const ParamValues& params, const ChoiceValue
   if (choices.at("preset") == "kozlov-impact" && alpha == 0.0) return "classical";
   if (alpha == 0.0 && gamma == 0.0) return "viscous";
   return "alpha-beta-gamma";
+}
+
+}  // namespace crbench
+
+namespace crbench {
+
+// The rate at which a realization's lift-off time approaches its limit model's, where the theory
+// states one; `crbench verify` checks the ladder's fitted order against it.
+struct StatedOrder {
+  double order = 1.0;
+  std::string source;
+};
+inline std::optional<StatedOrder> stated_lift_off_order(const ParamValues& params,
+                                                        const ChoiceValues& choices) {
+  const double alpha = params.at("alpha"), beta = params.at("beta"), gamma = params.at("gamma");
+  const bool viscous = alpha == 0.0 && gamma == 0.0 && beta > 0.0;
+  if (choices.at("preset") == "kozlov-impact") return std::nullopt;
+  if (choices.at("interaction") == "obstacle") {
+    if (!viscous) return std::nullopt;
+    return StatedOrder{0.5,
+                       "Deryabin & Kozlov (1995), end of section 6: the obstacle releases at depth "
+                       "O(1/N) and the free flight back takes O(N^-1/2)"};
+  }
+  if (alpha == 0.0 && beta == 0.0) return std::nullopt;  // penalty: no rate stated
+  return StatedOrder{1.0,
+                     "Deryabin & Kozlov (1995), sections 2 and 6 (proofs of Theorems 1 and 2): "
+                     "tau_eps = tau + O(eps), eps = 1/N, at a simple zero of z"};
 }
 
 }  // namespace crbench

@@ -229,7 +229,7 @@ TEST_CASE("a small study shows the orders of the theory and regenerates the comm
   CHECK(models[2]["observables"]["lift_off_time"]["fit"]["fitted_order"].get<double>() ==
         Approx(0.5).margin(0.05));
   // Richardson on three points of the viscous ladder: τ_N = 2 + 1/N + O(1/N²) → 2.
-  CHECK(models[1]["richardson"]["limit"].get<double>() == Approx(2.0).margin(1e-9));
+  CHECK(models[1]["extrapolation"]["limit"].get<double>() == Approx(2.0).margin(1e-9));
 
   // The committed canonical results (results/dk-plane, written by `crbench report` at the same
   // tolerances): every lift-off of these models and N must agree to 1e-10 relative.

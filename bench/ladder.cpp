@@ -1,0 +1,282 @@
+#include "bench/ladder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "bench/convergence.hpp"
+#include "cases/params.hpp"
+
+namespace crbench {
+namespace {
+
+constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
+// The smallest rtol any solver accepts (kRtolSpec in bench/run_support.hpp).
+constexpr double kSmallestRtol = 1e-15;
+
+std::string sci(double x, int digits = 2) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*e", digits - 1, x);
+  return buffer;
+}
+std::string fixed(double x, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, x);
+  return buffer;
+}
+std::string full(double x) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.16g", x);
+  return buffer;
+}
+
+double digits_of(double difference, double scale) {
+  const double relative = std::abs(difference) / std::max(std::abs(scale), 1e-300);
+  return relative > 0.0 ? std::min(-std::log10(relative), 16.0) : 16.0;
+}
+
+struct Triple {
+  std::optional<double> limit;
+  std::optional<double> order;
+  std::string why_not;  // when there is no limit
+  double propagated_noise = 0.0;
+};
+
+// Aitken's Δ² on a, b, c at N_b / N_a = N_c / N_b = r (see Extrapolated).
+Triple aitken(double N_b, double N_c, double a, double b, double c, double noise_a, double noise_b,
+              double noise_c) {
+  Triple t;
+  const double d_ab = a - b, d_bc = b - c, D = d_ab - d_bc;
+  if (d_ab == 0.0 || d_bc == 0.0) {
+    t.why_not = "two successive values are equal (the differences are at round-off)";
+    return t;
+  }
+  if ((d_ab > 0.0) != (d_bc > 0.0)) {
+    t.why_not = "the successive differences change sign (not a power law in N)";
+    return t;
+  }
+  if (std::abs(d_bc) >= std::abs(d_ab)) {
+    t.why_not = "the successive differences do not decrease";
+    return t;
+  }
+  t.order = std::log(d_ab / d_bc) / std::log(N_c / N_b);
+  t.limit = c - d_bc * d_bc / D;
+  // |∂E/∂a|, |∂E/∂b|, |∂E/∂c| of E = c − (b − c)²/(a − 2b + c).
+  const double u = d_bc * d_bc;
+  const double dE_da = u / (D * D);
+  const double dE_db = -2.0 * d_bc / D - 2.0 * u / (D * D);
+  const double dE_dc = 1.0 + 2.0 * d_bc / D + u / (D * D);
+  t.propagated_noise =
+      std::abs(dE_da) * noise_a + std::abs(dE_db) * noise_b + std::abs(dE_dc) * noise_c;
+  return t;
+}
+
+}  // namespace
+
+double tight_rtol(double rtol, double factor) { return std::max(rtol / factor, kSmallestRtol); }
+double tight_atol(double atol, double factor) { return atol / factor; }
+
+std::string N_label(double N) {
+  if (!(N > 0.0) || !std::isfinite(N)) return format_number(N);
+  const double tenths = std::round(std::log10(N) * 10.0);
+  if (std::abs(N - std::pow(10.0, tenths / 10.0)) > 1e-9 * N) return format_number(N);
+  const long t = std::lround(tenths);
+  if (t % 10 == 0) return "1e" + std::to_string(t / 10);
+  return "10^" + fixed(static_cast<double>(t) / 10.0, 1);
+}
+
+Extrapolated extrapolate(const std::vector<double>& N, const std::vector<double>& values,
+                         const std::vector<double>& discretization, const LadderRules& rules) {
+  Extrapolated out;
+  const std::size_t n = std::min({N.size(), values.size(), discretization.size()});
+  if (n < 3) {
+    out.no_uncertainty_reason = "too short a ladder: " + std::to_string(n) +
+                                " trusted rows at the fine end, an extrapolation needs 3";
+    return out;
+  }
+  // Each value's noise: its discretization estimate plus a few ulps of round-off.
+  const auto noise = [&](std::size_t i) {
+    return discretization[i] + 4.0 * kEpsilon * std::abs(values[i]);
+  };
+  const std::size_t a = n - 3, b = n - 2, c = n - 1;
+  const Triple finest =
+      aitken(N[b], N[c], values[a], values[b], values[c], noise(a), noise(b), noise(c));
+  out.finest_N = N[c];
+  if (!finest.limit) {
+    out.no_uncertainty_reason = "no extrapolation from the three finest rows: " + finest.why_not;
+    return out;
+  }
+  out.limit = finest.limit;
+  out.order = finest.order;
+  if (n < 4) {
+    out.no_uncertainty_reason =
+        "three trusted rows give a limit but no error bar; a fourth (one N coarser) is needed";
+    return out;
+  }
+  const Triple shifted =
+      aitken(N[a], N[b], values[a - 1], values[a], values[b], noise(a - 1), noise(a), noise(b));
+  if (!shifted.limit) {
+    out.no_uncertainty_reason = "no extrapolation from the rows one N coarser: " + shifted.why_not;
+    return out;
+  }
+  out.order_shifted = shifted.order;
+  if (std::abs(*finest.order - *shifted.order) > rules.order_stability * *finest.order) {
+    out.no_uncertainty_reason =
+        "the ladder is not yet asymptotic: the orders from the "
+        "differences of the two finest triples are " +
+        fixed(*shifted.order, 3) + " and " + fixed(*finest.order, 3);
+    return out;
+  }
+  out.uncertainty = std::abs(*finest.limit - *shifted.limit) + 2.0 * finest.propagated_noise;
+  return out;
+}
+
+LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
+                              std::optional<double> reference, std::optional<double> expected_order,
+                              bool extrapolate_limit, const LadderRules& rules,
+                              const std::string& no_reference_why) {
+  LadderAnalysis out;
+  out.expected_order = expected_order;
+  std::vector<double> fit_N, fit_error;
+  std::optional<double> previous_N, previous_error;
+  bool has_N = false;
+  for (const LadderInput& in : inputs) {
+    LadderRow row;
+    row.N = in.N;
+    has_N = has_N || in.N.has_value();
+    if (in.status == "ok") row.value = in.value;
+    if (row.value && reference) row.error = *row.value - *reference;
+    if (row.value && in.tight && in.status == "ok")
+      row.discretization = std::abs(*row.value - *in.tight);
+    if (in.status != "ok") {
+      row.flag = in.status + (in.reason.empty() ? "" : ": " + in.reason);
+    } else if (!row.value) {
+      row.flag = "no value";
+    } else if (!reference) {
+      row.flag = "no reference";
+    } else if (!row.discretization) {
+      row.flag = "no tight value";
+    } else if (row.N) {
+      // The row shows the model error only if the discretization error is far below it.
+      if (!(*row.discretization < rules.trust_fraction * std::abs(*row.error))) {
+        row.flag = "DISCRETIZATION";
+      }
+    } else if (!(*row.discretization < rules.trust_fraction * rules.ideal_tolerance *
+                                           std::max(1.0, std::abs(*row.value)))) {
+      // An ideal model's error is checked against ideal_tolerance; its discretization must be far
+      // below that.
+      row.flag = "DISCRETIZATION";
+    }
+    row.flagged = !row.flag.empty();
+    out.flagged_rows += row.flagged ? 1 : 0;
+    if (row.N && previous_N && row.error && previous_error) {
+      row.local_order = local_order(*previous_N, *previous_error, *row.N, *row.error);
+    }
+    if (row.N) {
+      previous_N = row.N;
+      previous_error = row.error;
+      if (!row.flagged && *row.error != 0.0) {
+        fit_N.push_back(*row.N);
+        fit_error.push_back(*row.error);
+      }
+    }
+    out.rows.push_back(row);
+  }
+  out.points_in_fit = static_cast<int>(fit_N.size());
+  if (const auto slope = log_log_slope(fit_N, fit_error); has_N && slope) {
+    out.fitted_order = -*slope;
+  }
+  if (expected_order && out.fitted_order) {
+    out.order_agrees = std::abs(*out.fitted_order - *expected_order) <= rules.order_tolerance;
+  }
+
+  if (!has_N) {
+    if (out.rows.empty()) return out;
+    const LadderRow& row = out.rows.front();
+    const double tolerance =
+        rules.ideal_tolerance * std::max(1.0, std::abs(reference.value_or(1.0)));
+    if (!reference) {
+      out.verdict =
+          "no reference" + (no_reference_why.empty() ? "" : " (" + no_reference_why + ")");
+    } else if (!row.value) {
+      out.verdict = "NOT CONFIRMED: " + (row.flag.empty() ? std::string("no value") : row.flag);
+    } else if (row.flagged) {
+      out.verdict = "NOT CONFIRMED: the discretization estimate " + sci(*row.discretization) +
+                    " is not below 1% of the tolerance " + sci(tolerance) + "; tighten rtol/atol";
+    } else if (std::abs(*row.error) <= tolerance) {
+      out.confirmed = true;
+      out.verdict = "CONFIRMED: error " + sci(std::abs(*row.error)) + " against the reference (" +
+                    "tolerance " + sci(tolerance) + ", discretization estimate " +
+                    sci(*row.discretization) + ")";
+    } else {
+      out.verdict = "NOT CONFIRMED: error " + sci(std::abs(*row.error)) +
+                    " exceeds the tolerance " + sci(tolerance);
+    }
+    return out;
+  }
+  if (!extrapolate_limit) return out;
+
+  // The extrapolation uses the trusted tail of the ladder: rows up to the finest trusted one,
+  // all of them trusted. A flagged row in the middle ends the tail there.
+  std::size_t end = out.rows.size();
+  while (end > 0 && out.rows[end - 1].flagged) --end;
+  std::size_t begin = end;
+  while (begin > 0 && out.rows[begin - 1].N && !out.rows[begin - 1].flagged) --begin;
+  std::vector<double> N, values, discretization;
+  for (std::size_t i = begin; i < end; ++i) {
+    N.push_back(*out.rows[i].N);
+    values.push_back(*out.rows[i].value);
+    discretization.push_back(*out.rows[i].discretization);
+  }
+  out.extrapolation = extrapolate(N, values, discretization, rules);
+  const Extrapolated& x = out.extrapolation;
+  if (reference && x.limit) out.digits_of_agreement = digits_of(*x.limit - *reference, *reference);
+  if (reference && x.uncertainty) out.digits_supported = digits_of(*x.uncertainty, *reference);
+
+  const std::string order_text =
+      "fitted order " + (out.fitted_order ? fixed(*out.fitted_order, 3) : std::string("-"));
+  const std::string finest_text =
+      x.finest_N ? " (finest N used " + N_label(*x.finest_N) + ")" : std::string();
+  const std::string limit_text = x.limit ? "limit " + full(*x.limit) +
+                                               (x.uncertainty ? " +/- " + sci(*x.uncertainty)
+                                                              : std::string(" (no error bar)")) +
+                                               finest_text
+                                         : std::string();
+  const std::string more = "; a longer ladder (finer N) or more points per decade would decide it";
+  if (!reference) {
+    out.verdict = "no reference" + (no_reference_why.empty() ? "" : " (" + no_reference_why + ")");
+  } else if (!x.limit) {
+    out.verdict = "NOT CONFIRMED: " + x.no_uncertainty_reason + more;
+  } else if (!expected_order) {
+    out.verdict = "NO RATE STATED: " + order_text + " (the theory states none); " + limit_text +
+                  (x.uncertainty ? "" : ": " + x.no_uncertainty_reason);
+  } else if (!out.order_agrees || !*out.order_agrees) {
+    out.verdict = "NOT CONFIRMED: " + order_text + " differs from the theory's " +
+                  format_number(*expected_order) + " by more than " +
+                  format_number(rules.order_tolerance) + more;
+  } else if (!x.uncertainty) {
+    out.verdict = "NOT CONFIRMED: " + order_text + " agrees with the theory's " +
+                  format_number(*expected_order) + ", but " + limit_text + ": " +
+                  x.no_uncertainty_reason + more;
+  } else if (std::abs(*x.limit - *reference) > *x.uncertainty) {
+    out.verdict = "NOT CONFIRMED: the reference " + full(*reference) + " lies outside the " +
+                  limit_text + " (distance " + sci(std::abs(*x.limit - *reference)) +
+                  "): the ladder contradicts the reference";
+  } else if (*out.digits_supported < rules.digits) {
+    out.verdict = "NOT CONFIRMED: " + order_text + " agrees with the theory's " +
+                  format_number(*expected_order) + " and the reference lies within the " +
+                  limit_text + ", but that error bar supports only " +
+                  fixed(*out.digits_supported, 1) + " digits of the " +
+                  format_number(rules.digits) + " required" + more;
+  } else {
+    out.confirmed = true;
+    out.verdict = "CONFIRMED: " + order_text + " agrees with the theory's " +
+                  format_number(*expected_order) + "; the reference lies within the " + limit_text +
+                  ", which supports " + fixed(*out.digits_supported, 1) + " digits (agreement " +
+                  fixed(*out.digits_of_agreement, 1) + " digits)";
+  }
+  return out;
+}
+
+}  // namespace crbench

@@ -1,0 +1,155 @@
+// The extrapolation's error bar is an upper bound: on every model of every canonical study
+// (bench/studies/*.json) whose reference is known, the reference lies within limit ± bar. The
+// same check fails for a planted overconfident estimator (the two-level Richardson step used
+// before, whose second level coincides with the first when p comes from the same three points).
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "bench/ladder.hpp"
+#include "bench/study.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using crbench::Extrapolated;
+
+struct TrustedTail {
+  std::vector<double> N, values, discretization;
+};
+
+// The rows the analysis extrapolates from: up to the finest trusted row, all trusted.
+TrustedTail trusted_tail(const nlohmann::ordered_json& rows) {
+  std::size_t end = rows.size();
+  while (end > 0 && rows[end - 1]["flagged"].get<bool>()) --end;
+  std::size_t begin = end;
+  while (begin > 0 && rows[begin - 1]["N"].is_number() && !rows[begin - 1]["flagged"].get<bool>())
+    --begin;
+  TrustedTail t;
+  for (std::size_t i = begin; i < end; ++i) {
+    t.N.push_back(rows[i]["N"].get<double>());
+    t.values.push_back(rows[i]["value"].get<double>());
+    t.discretization.push_back(rows[i]["discretization_estimate"].get<double>());
+  }
+  return t;
+}
+
+using Estimator = std::function<Extrapolated(const TrustedTail&)>;
+
+struct Calibration {
+  int checked = 0;
+  std::vector<std::string> outside;  // models whose reference lies outside the bar
+};
+
+Calibration calibrate(const std::vector<nlohmann::ordered_json>& studies,
+                      const Estimator& estimate) {
+  Calibration c;
+  for (const auto& study : studies) {
+    for (const auto& m : study["models"]) {
+      const auto& reference = m["reference"]["lift_off_time"];
+      if (!reference.is_number() || !m["observables"].contains("lift_off_time")) continue;
+      const auto& rows = m["observables"]["lift_off_time"]["rows"];
+      if (rows.empty() || !rows[0]["N"].is_number()) continue;
+      const Extrapolated x = estimate(trusted_tail(rows));
+      if (!x.limit || !x.uncertainty) continue;
+      ++c.checked;
+      const double distance = std::abs(*x.limit - reference.get<double>());
+      if (!(distance <= *x.uncertainty)) {
+        c.outside.push_back(study["study"].get<std::string>() + "/" +
+                            m["label"].get<std::string>() + ": distance " +
+                            std::to_string(distance) + " > bar " + std::to_string(*x.uncertainty));
+      }
+    }
+  }
+  return c;
+}
+
+// The canonical studies, run now (no figures) into a temporary folder.
+const std::vector<nlohmann::ordered_json>& canonical_studies() {
+  static const std::vector<nlohmann::ordered_json> summaries = [] {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(fs::path(CRBENCH_SOURCE_DIR) / "bench/studies")) {
+      if (e.path().extension() == ".json") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    std::vector<nlohmann::ordered_json> out;
+    const fs::path tmp = fs::temp_directory_path() / "crbench_calibration";
+    fs::remove_all(tmp);
+    for (const auto& f : files) {
+      const crbench::Study study = crbench::load_study(f.string());
+      crbench::ConvergeOptions options;
+      options.out_dir = (tmp / study.name).string();
+      options.jobs = 2;
+      options.figures = false;
+      out.push_back(crbench::run_study(study, options).summary);
+    }
+    fs::remove_all(tmp);
+    return out;
+  }();
+  return summaries;
+}
+
+}  // namespace
+
+TEST_CASE("Error bars are upper bounds on every canonical model; an overconfident one is caught",
+          "[calibration]") {
+  const auto& studies = canonical_studies();
+  REQUIRE(studies.size() >= 2);
+  int published = 0;
+  for (const auto& study : studies) {
+    for (const auto& m : study["models"]) {
+      const auto& x = m["extrapolation"];
+      INFO(study["study"].get<std::string>()
+           << "/" << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>());
+      // A confirmation rests on an error bar that contains the reference.
+      if (m["confirmed"].get<bool>() &&
+          m["observables"]["lift_off_time"]["rows"][0]["N"].is_number()) {
+        REQUIRE(x["uncertainty"].is_number());
+      }
+      if (!x["uncertainty"].is_number() || !m["reference"]["lift_off_time"].is_number()) continue;
+      ++published;
+      CHECK(std::abs(x["limit"].get<double>() - m["reference"]["lift_off_time"].get<double>()) <=
+            x["uncertainty"].get<double>());
+    }
+  }
+  // dk-plane: viscous, obstacle, (1,0,1), (1,1,1); the library: three viscous ladders.
+  CHECK(published >= 7);
+
+  // The same rows through the suite's estimator and through a planted overconfident one (one
+  // test case: the studies run once per process).
+  const Calibration real = calibrate(studies, [](const TrustedTail& t) {
+    return crbench::extrapolate(t.N, t.values, t.discretization);
+  });
+  INFO(real.outside.size() << " outside; first: "
+                           << (real.outside.empty() ? std::string("-") : real.outside.front()));
+  CHECK(real.checked >= 7);
+  CHECK(real.outside.empty());
+
+  // The estimator the models tables used before: two Richardson levels (p, 2p) on the three
+  // finest points with p from their differences, error = |R₂ − R₁(b, c)|, floored at twice the
+  // largest discretization estimate. With p from the same three points R₁(a, b) = R₁(b, c), so
+  // the "error" is round-off.
+  const Calibration planted = calibrate(studies, [](const TrustedTail& t) {
+    Extrapolated x;
+    const std::size_t n = t.values.size();
+    if (n < 3) return x;
+    const double a = t.values[n - 3], b = t.values[n - 2], c = t.values[n - 1];
+    const double r = t.N[n - 1] / t.N[n - 2];
+    const double p = std::log((a - b) / (b - c)) / std::log(r);
+    if (!std::isfinite(p)) return x;
+    const auto level = [](double coarse, double fine, double rp) {
+      return (rp * fine - coarse) / (rp - 1.0);
+    };
+    const double ab = level(a, b, std::pow(r, p)), bc = level(b, c, std::pow(r, p));
+    x.limit = level(ab, bc, std::pow(r, 2.0 * p));
+    double bar = std::abs(*x.limit - bc);
+    for (std::size_t k = n - 3; k < n; ++k) bar = std::max(bar, 2.0 * t.discretization[k]);
+    x.uncertainty = bar;
+    return x;
+  });
+  CHECK(planted.checked >= 7);
+  CHECK(!planted.outside.empty());
+}
