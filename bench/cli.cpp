@@ -33,8 +33,9 @@ std::string flag_name(const std::string& param) {
 void print_params(std::ostream& out, const std::vector<ParamSpec>& params, bool as_flags) {
   for (const auto& p : params) {
     out << "    " << std::left << std::setw(26) << (as_flags ? flag_name(p.name) : p.name)
-        << " default " << std::setw(8) << format_number(p.default_value) << " range "
-        << std::setw(14) << p.range_text();
+        << " default " << std::setw(8)
+        << (p.default_note.empty() ? format_number(p.default_value) : "(" + p.default_note + ")")
+        << " range " << std::setw(14) << p.range_text();
     if (!p.unit.empty()) out << " [" << p.unit << "]";
     out << "  " << p.description << "\n";
   }
@@ -43,13 +44,15 @@ void print_params(std::ostream& out, const std::vector<ParamSpec>& params, bool 
 nlohmann::json params_json(const std::vector<ParamSpec>& params) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& p : params) {
-    out.push_back({{"name", p.name},
-                   {"default", p.default_value},
-                   {"min", std::isfinite(p.min) ? nlohmann::json(p.min) : nlohmann::json("-inf")},
-                   {"max", std::isfinite(p.max) ? nlohmann::json(p.max) : nlohmann::json("inf")},
-                   {"range", p.range_text()},
-                   {"unit", p.unit},
-                   {"description", p.description}});
+    out.push_back(
+        {{"name", p.name},
+         {"default", p.default_note.empty() ? nlohmann::json(p.default_value) : nlohmann::json()},
+         {"default_rule", p.default_note},
+         {"min", std::isfinite(p.min) ? nlohmann::json(p.min) : nlohmann::json("-inf")},
+         {"max", std::isfinite(p.max) ? nlohmann::json(p.max) : nlohmann::json("inf")},
+         {"range", p.range_text()},
+         {"unit", p.unit},
+         {"description", p.description}});
   }
   return out;
 }
@@ -288,14 +291,21 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     std::vector<std::string> own;
     for (const auto& p : solver.parameters()) own.push_back(p.name);
     for (const auto& c : solver.choices()) own.push_back(c.name);
+    const auto not_a_parameter = [&](const std::string& name) {
+      std::string known;
+      for (const auto& p : own) known += (known.empty() ? "" : ", ") + flag_name(p);
+      return InputError(flag_name(name) + ": not a parameter of solver " + solver.name() +
+                        "; its parameters are: " + (known.empty() ? "(none)" : known));
+    };
+    if (solver.takes_tolerances()) {
+      own.insert(own.begin(), {"rtol", "atol"});
+    } else {
+      if (!rtol_text.empty()) throw not_a_parameter("rtol");
+      if (!atol_text.empty()) throw not_a_parameter("atol");
+    }
     for (const auto& [name, option] : solver_options) {
       if (option->count() == 0) continue;
-      if (std::find(own.begin(), own.end(), name) == own.end()) {
-        std::string known;
-        for (const auto& p : own) known += (known.empty() ? "" : ", ") + flag_name(p);
-        throw InputError(flag_name(name) + ": not a parameter of solver " + solver.name() +
-                         "; its parameters are: " + (known.empty() ? "(none)" : known));
-      }
+      if (std::find(own.begin(), own.end(), name) == own.end()) throw not_a_parameter(name);
       request.solver_assignments.push_back({name, solver_option_text[name]});
     }
     request.trajectory_path = trajectory_path;

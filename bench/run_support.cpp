@@ -64,7 +64,7 @@ RunRecord execute(const RunRequest& request) {
   RunSettings settings;
   settings.rtol = request.rtol;
   settings.atol = request.atol;
-  configure_solver(solver, request.solver_assignments, settings);
+  configure_solver(solver, request.solver_assignments, settings, &model->info());
   const double t0 = model->initial_state().t;
   settings.t_end = request.t_end.value_or(model->horizon());
   if (!(settings.t_end > t0)) {
@@ -89,7 +89,9 @@ RunRecord execute(const RunRequest& request) {
       if (request.observer) request.observer(s);
     };
   }
-  return solver.run(*model, settings);
+  RunRecord record = solver.run(*model, settings);
+  record.parameter_sources = settings.parameter_sources;
+  return record;
 }
 
 }  // namespace crbench

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
 #include <numbers>
+#include <string>
 #include <vector>
 
 #include "cases/case.hpp"
@@ -49,6 +51,12 @@ struct BouncingBallPenalty : NoForce<1> {
         .dof = n,
         .constraints = m,
         .switches = switches,
+        .solver_settings = {{"realization", "preset", "kozlov-impact", "the case's realization"},
+                            {"limit", "preset", "kozlov-impact", "the limit of that realization"},
+                            {"event-driven", "restitution", restitution_text(),
+                             "the restitution of the kozlov-impact defaults, seed 001 (12)"},
+                            {"moreau-jean", "restitution", restitution_text(),
+                             "the restitution of the kozlov-impact defaults, seed 001 (12)"}},
     };
   }
 
@@ -68,6 +76,12 @@ struct BouncingBallPenalty : NoForce<1> {
     return {.t = 0.0, .q = Vec<double, 1>(h0), .v = Vec<double, 1>(0.0)};
   }
 
+  // The restitution of the kozlov-impact defaults (κ = 1, k = 0.1) to 17 digits.
+  static std::string restitution_text() {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.17g", restitution(1.0, 0.1));
+    return buffer;
+  }
   // Seed 001 (12): the restitution the kozlov-impact medium produces.
   static double restitution(double kappa, double k) {
     return k * k >= kappa ? 0.0 : std::exp(-std::numbers::pi * k / std::sqrt(kappa - k * k));

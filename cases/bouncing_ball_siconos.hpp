@@ -65,6 +65,10 @@ struct BouncingBallSiconos : NoForce<3> {
         .dof = n,
         .constraints = m,
         .switches = switches,
+        .solver_settings = {{"moreau-jean", "h", "0.005", "BouncingBallTS's time step"},
+                            {"moreau-jean", "theta", "0.5", "BouncingBallTS's theta"},
+                            {"moreau-jean", "restitution", "0.9", "BouncingBallTS's Newton law"},
+                            {"event-driven", "restitution", "0.9", "BouncingBallTS's Newton law"}},
     };
   }
 

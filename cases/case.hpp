@@ -28,6 +28,15 @@ using Mat = Eigen::Matrix<S, Rows, Cols>;
 // flipped, so nothing is integrated across a discontinuity.
 using Modes = std::span<const int>;
 
+// A solver setting the case carries, so that the case reproduces what it is named after without
+// extra flags (e.g. Siconos's h and restitution); the user's flags override it.
+struct CaseSolverSetting {
+  std::string solver;
+  std::string name;
+  std::string value;
+  std::string why;
+};
+
 struct CaseInfo {
   std::string name;
   // One paragraph: the system, its equations, and the seed (file, equation) it comes from.
@@ -37,6 +46,7 @@ struct CaseInfo {
   int constraints = 0;  // m
   int switches = 0;     // number of switching functions of the piecewise force
   std::vector<std::string> switch_names;
+  std::vector<CaseSolverSetting> solver_settings;
 };
 
 struct State {

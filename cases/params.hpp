@@ -25,6 +25,9 @@ struct ParamSpec {
   bool max_inclusive = true;
   std::string unit;
   std::string description;
+  // Non-empty when the effective default depends on other settings (e.g. a preset's α, β, γ):
+  // `list` shows this instead of default_value, and records name it as the value's source.
+  std::string default_note;
 
   bool admits(double value) const;
   // "[0, 1]", "(0, inf)", ...

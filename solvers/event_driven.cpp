@@ -584,7 +584,6 @@ class Run {
 
   void record_lift_off(double t, int k) {
     rec_.events.push_back({.t = t, .kind = "lift_off", .index = k});
-    if (!rec_.lift_off_time) rec_.lift_off_time = t;
   }
 
   void register_impact(double t) {
@@ -768,19 +767,22 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
                        {"event_time_tol", options.event_time_tol},
                        {"contact_distance_tol", options.distance_tol},
                        {"contact_velocity_tol", options.velocity_tol}};
-  record.lift_off_definition =
-      limit ? "time of the first lift_off event of the (alpha,beta,gamma) limit model: the first "
-              "simple zero of z (alpha z'' + beta z' + gamma z = -lambda, z = z' = 0 at the start "
-              "of the contact) where lambda < 0 (seed 004, Theorem 1)"
-            : "time of the first lift_off event: a constraint in contact is released where its "
-              "multiplier lambda reaches 0 from above, or where the contact complementarity after "
-              "an event (e.g. a force switch) gives lambda = 0 and f'' > 0";
+  record.episode_definition =
+      limit
+          ? "from a contact (or an impact) to the lift_off event of the (alpha,beta,gamma) limit "
+            "model: the first simple zero of z (alpha z'' + beta z' + gamma z = -lambda, z = z' = "
+            "0 at the start of the contact) where lambda < 0 (seed 004, Theorem 1); an impact "
+            "alone is an episode of zero duration"
+          : "from a contact (or an impact) to the lift_off event, where the multiplier lambda "
+            "reaches 0 from above or the contact complementarity after an event (e.g. a force "
+            "switch) gives lambda = 0 and f'' > 0; an impact alone is an episode of zero duration";
   Run run(model, settings, options, record);
   run.execute();
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   record.wall_time_s = elapsed - run.output_seconds();
   record.output_time_s = run.output_seconds();
+  finish_contact_episodes(record, model.initial_state().t);
   return record;
 }
 

@@ -29,8 +29,9 @@ std::vector<ParamSpec> LimitSolver::parameters() const {
   for (auto& p : params) {
     if (p.name == "restitution") {
       p.description =
-          "Newton restitution at re-contact (default: 0 for the viscous limit, seed 004 end of "
-          "section 5; exp(-pi k/omega) for kozlov-impact, seed 001 (12); 1 otherwise)";
+          "Newton restitution at re-contact (seed 004 end of section 5: 0 for the viscous limit; "
+          "seed 001 (12): exp(-pi k/omega) for kozlov-impact)";
+      p.default_note = "0 for the viscous limit, exp(-pi k/omega) for kozlov-impact, 1 otherwise";
     }
   }
   const std::vector<ParamSpec> own = model_coefficient_params();
@@ -47,7 +48,7 @@ std::vector<ChoiceSpec> LimitSolver::choices() const {
 
 void LimitSolver::finalize(ParamValues& params, ChoiceValues& choices,
                            const std::vector<std::string>& assigned) const {
-  const std::string& preset = choices.at("preset");
+  const std::string preset = choices.at("preset");
   double restitution = 1.0;
   if (preset == "kozlov-impact") {
     // The N → ∞ limit of stiffness κN with damping 2k√N is (0, 0, κ) with Newton's law at

@@ -18,17 +18,20 @@ inline std::vector<ParamSpec> model_coefficient_params() {
        .default_value = 0.0,
        .min = 0.0,
        .max = 1e9,
-       .description = "added-mass coefficient (default: the preset's)"},
+       .description = "added-mass coefficient",
+       .default_note = "the preset's"},
       {.name = "beta",
        .default_value = 1.0,
        .min = 0.0,
        .max = 1e9,
-       .description = "viscosity coefficient (default: the preset's)"},
+       .description = "viscosity coefficient",
+       .default_note = "the preset's"},
       {.name = "gamma",
        .default_value = 0.0,
        .min = 0.0,
        .max = 1e9,
-       .description = "stiffness coefficient (default: the preset's)"},
+       .description = "stiffness coefficient",
+       .default_note = "the preset's"},
       {.name = "kappa",
        .default_value = 1.0,
        .min = 0.0,
@@ -58,20 +61,31 @@ inline std::vector<ChoiceSpec> model_choices(const std::string& preset_descripti
 }
 
 // Sets alpha, beta, gamma from the preset's values where the user did not assign them, and
-// checks the combination: kappa and k only with kozlov-impact, not all of alpha, beta, gamma 0.
-inline void apply_model_preset(ParamValues& params, const ChoiceValues& choices,
+// checks the combination: kappa and k only with kozlov-impact (and left out of the parameters
+// otherwise: they play no part), alpha, beta, gamma not with kozlov-impact (it sets them from
+// kappa and k), not all of alpha, beta, gamma 0. A preset with an explicit alpha, beta or gamma
+// is recorded as "custom".
+inline void apply_model_preset(ParamValues& params, ChoiceValues& choices,
                                const std::vector<std::string>& assigned, const std::string& owner,
                                double alpha, double beta, double gamma) {
   const auto given = [&](const char* name) {
     return std::find(assigned.begin(), assigned.end(), name) != assigned.end();
   };
-  const std::string& preset = choices.at("preset");
-  if (preset != "kozlov-impact") {
+  const std::string preset = choices.at("preset");
+  const bool coefficients_given = given("alpha") || given("beta") || given("gamma");
+  if (preset == "kozlov-impact") {
+    if (coefficients_given) {
+      throw InputError(owner +
+                       ": --alpha/--beta/--gamma do not combine with --preset kozlov-impact, which "
+                       "sets them from --kappa and --k; drop the preset to give them directly");
+    }
+  } else {
     for (const char* name : {"kappa", "k"}) {
       if (given(name)) {
         throw InputError(owner + ": --" + name +
                          " applies to --preset kozlov-impact only (preset is " + preset + ")");
       }
+      params.erase(name);
     }
   }
   if (!given("alpha")) params["alpha"] = alpha;
@@ -80,6 +94,7 @@ inline void apply_model_preset(ParamValues& params, const ChoiceValues& choices,
   if (params.at("alpha") == 0.0 && params.at("beta") == 0.0 && params.at("gamma") == 0.0) {
     throw InputError(owner + ": alpha, beta, gamma are all 0; at least one must be > 0");
   }
+  if (coefficients_given) choices["preset"] = "custom";
 }
 
 // The name of the limit a model converges to, for the facts it is checked against: the obstacle

@@ -81,9 +81,9 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   record.params = model.params();
   record.solver_params = p;
   record.tolerances = {{"h", h}, {"theta", theta}, {"activation_gamma", gamma}};
-  record.lift_off_definition =
-      "end of the first step with zero impulse (ending with f >= 0) after which every step has "
-      "zero impulse and ends with f > 0 up to the horizon; some earlier step had an impulse";
+  record.episode_definition =
+      "consecutive steps with an impulse on the constraint: from the end of the first (an impact "
+      "when the constraint was approaching, a contact otherwise) to the end of the last";
   record.min_constraint.assign(static_cast<std::size_t>(m),
                                std::numeric_limits<double>::infinity());
 
@@ -107,8 +107,6 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   Eigen::VectorXd lambda = Eigen::VectorXd::Zero(m);
   Eigen::VectorXd mu = Eigen::VectorXd::Zero(m);
   std::vector<char> had_impulse(static_cast<std::size_t>(m), 0);
-  bool ever_impulse = false;
-  std::optional<double> free_since;  // start of the current free stretch (zero impulse, f > 0)
   long force_evaluations = 0;
   long lcp_solves = 0;
   double output_seconds = 0.0;
@@ -223,7 +221,13 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
         }
       }
     }
-    for (int i = 0; i < m; ++i) had_impulse[static_cast<std::size_t>(i)] = impulse(i) > 0.0;
+    for (int i = 0; i < m; ++i) {
+      // The constraint's episode ends with the last step that had an impulse, at this step's start.
+      if (had_impulse[static_cast<std::size_t>(i)] && !(impulse(i) > 0.0)) {
+        record.events.push_back({.t = x.t, .kind = "lift_off", .index = i});
+      }
+      had_impulse[static_cast<std::size_t>(i)] = impulse(i) > 0.0;
+    }
 
     x.q += dt * (theta * v_next + (1.0 - theta) * x.v);
     x.v = v_next;
@@ -240,22 +244,9 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
       auto& slot = record.min_constraint[static_cast<std::size_t>(i)];
       slot = std::min(slot, f_next(i));
     }
-    // Lift-off: the end of a zero-impulse step that ends with f ≥ 0, after which every step has
-    // zero impulse and ends with f > 0.
-    const bool any_impulse = impulse.size() > 0 && impulse.maxCoeff() > 0.0;
-    ever_impulse = ever_impulse || any_impulse;
-    const double f_min = m == 0 ? 1.0 : f_next.minCoeff();
-    if (any_impulse) {
-      free_since.reset();
-    } else if (!free_since) {
-      if (ever_impulse && f_min >= 0.0) free_since = x.t;
-    } else if (f_min <= 0.0) {
-      free_since.reset();
-    }
     emit(x);
   }
 
-  record.lift_off_time = free_since;
   record.final_state = x;
   record.rhs_evaluations = force_evaluations;
   record.diagnostics["jacobian_evaluations"] = record.steps;
@@ -265,6 +256,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   record.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
       output_seconds;
+  finish_contact_episodes(record, model.initial_state().t);
   return record;
 }
 

@@ -11,6 +11,7 @@ class MoreauJeanSolver final : public Solver {
   std::string name() const override { return "moreau-jean"; }
   std::string description() const override;
   std::vector<ParamSpec> parameters() const override;
+  bool takes_tolerances() const override { return false; }
   std::string limit_model(const ParamValues&, const ChoiceValues&) const override {
     return "classical";
   }

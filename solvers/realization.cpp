@@ -112,10 +112,6 @@ class Run {
       rec_.reason = std::string("integrator: ") + e.what() + " at t = " + format_number(last_t_);
     }
     rec_.final_state = x;
-    // The last exit from the medium, provided the run ends outside it.
-    const bool outside_at_end =
-        std::none_of(in_medium_.begin(), in_medium_.end(), [](char c) { return c != 0; });
-    if (outside_at_end && last_exit_) rec_.lift_off_time = last_exit_;
     rec_.rhs_evaluations = rhs_evaluations_;
     rec_.diagnostics["stiff_steps"] = stiff_steps_;
     rec_.diagnostics["nonstiff_steps"] = counters_.steps - stiff_steps_;
@@ -142,13 +138,13 @@ class Run {
       const double f = point_.f(k);
       const bool inside =
           f < 0.0 || (f == 0.0 && (rate(k) < 0.0 || (rate(k) == 0.0 && free_f_dd(k) < 0.0)));
-      if (inside) enter(x, k, /*record=*/x.t > model_.initial_state().t);
+      if (inside) enter(x, k);
     }
   }
 
-  void enter(const State& x, int k, bool record) {
+  void enter(const State& x, int k) {
     in_medium_[static_cast<std::size_t>(k)] = 1;
-    if (record) rec_.events.push_back({.t = x.t, .kind = "enter_medium", .index = k});
+    rec_.events.push_back({.t = x.t, .kind = "enter_medium", .index = k});
     pushing_[static_cast<std::size_t>(k)] = 1;
     if (!opt_.medium.obstacle) return;
     // The obstacle pushes when its reaction would be positive, or, at zero, when the free motion
@@ -174,9 +170,8 @@ class Run {
         in_medium_[static_cast<std::size_t>(k)] = 0;
         pushing_[static_cast<std::size_t>(k)] = 0;
         rec_.events.push_back({.t = x.t, .kind = "exit_medium", .index = k});
-        last_exit_ = x.t;
       } else {
-        enter(x, k, true);
+        enter(x, k);
       }
     } else if (i < 2 * m_) {
       const int k = static_cast<int>(i - m_);
@@ -395,7 +390,6 @@ class Run {
   PointT<Dual> dual_point_;
   PhaseCounters counters_;
   SampleOutput output_{settings_, model_.initial_state().t};
-  std::optional<double> last_exit_;
   long rhs_evaluations_ = 0;
   long nonstiff_evaluations_ = 0;
   long nonstiff_phases_ = 0;
@@ -461,7 +455,7 @@ std::vector<ChoiceSpec> RealizationSolver::choices() const {
 
 void RealizationSolver::finalize(ParamValues& params, ChoiceValues& choices,
                                  const std::vector<std::string>& assigned) const {
-  const std::string& preset = choices.at("preset");
+  const std::string preset = choices.at("preset");
   if (preset == "kozlov-impact") {
     // Stiffness κN and damping force 2k√N ḟ (seed 001 §5): γ = κ and βN = 2k√N.
     apply_model_preset(params, choices, assigned, "solver realization", 0.0,
@@ -519,15 +513,16 @@ RunRecord RealizationSolver::run(const Model& model, const RunSettings& settings
                        {"atol_effective", options.atol_effective},
                        {"atol_velocity_stiff", options.atol_velocity},
                        {"event_time_tol", options.event_time_tol}};
-  record.lift_off_definition =
-      "time of the last exit from the medium (f crossing 0 upward), provided the run ends "
-      "outside the medium; null when it ends inside";
+  record.episode_definition =
+      "a stay in the medium: from f crossing 0 downward (or the start, inside) to f crossing 0 "
+      "upward";
   Run run(model, settings, options, record);
   run.execute();
   record.output_time_s = run.output_seconds();
   record.wall_time_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
       record.output_time_s;
+  finish_contact_episodes(record, model.initial_state().t);
   return record;
 }
 

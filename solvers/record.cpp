@@ -1,6 +1,9 @@
 #include "solvers/record.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 
 #include "crbench/version.hpp"
 
@@ -20,6 +23,48 @@ nlohmann::ordered_json vector_json(const Eigen::VectorXd& x) {
 
 }  // namespace
 
+void finish_contact_episodes(RunRecord& record, double t0) {
+  std::vector<ContactEpisode> episodes;
+  std::map<int, std::size_t> open;  // constraint → index of its open episode
+  for (const Event& e : record.events) {
+    const int k = e.index;
+    if (e.kind == "contact" || e.kind == "enter_medium") {
+      if (open.count(k)) continue;
+      // A contact that begins at an impact continues the impact's episode.
+      auto last = std::find_if(episodes.rbegin(), episodes.rend(),
+                               [&](const ContactEpisode& x) { return x.constraint == k; });
+      if (last != episodes.rend() && last->impact && last->end && *last->end == e.t) {
+        last->end.reset();
+        open[k] = static_cast<std::size_t>(episodes.rend() - last - 1);
+      } else {
+        open[k] = episodes.size();
+        episodes.push_back({.constraint = k, .start = e.t});
+      }
+    } else if (e.kind == "impact") {
+      if (open.count(k)) continue;
+      episodes.push_back({.constraint = k, .start = e.t, .end = e.t, .impact = true});
+    } else if (e.kind == "lift_off" || e.kind == "exit_medium") {
+      const auto it = open.find(k);
+      if (it != open.end()) {
+        episodes[it->second].end = e.t;
+        open.erase(it);
+      } else {
+        episodes.push_back({.constraint = k, .start = t0, .end = e.t});
+      }
+    }
+  }
+  std::stable_sort(
+      episodes.begin(), episodes.end(),
+      [](const ContactEpisode& a, const ContactEpisode& b) { return a.start < b.start; });
+  record.contact_episodes = episodes;
+  record.lift_off_definition = kLiftOffDefinition;
+  record.lift_off_time.reset();
+  if (!open.empty() || episodes.empty()) return;
+  double last = -std::numeric_limits<double>::infinity();
+  for (const auto& x : episodes) last = std::max(last, *x.end);
+  record.lift_off_time = last;
+}
+
 std::string tolerance_text(const ParamValues& tolerances) {
   std::string text;
   for (const auto& [name, value] : tolerances) {
@@ -36,11 +81,21 @@ nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   j["params"] = r.params;
   j["solver_params"] = r.solver_params;
   for (const auto& [name, value] : r.solver_choices) j["solver_params"][name] = value;
+  if (!r.parameter_sources.empty()) j["parameter_sources"] = r.parameter_sources;
   j["tolerances"] = r.tolerances;
   j["status"] = r.status;
   j["reason"] = r.reason;
   j["lift_off_time"] = r.lift_off_time ? number(*r.lift_off_time) : nlohmann::ordered_json();
   j["lift_off_definition"] = r.lift_off_definition;
+  nlohmann::ordered_json episodes = nlohmann::ordered_json::array();
+  for (const auto& x : r.contact_episodes) {
+    episodes.push_back({{"constraint", x.constraint},
+                        {"start", number(x.start)},
+                        {"end", x.end ? number(*x.end) : nlohmann::ordered_json()},
+                        {"impact", x.impact}});
+  }
+  j["contact_episodes"] = episodes;
+  j["episode_definition"] = r.episode_definition;
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   for (const auto& e : r.events) {
     nlohmann::ordered_json ej = {{"t", number(e.t)}, {"kind", e.kind}};

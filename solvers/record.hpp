@@ -22,17 +22,36 @@ struct Event {
   std::optional<double> rate_after;
 };
 
+// One interval during which a constraint acts: a sustained contact (event-driven, limit), a
+// stay in the medium (realization), consecutive steps with an impulse (moreau-jean), or an impact
+// (start = end).
+struct ContactEpisode {
+  int constraint = -1;
+  double start = 0.0;
+  std::optional<double> end;  // nullopt: still open at the end of the run
+  bool impact = false;        // began with an impact
+};
+
+// The one definition of lift_off_time, for every solver.
+inline constexpr const char* kLiftOffDefinition =
+    "the end of the last contact episode, provided no constraint is in contact from then to the "
+    "end of the run; null when the run ends in contact or never touches a constraint";
+
 struct RunRecord {
   std::string case_name;
   std::string solver;
   ParamValues params;                                 // the case's, defaults filled in
   ParamValues solver_params;                          // the solver's, defaults filled in
   std::map<std::string, std::string> solver_choices;  // named choices (preset, interaction)
-  ParamValues tolerances;     // every tolerance the numbers were computed with
-  std::string status = "ok";  // "ok" or a failure kind
-  std::string reason;         // why, when status is not "ok"
-  std::optional<double> lift_off_time;
-  std::string lift_off_definition;
+  // Where each solver parameter and choice came from (RunSettings::parameter_sources).
+  std::map<std::string, std::string> parameter_sources;
+  ParamValues tolerances;               // every tolerance the numbers were computed with
+  std::string status = "ok";            // "ok" or a failure kind
+  std::string reason;                   // why, when status is not "ok"
+  std::optional<double> lift_off_time;  // kLiftOffDefinition, from contact_episodes
+  std::string lift_off_definition;      // kLiftOffDefinition
+  std::string episode_definition;       // what a contact episode is for this solver
+  std::vector<ContactEpisode> contact_episodes;
   std::vector<Event> events;
   std::vector<double> min_constraint;  // per constraint, over the run
   State final_state;
@@ -44,6 +63,13 @@ struct RunRecord {
   // without touching this struct).
   nlohmann::ordered_json diagnostics = nlohmann::ordered_json::object();
 };
+
+// Fills contact_episodes from the events and sets lift_off_time and lift_off_definition
+// (kLiftOffDefinition). Events: "contact" and "enter_medium" open an episode, "lift_off" and
+// "exit_medium" close it, an "impact" is an episode of zero duration unless a "contact" at the same
+// time keeps it open; an episode that closes without having opened began at t0 (a run that starts
+// in contact or in the medium).
+void finish_contact_episodes(RunRecord& record, double t0);
 
 // `include_wall_time` = false drops the only fields that differ between identical runs
 // (wall_time_s, output_time_s), for byte-for-byte comparison.

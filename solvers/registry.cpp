@@ -20,10 +20,27 @@ const std::vector<std::unique_ptr<Solver>>& solver_registry() {
   return solvers;
 }
 
-void configure_solver(const Solver& solver, const std::vector<Assignment>& assignments,
-                      RunSettings& settings) {
+void configure_solver(const Solver& solver, const std::vector<Assignment>& user,
+                      RunSettings& settings, const CaseInfo* case_info) {
   const std::string owner = "solver " + solver.name();
   const auto choice_specs = solver.choices();
+  const auto param_specs = solver.parameters();
+  std::vector<Assignment> assignments;
+  std::map<std::string, std::string> sources;
+  if (case_info) {
+    for (const auto& c : case_info->solver_settings) {
+      if (c.solver != solver.name()) continue;
+      const bool overridden = std::any_of(user.begin(), user.end(),
+                                          [&](const Assignment& a) { return a.key == c.name; });
+      if (overridden) continue;
+      assignments.push_back({c.name, c.value});
+      sources[c.name] = "case";
+    }
+  }
+  for (const auto& a : user) {
+    assignments.push_back(a);
+    sources[a.key] = "user";
+  }
   std::vector<Assignment> numeric;
   std::vector<std::string> assigned;
   settings.solver_choices.clear();
@@ -43,8 +60,22 @@ void configure_solver(const Solver& solver, const std::vector<Assignment>& assig
     }
     settings.solver_choices[a.key] = a.value;
   }
-  settings.solver_params = resolve_params(solver.parameters(), numeric, owner);
+  settings.solver_params = resolve_params(param_specs, numeric, owner);
   solver.finalize(settings.solver_params, settings.solver_choices, assigned);
+  settings.parameter_sources.clear();
+  const auto source_of = [&](const std::string& name, const std::string& note) {
+    const auto it = sources.find(name);
+    if (it != sources.end()) return it->second;
+    return note.empty() ? std::string("default") : "default (" + note + ")";
+  };
+  for (const auto& p : param_specs) {
+    if (settings.solver_params.count(p.name)) {
+      settings.parameter_sources[p.name] = source_of(p.name, p.default_note);
+    }
+  }
+  for (const auto& c : choice_specs) {
+    settings.parameter_sources[c.name] = source_of(c.name, "");
+  }
 }
 
 const Solver& find_solver(std::string_view name) {

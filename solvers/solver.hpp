@@ -40,6 +40,9 @@ struct RunSettings {
   double t_end = 0.0;           // horizon
   ParamValues solver_params;    // validated against Solver::parameters()
   ChoiceValues solver_choices;  // validated against Solver::choices()
+  // Where each solver parameter and choice came from: "default", "default (<note>)", "case"
+  // (CaseInfo::solver_settings) or "user".
+  std::map<std::string, std::string> parameter_sources;
   // Sorted times at which to report samples (may be empty); samples at events are reported too.
   std::vector<double> output_times;
   std::function<void(const TrajectorySample&)> on_sample;
@@ -52,6 +55,8 @@ class Solver {
   virtual std::string description() const = 0;
   virtual std::vector<ParamSpec> parameters() const = 0;
   virtual std::vector<ChoiceSpec> choices() const { return {}; }
+  // Adaptive solvers take rtol/atol; fixed-step ones (moreau-jean) reject them.
+  virtual bool takes_tolerances() const { return true; }
   // Completes a configuration after defaults and the user's assignments: fills values that
   // depend on a choice (a preset's α, β, γ) where `assigned` does not name them, and rejects
   // inadmissible combinations with an InputError naming the items.
@@ -77,10 +82,11 @@ inline const ParamSpec kRestitutionSpec{
     .max = 1.0,
     .description = "Newton restitution e on the normal velocity (seed 000 (1.4): e = 1 elastic)"};
 
-// Defaults, then the assignments (numeric parameters and choices alike, by name), then
-// Solver::finalize. InputError on an unknown name, a bad value or a bad combination.
+// Defaults, then the case's settings for this solver (if a case is given), then the user's
+// assignments (numeric parameters and choices alike, by name), then Solver::finalize; fills
+// settings.parameter_sources. InputError on an unknown name, a bad value or a bad combination.
 void configure_solver(const Solver& solver, const std::vector<Assignment>& assignments,
-                      RunSettings& settings);
+                      RunSettings& settings, const CaseInfo* case_info = nullptr);
 
 const std::vector<std::unique_ptr<Solver>>& solver_registry();
 // InputError naming the known solvers when there is none of that name.

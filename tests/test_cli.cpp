@@ -67,6 +67,16 @@ TEST_CASE("crbench run: bad input is one line naming the item - exit status 2", 
       {with({"--interaction", "obstacle"}),
        "--interaction: not a parameter of solver event-driven"},
       {with({"--h", "0.1"}), "--h: not a parameter of solver event-driven"},
+      // The same rule for the integrator's tolerances: a fixed-step solver has none.
+      {{"run", "--case", "dk-plane", "--solver", "moreau-jean", "--rtol", "1e-3"},
+       "--rtol: not a parameter of solver moreau-jean"},
+      {{"run", "--case", "dk-plane", "--solver", "moreau-jean", "--atol", "1"},
+       "--atol: not a parameter of solver moreau-jean"},
+      {{"run", "--case", "dk-plane", "--solver", "realization", "--preset", "kozlov-impact",
+        "--gamma", "2"},
+       "do not combine with --preset kozlov-impact"},
+      {{"run", "--case", "dk-plane", "--solver", "limit", "--kappa", "2"},
+       "--kappa applies to --preset kozlov-impact only"},
       {{}, "A subcommand is required"},
   };
   for (const auto& [args, expected] : cases) {
@@ -143,6 +153,48 @@ TEST_CASE("crbench list shows cases - parameters with defaults and ranges - solv
   const auto j = nlohmann::json::parse(cli({"list", "--json"}).out);
   CHECK(j["cases"][0]["params"][0]["name"] == "g");
   CHECK(j["cases"][0]["params"][0]["default"] == 1.0);
+  // Defaults that depend on the preset are shown as such, not as the viscous preset's numbers.
+  for (const auto& solver : j["solvers"]) {
+    for (const auto& p : solver["params"]) {
+      if (p["name"] == "alpha" || p["name"] == "beta" || p["name"] == "gamma") {
+        CHECK(p["default"].is_null());
+        CHECK(p["default_rule"] == "the preset's");
+      }
+      if (solver["name"] == "limit" && p["name"] == "restitution") {
+        CHECK(p["default"].is_null());
+      }
+    }
+  }
+  CHECK_THAT(r.out, Catch::Contains("default (the preset's)"));
+}
+
+TEST_CASE("Records say what ran: custom preset, no idle parameters, the source of each value",
+          "[cli]") {
+  const auto record = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"run", "--case", "dk-plane", "--json"});
+    const CliResult r = cli(args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto custom =
+      record({"--solver", "realization", "--alpha", "1", "--beta", "0", "--gamma", "1"});
+  CHECK(custom["solver_params"]["preset"] == "custom");
+  CHECK(!custom["solver_params"].contains("kappa"));
+  CHECK(!custom["solver_params"].contains("k"));
+  CHECK(custom["parameter_sources"]["alpha"] == "user");
+  CHECK(custom["parameter_sources"]["N"] == "default");
+  const auto partial = record({"--solver", "realization", "--alpha", "1"});
+  CHECK(partial["solver_params"]["beta"] == 1.0);
+  CHECK(partial["parameter_sources"]["beta"] == "default (the preset's)");
+  const auto kozlov = record({"--solver", "realization", "--preset", "kozlov-impact"});
+  CHECK(kozlov["solver_params"]["preset"] == "kozlov-impact");
+  CHECK(kozlov["solver_params"].contains("kappa"));
+  CHECK(kozlov["solver_params"].contains("k"));
+  const auto limit = record({"--solver", "limit"});
+  CHECK(limit["solver_params"]["restitution"] == 0.0);
+  CHECK(limit["parameter_sources"]["restitution"] ==
+        "default (0 for the viscous limit, exp(-pi k/omega) for kozlov-impact, 1 otherwise)");
 }
 
 TEST_CASE("crbench --help and --version exit 0", "[cli]") {

@@ -3,8 +3,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "bench/cli.hpp"
 #include "support.hpp"
 #include "test_cases.hpp"
 
@@ -160,4 +162,32 @@ TEST_CASE("Two simultaneous impacts (a corner): both normal velocities reversed"
     CHECK(r.min_constraint.at(0) >= -2e-3);
     CHECK(r.min_constraint.at(1) >= -2e-3);
   }
+}
+
+TEST_CASE(
+    "crbench run --case bouncing-ball-siconos --solver moreau-jean reproduces Siconos with "
+    "no extra flags (the case carries h, theta, restitution)",
+    "[moreau-jean][cli]") {
+  const auto reference = read_reference(CRBENCH_TEST_DATA "/siconos/BouncingBallTS.ref");
+  const char* argv[] = {"crbench",  "run",         "--case", "bouncing-ball-siconos",
+                        "--solver", "moreau-jean", "--json"};
+  std::ostringstream out, err;
+  REQUIRE(run_cli(7, argv, out, err) == 0);
+  const auto j = nlohmann::json::parse(out.str());
+  CHECK(j["parameter_sources"]["h"] == "case");
+  CHECK(j["parameter_sources"]["restitution"] == "case");
+  CHECK(j["parameter_sources"]["theta"] == "case");
+  CHECK(j["final_state"]["t"].get<double>() == reference.back().t);
+  CHECK(std::abs(j["final_state"]["q"][0].get<double>() - reference.back().height) <= 1e-12);
+  CHECK(std::abs(j["final_state"]["v"][0].get<double>() - reference.back().velocity) <= 1e-12);
+  // The user's flag overrides the case's setting, and the record says so.
+  const char* user[] = {"crbench",  "run",         "--case", "bouncing-ball-siconos",
+                        "--solver", "moreau-jean", "--json", "--h",
+                        "0.001"};
+  std::ostringstream out2;
+  REQUIRE(run_cli(9, user, out2, err) == 0);
+  const auto k = nlohmann::json::parse(out2.str());
+  CHECK(k["solver_params"]["h"].get<double>() == 0.001);
+  CHECK(k["parameter_sources"]["h"] == "user");
+  CHECK(k["parameter_sources"]["restitution"] == "case");
 }
