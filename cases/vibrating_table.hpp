@@ -56,6 +56,9 @@ struct VibratingTable : NoForce<1> {
         .dof = n,
         .constraints = m,
         .switches = switches,
+        .solver_settings = {{"moreau-jean", "restitution", "0",
+                             "the point rests on the table from the start; with e = 1 the "
+                             "velocity-level Newton law bounces it off the moving table"}},
     };
   }
 
