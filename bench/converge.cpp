@@ -331,6 +331,19 @@ class Converge {
     const fs::path jsonl = out_ / "points.jsonl";
     lines_.assign(points_.size(), ojson());
     std::vector<bool> done(points_.size(), false);
+    // Work–precision timings live beside points.jsonl (timing.jsonl), so that a finished
+    // points.jsonl is deterministic; an interrupted one still carries them in its lines.
+    std::map<std::string, double> timings;
+    if (options_.resume && fs::exists(out_ / "timing.jsonl")) {
+      std::ifstream in(out_ / "timing.jsonl");
+      for (std::string text; std::getline(in, text);) {
+        const ojson t = ojson::parse(text, nullptr, false);
+        if (t.is_discarded() || !t.contains("key") || !t.contains("wall_time_s")) continue;
+        if (t["key"].is_string() && t["wall_time_s"].is_number()) {
+          timings[t["key"].get<std::string>()] = t["wall_time_s"].get<double>();
+        }
+      }
+    }
     if (options_.resume && fs::exists(jsonl)) {
       std::map<std::string, std::size_t> index;
       for (std::size_t i = 0; i < points_.size(); ++i) index[points_[i].key] = i;
@@ -347,6 +360,10 @@ class Converge {
           continue;
         }
         lines_[it->second] = line;
+        if (points_[it->second].kind == "work_precision" && !line.contains("wall_time_s")) {
+          const auto t = timings.find(points_[it->second].key);
+          lines_[it->second]["wall_time_s"] = t != timings.end() ? ojson(t->second) : ojson();
+        }
         done[it->second] = true;
       }
     }
@@ -410,11 +427,30 @@ class Converge {
     // Point order, so that a finished points.jsonl does not depend on K either (except the
     // work–precision timings).
     std::ofstream sorted(jsonl, std::ios::trunc);
-    for (const auto& line : lines_) sorted << line.dump() << "\n";
+    std::ostringstream timing;
+    for (const auto& line : lines_) {
+      if (!line.contains("wall_time_s")) {
+        sorted << line.dump() << "\n";
+        continue;
+      }
+      ojson without = line;
+      without.erase("wall_time_s");
+      sorted << without.dump() << "\n";
+      timing << ojson{{"key", line["key"]}, {"wall_time_s", line["wall_time_s"]}}.dump() << "\n";
+    }
+    if (!timing.str().empty()) std::ofstream(out_ / "timing.jsonl") << timing.str();
     return static_cast<int>(todo.size());
   }
 
   ojson assemble();
+
+  // Whether every model runs the study's own case (with its parameters).
+  bool single_case_study() const {
+    return std::all_of(study_.models.begin(), study_.models.end(), [this](const StudyModel& m) {
+      return m.case_name == study_.case_name &&
+             assignments_text(m.case_assignments) == assignments_text(study_.case_assignments);
+    });
+  }
 
   const Study& study_;
   ConvergeOptions options_;
@@ -563,11 +599,20 @@ ojson Converge::assemble() {
   for (const auto& o : study_.observables) {
     Table t;
     t.title = study_.name + ": " + o;
-    t.caption = "Case " + study_.case_name + ", observable " + o +
-                (o == "lift_off_time" ? " (error = value - reference lift-off)"
-                                      : " (sup-norm distance of q from the reference motion on a " +
-                                            std::to_string(study_.samples) + "-point grid)") +
-                ". " + tolerance_caption;
+    std::string what;
+    if (o == "lift_off_time") {
+      what =
+          " (error = value - reference lift-off; lift-off: the end of the last contact "
+          "episode)";
+    } else if (o == "max_q_deviation") {
+      what = " (the largest sup-norm distance of q from the reference motion over a " +
+             std::to_string(study_.samples) + "-point grid of the horizon)";
+    } else {
+      what = " (the sup-norm distance of q from the reference motion at the end of the horizon)";
+    }
+    t.caption = (single_case_study() ? "Case " + study_.case_name + ", observable "
+                                     : std::string("Observable ")) +
+                o + what + ". " + tolerance_caption;
     t.header = {"model",          "N",    "value",        "error", "local order",
                 "disc. estimate", "flag", "rtol/atol (h)"};
     tables[o] = t;
@@ -767,11 +812,7 @@ ojson Converge::assemble() {
   }
   // The classical lift-off, for the figures' reference line.
   const Facts facts = model->facts();
-  const bool single_case =
-      std::all_of(study_.models.begin(), study_.models.end(), [this](const StudyModel& m) {
-        return m.case_name == study_.case_name &&
-               assignments_text(m.case_assignments) == assignments_text(study_.case_assignments);
-      });
+  const bool single_case = single_case_study();
   summary["single_case"] = single_case;
   summary["classical_lift_off_time"] =
       single_case ? number_or_null(facts.lift_off_time("classical")) : ojson();

@@ -238,27 +238,27 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
       "fitted order " + (out.fitted_order ? fixed(*out.fitted_order, 3) : std::string("-"));
   const std::string finest_text =
       x.finest_N ? " (finest N used " + N_label(*x.finest_N) + ")" : std::string();
-  const std::string limit_text = x.limit ? "limit " + full(*x.limit) +
-                                               (x.uncertainty ? " +/- " + sci(*x.uncertainty)
-                                                              : std::string(" (no error bar)")) +
-                                               finest_text
-                                         : std::string();
+  // "limit L +/- U (finest N used X)", or "limit L (finest N used X)" without a bar.
+  const std::string limit_text =
+      x.limit ? "limit " + full(*x.limit) +
+                    (x.uncertainty ? " +/- " + sci(*x.uncertainty) : std::string()) + finest_text
+              : std::string();
+  const std::string no_bar = " has no error bar: " + x.no_uncertainty_reason;
   const std::string more = "; a longer ladder (finer N) or more points per decade would decide it";
   if (!reference) {
     out.verdict = "no reference" + (no_reference_why.empty() ? "" : " (" + no_reference_why + ")");
   } else if (!x.limit) {
     out.verdict = "NOT CONFIRMED: " + x.no_uncertainty_reason + more;
   } else if (!expected_order) {
-    out.verdict = "NO RATE STATED: " + order_text + " (the theory states none); " + limit_text +
-                  (x.uncertainty ? "" : ": " + x.no_uncertainty_reason);
+    out.verdict = "NO RATE STATED: " + order_text + " (the theory states none); the " + limit_text +
+                  (x.uncertainty ? "" : no_bar);
   } else if (!out.order_agrees || !*out.order_agrees) {
     out.verdict = "NOT CONFIRMED: " + order_text + " differs from the theory's " +
                   format_number(*expected_order) + " by more than " +
                   format_number(rules.order_tolerance) + more;
   } else if (!x.uncertainty) {
     out.verdict = "NOT CONFIRMED: " + order_text + " agrees with the theory's " +
-                  format_number(*expected_order) + ", but " + limit_text + ": " +
-                  x.no_uncertainty_reason + more;
+                  format_number(*expected_order) + ", but the " + limit_text + no_bar + more;
   } else if (std::abs(*x.limit - *reference) > *x.uncertainty) {
     out.verdict = "NOT CONFIRMED: the reference " + full(*reference) + " lies outside the " +
                   limit_text + " (distance " + sci(std::abs(*x.limit - *reference)) +

@@ -43,13 +43,14 @@ std::string compiler() {
 }
 
 // Siconos's BouncingBallTS run (h = 0.005, θ = 0.5, e = 0.9 on [0, 10]) against its stored output
-// (tests/data/siconos, copied from ../shared/reference/siconos with its provenance).
+// (tests/data/siconos, with its provenance).
 std::string siconos_comparison(const std::string& out_dir) {
   namespace fs = std::filesystem;
+  const std::string siconos_heading = "# External reference: Siconos BouncingBallTS\n\n";
   const fs::path reference_path =
       fs::path(CRBENCH_SOURCE_DIR) / "tests/data/siconos/BouncingBallTS.ref";
   std::ostringstream md;
-  md << "## External reference: Siconos BouncingBallTS\n\n";
+  md << siconos_heading;
   std::ifstream in(reference_path);
   int rows = 0, columns = 0;
   if (!(in >> rows >> columns) || rows < 1 || columns != 5) {
@@ -75,10 +76,9 @@ std::string siconos_comparison(const std::string& out_dir) {
     worst_impulse = std::max(worst_impulse, std::abs(s.impulse(0) - r[3]));
   };
   const RunRecord record = execute(request);
-  std::ofstream(fs::path(out_dir) / "siconos-bouncing-ball.moreau-jean.json")
-      << to_json(record, false).dump(2) << "\n";
-  md << "crbench's `moreau-jean` on `bouncing-ball-siconos` with Siconos's settings (h 0.005, "
-        "theta 0.5, restitution 0.9, t in [0, 10]) against the "
+  std::ofstream(fs::path(out_dir) / "moreau-jean.json") << to_json(record, false).dump(2) << "\n";
+  md << "crbench's `moreau-jean` on `bouncing-ball-siconos` with no flags (the case carries "
+        "Siconos's settings: h 0.005, theta 0.5, restitution 0.9, t in [0, 10]) against the "
      << rows << " rows of Siconos 4.4.0's output (status " << record.status << ", " << row
      << " rows compared):\n\n"
      << "| quantity | max abs. deviation |\n|---|---|\n"
@@ -117,72 +117,105 @@ std::string machine() {
   return s.str();
 }
 
-// The canonical studies (bench/studies/*.json, in name order), each into out_dir/<name>/.
-std::string canonical_studies(const std::string& out_dir, int jobs, std::ostream& progress) {
+struct StudyOutcome {
+  std::string name;
+  std::string file;
+  nlohmann::ordered_json summary;
+};
+
+// The canonical studies (bench/studies/*.json, in name order), each into
+// out_dir/studies/<name>/ with a README of its own.
+std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir, int jobs,
+                                            std::ostream& progress) {
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(fs::path(CRBENCH_SOURCE_DIR) / "bench/studies")) {
     if (entry.path().extension() == ".json") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
-  std::ostringstream md;
+  std::vector<StudyOutcome> outcomes;
   for (const auto& file : files) {
     const Study study = load_study(file.string());
     ConvergeOptions options;
-    options.out_dir = (fs::path(out_dir) / study.name).string();
+    const fs::path dir = out_dir / "studies" / study.name;
+    options.out_dir = dir.string();
     options.jobs = jobs;
     options.log = &progress;
     const ConvergeResult result = run_study(study, options);
-    const fs::path dir = options.out_dir;
-    md << "## Study `" << study.name << "` (`bench/studies/" << file.filename().string() << "`)\n\n"
-       << study.description << "\n\nFiles: `" << study.name << "/` (points.jsonl, study.json, "
-       << "one table per observable as .md/.csv/.tex/.json, figures as .png/.pdf). "
-       << result.points_total << " points.\n\n"
+    std::ostringstream md;
+    md << "# Study `" << study.name << "`\n\n"
+       << "Study file: `bench/studies/" << file.filename().string() << "`; " << result.points_total
+       << " points. Run it alone with `crbench converge --study bench/studies/"
+       << file.filename().string() << "`.\n\n"
+       << study.description << "\n\n"
+       << "The convergence method (flags, extrapolation, error bars, verdicts) is "
+          "docs/theory.md §4 in the repository.\n\n"
        << read_text(dir / "models.md") << "\n";
     if (result.figures_written) {
       for (const auto& [name, caption] : std::vector<std::pair<std::string, std::string>>{
-               {"error_vs_N", "lift-off error against N, log-log, with the fitted slopes"},
-               {"lift_off_vs_N", "lift-off time against N with the predicted and classical lines"},
-               {"collapse", "N f(q_N(t)) for several N over z(t) (seed 004 (2.6))"},
-               {"near_lift_off", "the constraint value near lift-off"},
-               {"work_precision", "work-precision"}}) {
+               {"error_vs_N",
+                "Lift-off error against N, log-log, with the fitted slopes "
+                "(hollow markers: flagged rows)"},
+               {"lift_off_vs_N", "Lift-off time against N with the predicted and classical lines"},
+               {"collapse", "N f(q_N(t)) for several N over z(t) (Deryabin & Kozlov 1995 (2.6))"},
+               {"near_lift_off", "The constraint value near lift-off"}}) {
         if (fs::exists(dir / (name + ".png"))) {
-          md << "![" << caption << "](" << study.name << "/" << name << ".png)\n\n*" << caption
-             << ".*\n\n";
+          md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
         }
       }
     } else {
       md << "**" << result.figures_message << ".**\n\n";
     }
     for (const auto& o : study.observables) md << read_text(dir / (o + ".md")) << "\n";
-    if (fs::exists(dir / "work_precision.md")) md << read_text(dir / "work_precision.md") << "\n";
+    if (fs::exists(dir / "work_precision.md")) {
+      md << "### Work–precision (case " << study.work_precision_case << ")\n\n"
+         << "Cost against accuracy on " << study.work_precision_case
+         << ": [work_precision.md](work_precision.md) and work_precision.png. They hold wall "
+            "times, which differ from run to run (see ../../timing.md); steps and right-hand-side "
+            "evaluations are in work_precision.csv beside them.\n";
+    }
+    std::ofstream(dir / "README.md") << md.str();
+    outcomes.push_back({study.name, file.filename().string(), result.summary});
   }
-  return md.str();
+  return outcomes;
+}
+
+// "CONFIRMED", "NOT CONFIRMED", ... : the verdict's first words.
+std::string verdict_head(const std::string& verdict) {
+  const auto colon = verdict.find(':');
+  return colon == std::string::npos ? verdict : verdict.substr(0, colon);
 }
 
 }  // namespace
 
-int write_report(const std::string& out_dir, int jobs, std::ostream& progress) {
+int write_report(const std::string& out, int jobs, std::ostream& progress) {
   namespace fs = std::filesystem;
   const auto start = std::chrono::steady_clock::now();
+  const fs::path out_dir(out);
   fs::create_directories(out_dir);
-  nlohmann::json summary = nlohmann::json::array();
-  std::ostringstream table;
+  // The report owns these folders: nothing stale from an earlier layout or run stays in them.
+  for (const char* owned : {"cases", "studies", "siconos"}) fs::remove_all(out_dir / owned);
+  nlohmann::ordered_json summary = nlohmann::ordered_json::array();
+  std::ostringstream table, timing;
   table << "| case | solver | model | status | lift_off_time | predicted | abs. error | max abs. "
-           "error of q vs closed form (grid) | steps | rhs evals | wall time [s] | tolerances |\n"
+           "error of q vs closed form (grid) | steps | rhs evals | tolerances | settings from "
+           "the case |\n"
         << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  timing << "| case | solver | wall time [s] | steps |\n|---|---|---|---|\n";
+  int runs = 0, runs_ok = 0;
 
   for (const auto& c : case_registry()) {
+    fs::create_directories(out_dir / "cases" / c.info.name);
     for (const auto& s : solver_registry()) {
       RunRequest request;
       request.case_name = c.info.name;
       request.solver_name = s->name();
-      const std::string stem = c.info.name + "." + s->name();
-      request.trajectory_path = (fs::path(out_dir) / (stem + ".trajectory.csv")).string();
+      const fs::path stem = out_dir / "cases" / c.info.name / s->name();
+      request.trajectory_path = stem.string() + ".trajectory.csv";
 
       const auto model = make_model(c.info.name, {});
       RunSettings defaults;
-      configure_solver(*s, {}, defaults);
+      configure_solver(*s, {}, defaults, &model->info());
       const std::string limit_model =
           s->limit_model(defaults.solver_params, defaults.solver_choices);
       const Facts facts = model->facts();
@@ -202,8 +235,19 @@ int write_report(const std::string& out_dir, int jobs, std::ostream& progress) {
 
       const RunRecord record = execute(request);
       if (compared == 0) max_q_error = std::nan("");
-      std::ofstream(fs::path(out_dir) / (stem + ".json")) << to_json(record, false).dump(2) << "\n";
+      std::ofstream(stem.string() + ".json") << to_json(record, false).dump(2) << "\n";
+      ++runs;
+      runs_ok += record.status == "ok" ? 1 : 0;
 
+      std::string from_case;
+      for (const auto& [name, source] : record.parameter_sources) {
+        if (source != "case") continue;
+        const auto value = record.solver_params.find(name);
+        const auto choice = record.solver_choices.find(name);
+        from_case +=
+            (from_case.empty() ? "" : ", ") + name + " " +
+            (value != record.solver_params.end() ? format_number(value->second) : choice->second);
+      }
       const auto predicted = facts.lift_off_time(limit_model);
       const double error = predicted && record.lift_off_time
                                ? std::abs(*record.lift_off_time - *predicted)
@@ -219,39 +263,107 @@ int write_report(const std::string& out_dir, int jobs, std::ostream& progress) {
            {"lift_off_error", std::isfinite(error) ? nlohmann::json(error) : nlohmann::json()},
            {"max_q_error_vs_closed_form",
             std::isfinite(max_q_error) ? nlohmann::json(max_q_error) : nlohmann::json()},
-           {"tolerances", record.tolerances}});
+           {"contact_episodes", record.contact_episodes.size()},
+           {"tolerances", record.tolerances},
+           {"parameter_sources", record.parameter_sources}});
       table << "| " << c.info.name << " | " << s->name() << " | " << limit_model << " | "
             << record.status << " | "
             << (record.lift_off_time ? format_number(*record.lift_off_time) : "none") << " | "
             << (predicted ? format_number(*predicted) : "n/a") << " | " << scientific(error)
             << " | " << scientific(max_q_error) << " | " << record.steps << " | "
-            << record.rhs_evaluations << " | " << scientific(record.wall_time_s, 2) << " | "
-            << tolerance_text(record.tolerances) << " |\n";
-      progress << "report: " << stem << ": " << record.status << "\n";
+            << record.rhs_evaluations << " | " << tolerance_text(record.tolerances) << " | "
+            << (from_case.empty() ? "-" : from_case) << " |\n";
+      timing << "| " << c.info.name << " | " << s->name() << " | "
+             << scientific(record.wall_time_s, 2) << " | " << record.steps << " |\n";
+      progress << "report: " << c.info.name << " / " << s->name() << ": " << record.status << "\n";
     }
   }
-  std::ofstream(fs::path(out_dir) / "summary.json") << summary.dump(2) << "\n";
-  const std::string siconos = siconos_comparison(out_dir);
-  const std::string studies = canonical_studies(out_dir, jobs, progress);
+  std::ofstream(out_dir / "cases" / "summary.json") << summary.dump(2) << "\n";
+  std::ofstream(out_dir / "cases" / "README.md")
+      << "# Every case through every solver\n\n"
+      << "Every registered case through every registered solver with the settings a user gets "
+         "without flags: the solver's defaults and the case's own settings (last column; e.g. "
+         "Siconos's step for bouncing-ball-siconos). Each run's record is "
+         "`<case>/<solver>.json` and its trajectory on a 1001-point grid plus event rows is "
+         "`<case>/<solver>.trajectory.csv`; `summary.json` holds this table.\n\n"
+      << "\"predicted\" is the case's analytic lift-off time for the model the solver "
+         "approximates (lift_off_time: the end of the last contact episode, docs/theory.md §5); "
+         "the error column after it is the largest deviation of q from the case's closed-form "
+         "trajectory for that model on the output grid. Wall times are in ../timing.md.\n\n"
+      << table.str();
+
+  fs::create_directories(out_dir / "siconos");
+  const std::string siconos = siconos_comparison((out_dir / "siconos").string());
+  std::ofstream(out_dir / "siconos" / "README.md") << siconos;
+  const std::vector<StudyOutcome> studies = canonical_studies(out_dir, jobs, progress);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  std::ofstream readme(fs::path(out_dir) / "README.md");
-  readme << "# crbench results\n\n"
-         << "Generated by `crbench report` (crbench " << version << ", " << compiler() << ") in "
-         << std::fixed << std::setprecision(1) << seconds << std::defaultfloat << " s with " << jobs
-         << " threads on: " << machine() << ".\n\n"
-         << studies << "## Every case through every solver\n\n"
-         << "Every registered case through every registered solver with default parameters. "
-            "Each run's record is `<case>.<solver>.json` (wall time left out so that the file is "
-            "deterministic) and its trajectory on a 1001-point grid plus event rows is "
-            "`<case>.<solver>.trajectory.csv`; `summary.json` holds the table below.\n\n"
-         << "\"predicted\" is the case's analytic lift-off time for the model the solver "
-            "approximates; the last error column is the largest deviation of q from the case's "
-            "closed-form trajectory for that model on the output grid.\n\n"
-         << table.str() << "\n"
-         << siconos;
-  progress << "report: wrote " << out_dir << "\n";
+  std::ostringstream overview;
+  for (const auto& st : studies) {
+    overview << "\n### Study [`" << st.name << "`](studies/" << st.name << "/README.md)\n\n"
+             << "| model | verdict | fitted order | extrapolated limit +/- bar (ideal: error) | "
+                "digits supported |\n"
+             << "|---|---|---|---|---|\n";
+    for (const auto& m : st.summary["models"]) {
+      const auto& x = m["extrapolation"];
+      const auto& fit = m["observables"]["lift_off_time"]["fit"];
+      std::ostringstream limit;
+      const auto& rows = m["observables"]["lift_off_time"]["rows"];
+      if (rows.size() == 1 && rows[0]["N"].is_null() && rows[0]["error"].is_number()) {
+        limit << "error " << scientific(std::abs(rows[0]["error"].get<double>()), 2) << " vs "
+              << m["reference"]["kind"].get<std::string>();
+      } else if (x["limit"].is_number()) {
+        limit << format_number(x["limit"].get<double>());
+        if (x["uncertainty"].is_number())
+          limit << " +/- " << scientific(x["uncertainty"].get<double>(), 2);
+      }
+      std::ostringstream digits, order;
+      if (m["digits_supported"].is_number())
+        digits << std::fixed << std::setprecision(1) << m["digits_supported"].get<double>();
+      if (fit["fitted_order"].is_number())
+        order << std::fixed << std::setprecision(3) << fit["fitted_order"].get<double>();
+      overview << "| " << m["label"].get<std::string>() << " | "
+               << verdict_head(m["verdict"].get<std::string>()) << " | "
+               << (order.str().empty() ? "-" : order.str()) << " | "
+               << (limit.str().empty() ? "-" : limit.str()) << " | "
+               << (digits.str().empty() ? "-" : digits.str()) << " |\n";
+    }
+  }
+
+  std::ofstream readme(out_dir / "README.md");
+  readme
+      << "# crbench results\n\n"
+      << "Written by `crbench report` (the main job, `bash scripts/run.sh`), crbench " << version
+      << ". Every file here except `timing.md` and the work–precision files "
+         "(which hold wall times) is the same on every run.\n\n"
+      << "## Overview\n\n"
+      << "Lift-off verdicts of the canonical studies (the reasons are in each study's README; "
+         "the method is docs/theory.md §4):\n"
+      << overview.str() << "\n"
+      << "### Every case through every solver\n\n"
+      << runs << " runs, " << runs_ok << " with status ok: [cases/README.md](cases/README.md).\n\n"
+      << "### External reference\n\n"
+      << "Siconos's BouncingBallTS against crbench's `moreau-jean` with no flags: "
+         "[siconos/README.md](siconos/README.md).\n\n"
+      << "## Where things are\n\n"
+      << "| path | what |\n|---|---|\n"
+      << "| `studies/<study>/README.md` | a study: verdicts, figures, tables per observable |\n"
+      << "| `studies/<study>/*.md, .csv, .tex, .json` | each table in four formats |\n"
+      << "| `studies/<study>/points.jsonl`, `study.json` | every point and the whole analysis |\n"
+      << "| `cases/<case>/<solver>.json`, `.trajectory.csv` | one run's record and trajectory |\n"
+      << "| `cases/summary.json` | the case × solver table |\n"
+      << "| `siconos/` | the external reference comparison |\n"
+      << "| `timing.md` | wall times and the machine |\n";
+
+  std::ofstream(out_dir / "timing.md")
+      << "# Timing\n\n"
+      << "`crbench report` took " << std::fixed << std::setprecision(1) << seconds
+      << std::defaultfloat << " s with " << jobs << " threads on: " << machine() << ".\n\n"
+      << "Wall time of each case × solver run (the solve alone; the machine is shared, so these "
+         "vary from run to run; `bench/perf` has Google Benchmark medians):\n\n"
+      << timing.str();
+  progress << "report: wrote " << out_dir.string() << "\n";
   return 0;
 }
 

@@ -1,7 +1,7 @@
-// `crbench report`: the main job. Runs the canonical studies (bench/studies), then every
-// registered case through every registered solver with default parameters, and writes, into one
-// folder, each record as JSON (as it completes), its trajectory as CSV, summary.json and a
-// README.md that sets each result beside the case's facts.
+// `crbench report`: the main job. Runs every registered case through every registered solver
+// with the settings a user gets without flags (cases/), the Siconos comparison (siconos/) and the
+// canonical studies (studies/), and writes a short README (overview first, then where things are)
+// and timing.md, the only file besides the work–precision tables that changes between runs.
 #pragma once
 
 #include <ostream>

@@ -1,5 +1,5 @@
-// `crbench verify`: sets the limit model's predicted lift-off (seed 004 Theorem 1) beside the
-// realization runs for a geometric ladder of N and says whether they confirm it.
+// `crbench verify`: sets the limit model's predicted lift-off (Deryabin & Kozlov 1995 Theorem 1)
+// beside the realization runs for a geometric ladder of N and says whether they confirm it.
 #pragma once
 
 #include <ostream>

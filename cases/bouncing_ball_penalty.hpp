@@ -1,7 +1,7 @@
 // bouncing-ball-penalty: a unit point dropped from height h0 onto f = y ≥ 0 under gravity g.
-// Realized with the kozlov-impact preset (stiffness κN, damping 2k√N ẏ inside y < 0; seed 001
+// Realized with the kozlov-impact preset (stiffness κN, damping 2k√N ẏ inside y < 0; Kozlov 1992
 // §5), each contact is a damped half-oscillation of duration π/(ω√N), ω = √(κ − k²), that returns
-// the point with −e times its arrival velocity, e = exp(−πk/ω) (seed 001 (12)). As N → ∞ the
+// the point with −e times its arrival velocity, e = exp(−πk/ω) (Kozlov 1992 (12)). As N → ∞ the
 // motion tends to the ideal bouncing ball with Newton restitution e: impact times
 // t₁ = √(2h0/g), t_{j+1} = t_j + 2e^j v₁/g, apex heights e^{2j} h0 (v₁ = √(2 g h0)).
 #pragma once
@@ -30,8 +30,8 @@ struct BouncingBallPenalty : NoForce<1> {
         .description =
             "Unit point dropped from rest at height h0 onto f = y >= 0 under gravity g: q = y, "
             "T = y'^2/2, V = g y. With realization --preset kozlov-impact (stiffness kappa N, "
-            "damping 2 k sqrt(N) y', seed 001 section 5) each contact returns the point with "
-            "restitution e = exp(-pi k/omega), omega = sqrt(kappa - k^2) (seed 001 (12)); as N "
+            "damping 2 k sqrt(N) y', Kozlov 1992 section 5) each contact returns the point with "
+            "restitution e = exp(-pi k/omega), omega = sqrt(kappa - k^2) (Kozlov 1992 (12)); as N "
             "grows the impact times and apex heights tend to the ideal ball's with that e: "
             "t1 = sqrt(2 h0/g), t(j+1) = t(j) + 2 e^j sqrt(2 g h0)/g, apex e^(2j) h0.",
         .params = {{.name = "h0",
@@ -54,9 +54,9 @@ struct BouncingBallPenalty : NoForce<1> {
         .solver_settings = {{"realization", "preset", "kozlov-impact", "the case's realization"},
                             {"limit", "preset", "kozlov-impact", "the limit of that realization"},
                             {"event-driven", "restitution", restitution_text(),
-                             "the restitution of the kozlov-impact defaults, seed 001 (12)"},
+                             "the restitution of the kozlov-impact defaults, Kozlov 1992 (12)"},
                             {"moreau-jean", "restitution", restitution_text(),
-                             "the restitution of the kozlov-impact defaults, seed 001 (12)"}},
+                             "the restitution of the kozlov-impact defaults, Kozlov 1992 (12)"}},
     };
   }
 
@@ -121,7 +121,7 @@ struct BouncingBallPenalty : NoForce<1> {
                             .source = "energy: v^2/2 = g h0"});
     facts.values.push_back({.name = "restitution of the kozlov-impact defaults",
                             .value = restitution(1.0, 0.1),
-                            .source = "seed 001 (12): e = exp(-pi k/omega), kappa 1, k 0.1"});
+                            .source = "Kozlov 1992 (12): e = exp(-pi k/omega), kappa 1, k 0.1"});
     // Until the first impact every model agrees: free fall (kozlov-impact's limit is the
     // classical ball: model_limit_name in solvers/model_parameters.hpp).
     const double gravity = g, height = h0, first = std::sqrt(2.0 * h0 / g);

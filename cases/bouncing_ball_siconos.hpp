@@ -1,5 +1,5 @@
 // bouncing-ball-siconos: the problem of Siconos's BouncingBallTS example, whose Moreau–Jean output
-// is the external reference ../shared/reference/siconos/BouncingBallTS.ref (see the README
+// is the external reference tests/data/siconos/BouncingBallTS.ref (see the README
 // beside it). A ball with q = (height, lateral, rotation), A = diag(m, m, 2/5 m R²), gravity on
 // the height, unilateral constraint f = q0 ≥ 0 (the radius enters only the inertia), q0(0) = h0.
 // Siconos runs it with Newton restitution e = 0.9, θ = 0.5, h = 0.005 on [0, 10].
@@ -30,9 +30,10 @@ struct BouncingBallSiconos : NoForce<3> {
             "Siconos's bouncing ball (siconos-tutorials 4.4.0, examples/mechanics/BouncingBall/"
             "BouncingBallTS.cpp): q = (height, lateral, rotation), T = q'^T M q'/2 with "
             "M = diag(m, m, 2/5 m R^2), V = m g q0, unilateral constraint f = q0 >= 0, initial "
-            "q = (h0, 0, 0), q' = 0. Impacts by Newton's law (seed 000 (1.3)-(1.4)); Siconos's "
+            "q = (h0, 0, 0), q' = 0. Impacts by Newton's law (Kugushev & Sorokina 2002 "
+            "(1.3)-(1.4)); Siconos's "
             "reference uses restitution 0.9, theta = 0.5, h = 0.005 on [0, 10] "
-            "(../shared/reference/siconos/BouncingBallTS.ref). Free fall until the first impact "
+            "(tests/data/siconos/BouncingBallTS.ref). Free fall until the first impact "
             "at t = sqrt(2 h0/g).",
         .params = {{.name = "m",
                     .default_value = 1.0,

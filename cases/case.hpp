@@ -39,7 +39,8 @@ struct CaseSolverSetting {
 
 struct CaseInfo {
   std::string name;
-  // One paragraph: the system, its equations, and the seed (file, equation) it comes from.
+  // One paragraph: the system, its equations, and the paper (authors, year, equation) it comes
+  // from.
   std::string description;
   std::vector<ParamSpec> params;
   int dof = 0;          // n
@@ -139,8 +140,8 @@ concept Case = requires(const C& c, const ParamValues& p, const Vec<double, C::n
   { c.facts() } -> std::same_as<Facts>;
 };
 
-// Everything a solver needs at one point (q, q̇, t) in one mode, in the notation of DESIGN.md §1:
-// A q̈ + c = Q − ∂V/∂q + Jᵀλ and f̈ = J q̈ + d. Templated on the scalar so that solvers can write
+// Everything a solver needs at one point (q, q̇, t) in one mode, in the notation of docs/theory.md
+// §1: A q̈ + c = Q − ∂V/∂q + Jᵀλ and f̈ = J q̈ + d. Templated on the scalar so that solvers can write
 // their right-hand side once and differentiate it (PointT<Dual>, see Model::evaluate_dual).
 template <class S>
 struct PointT {

@@ -1,8 +1,8 @@
-// dk-counterexample: the counterexample of Deryabin & Kozlov (seed 004_fbb2ebb5a04b662c.txt, §3,
+// dk-counterexample: the counterexample of Deryabin & Kozlov (Deryabin & Kozlov 1995, §3,
 // after Proposition 2): z'' + z = −μ(t) with μ = 1 on [0, 3π/2] and 1/2 after. As a mechanical
 // system: a unit point on the line f = y ≥ 0 pressed by the force −μ(t) along y (a time switch at
 // 3π/2), so that λ = μ > 0 throughout. In the (1,0,1) model z = (−1 + sin t)/2 + cos t after 3π/2
-// (the seed's formula), z(2π) = 1/2: z vanishes at 2π + atan(1/2) − acos(1/√5) ≈ 5.6397 in
+// (the paper's formula), z(2π) = 1/2: z vanishes at 2π + atan(1/2) − acos(1/√5) ≈ 5.6397 in
 // (3π/2, 2π) although λ never does — the zero of z need not lie to the right of the zero of μ.
 // There λ = 1/2 > 0, so Theorem 1's lift-off condition λ(τ) < 0 fails at that zero.
 #pragma once
@@ -32,7 +32,8 @@ struct DkCounterexample {
     return {
         .name = "dk-counterexample",
         .description =
-            "Deryabin-Kozlov counterexample (seed 004, section 3, after Proposition 2): unit "
+            "Deryabin-Kozlov counterexample (Deryabin & Kozlov 1995, section 3, after Proposition "
+            "2): unit "
             "point, q = (x, y), f = y >= 0, force (0, -mu(t)) with mu = mu_before (1) for "
             "t <= switch_time (3 pi/2) and mu_after (1/2) after; initial (x, y, x', y') = "
             "(0, 0, 1, 0). On the constraint lambda = mu > 0 throughout. In the (1,0,1) model "
@@ -100,15 +101,16 @@ struct DkCounterexample {
          .q = [](double t, double) -> std::optional<Eigen::VectorXd> {
            return Eigen::Vector2d(t, 0.0);
          }});
-    // The seed's values hold for the default parameters only.
+    // The paper's values hold for the default parameters only.
     if (mu_before == 1.0 && mu_after == 0.5 && switch_time == 1.5 * std::numbers::pi) {
-      facts.values.push_back({.name = "z(2 pi) in the (1,0,1) model",
-                              .value = 0.5,
-                              .source = "seed 004 section 3: z(t) = (-1 + sin t)/2 + cos t"});
+      facts.values.push_back(
+          {.name = "z(2 pi) in the (1,0,1) model",
+           .value = 0.5,
+           .source = "Deryabin & Kozlov 1995 section 3: z(t) = (-1 + sin t)/2 + cos t"});
       facts.values.push_back(
           {.name = "first zero of z in the (1,0,1) model",
            .value = 2.0 * std::numbers::pi + std::atan(0.5) - std::acos(1.0 / std::sqrt(5.0)),
-           .source = "cos t + (sin t)/2 = 1/2 on (3 pi/2, 2 pi), from the seed's z(t)"});
+           .source = "cos t + (sin t)/2 = 1/2 on (3 pi/2, 2 pi), from the paper's z(t)"});
     }
     return facts;
   }

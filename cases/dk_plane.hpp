@@ -1,4 +1,4 @@
-// dk-plane: the worked example of Deryabin & Kozlov (seed 004_fbb2ebb5a04b662c.txt, §6,
+// dk-plane: the worked example of Deryabin & Kozlov (Deryabin & Kozlov 1995, §6,
 // (6.4)–(6.5)). A unit point in the plane, q = (x, y), constraint f = y ≥ 0, force (0, −g) for
 // x ≤ 0 and (0, +g) for x > 0, initial data (6.4): (x, y, ẋ, ẏ) = (−1, 0, 1, 0).
 #pragma once
@@ -82,27 +82,29 @@ struct DkPlane {
     facts.lift_off = {
         {.model = "classical",
          .time = 1.0,
-         .source = "seed 004, section 6: lambda changes sign at x = 0"},
+         .source = "Deryabin & Kozlov 1995, section 6: lambda changes sign at x = 0"},
         {.model = "viscous",
          .time = 2.0,
-         .source =
-             "seed 004, Theorem 2 and section 6: first simple zero of the integral of lambda"},
+         .source = "Deryabin & Kozlov 1995, Theorem 2 and section 6: first simple zero of the "
+                   "integral of lambda"},
     };
     facts.trajectories.push_back(
         {.model = "classical",
-         .source = "seed 004, section 6: x = t - 1; y = 0 for t <= 1, g(t-1)^2/2 after",
+         .source =
+             "Deryabin & Kozlov 1995, section 6: x = t - 1; y = 0 for t <= 1, g(t-1)^2/2 after",
          .q = [gravity](double t, double) -> std::optional<Eigen::VectorXd> {
            const double y = t <= 1.0 ? 0.0 : 0.5 * gravity * (t - 1.0) * (t - 1.0);
            return Eigen::Vector2d(t - 1.0, y);
          }});
     facts.trajectories.push_back(
         {.model = "viscous",
-         // The seed prints the first branch of (6.5) as +(g/N^2)e^(-Nt) - gt/N + g/N^2, which
+         // The paper prints the first branch of (6.5) as +(g/N^2)e^(-Nt) - gt/N + g/N^2, which
          // gives y(0) = 2g/N^2, not 0: the solution of y'' = -g - Ny' from rest has
          // -(g/N^2)e^(-Nt). The printed second branch, (g/N^2)(2e^N - 1)e^(-Nt) + gt/N
          // - (2g/N)(1 + 1/(2N)), is the one that continues the corrected first branch.
          .source =
-             "seed 004 (6.5) with the sign of e^(-Nt) in the first branch corrected (the printed "
+             "Deryabin & Kozlov 1995 (6.5) with the sign of e^(-Nt) in the first branch corrected "
+             "(the printed "
              "+ violates y(0) = 0): viscous realization y'' = -+g - N y' in y <= 0, valid while "
              "y <= 0; (2e^N - 1)e^(-Nt) is evaluated as 2e^(-N(t-1)) - e^(-Nt) to avoid overflow",
          .q = [gravity](double t, double N) -> std::optional<Eigen::VectorXd> {

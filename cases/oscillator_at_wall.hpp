@@ -1,6 +1,6 @@
-// oscillator-at-wall (seed 003_a6beb07c95ec7283.txt, §9, (9.1)–(9.2)): one degree of freedom
-// with L = a(q)q̇²/2 − V(q) and the constraint f = q ≥ 0, where V'(0) > 0: the equilibrium q = 0
-// lies on the constraint and is stable. With elastic impacts, small oscillations are repeated
+// oscillator-at-wall (Berezinskaya, Sorokina & Kugushev 2003, §9, (9.1)–(9.2)): one degree of
+// freedom with L = a(q)q̇²/2 − V(q) and the constraint f = q ≥ 0, where V'(0) > 0: the equilibrium q
+// = 0 lies on the constraint and is stable. With elastic impacts, small oscillations are repeated
 // impact-free arcs separated by impacts on q = 0, and the period falls with the energy as its
 // square root (9.2): T ≈ 2 a(0) v / V'(0) = 2 √(2 a(0) E) / V'(0). Here a(q) = m(1 + c q) and
 // V = k1 q + k2 q²/2; the exact period for energy E is 2∫₀^{q_max} dq / q̇(q).
@@ -115,7 +115,7 @@ struct OscillatorAtWall : NoForce<1> {
                                       "after q = q_max (1 - s^2))"});
     facts.values.push_back({.name = "small-energy period 2 sqrt(2 m E)/k1",
                             .value = 2.0 * std::sqrt(2.0 * mass * energy) / k1,
-                            .source = "seed 003 (9.2)"});
+                            .source = "Berezinskaya, Sorokina & Kugushev 2003 (9.2)"});
     return facts;
   }
 };

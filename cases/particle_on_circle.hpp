@@ -1,11 +1,11 @@
 // particle-on-circle: a unit point outside a circle of radius R in a vertical plane, released at
-// the top with speed v0 along the circle (the classical example of leaving a surface; seed 004 §1
-// setting, seed 000 for the unilateral constraint). Polar coordinates (r, θ) about the centre, θ
-// from the top: T = (ṙ² + r²θ̇²)/2, V = g r cos θ, f = r − R ≥ 0.
-// On the circle, energy gives R²θ̇² = v0² + 2gR(1 − cos θ) and the r-equation gives
-// λ = g cos θ − Rθ̇² = 3g cos θ − 2g − v0²/R (|∇f|_{A⁻¹} = 1, so μ = λ): the classical lift-off is
-// at cos θ = (2 + v0²/(gR))/3. The viscous limit (seed 004 Theorem 2) keeps the point on the
-// circle until ∫λ dt = ∫λ(θ)/θ̇ dθ first vanishes.
+// the top with speed v0 along the circle (the classical example of leaving a surface; Deryabin &
+// Kozlov 1995 §1 setting, Kugushev & Sorokina 2002 for the unilateral constraint). Polar
+// coordinates (r, θ) about the centre, θ from the top: T = (ṙ² + r²θ̇²)/2, V = g r cos θ, f = r − R
+// ≥ 0. On the circle, energy gives R²θ̇² = v0² + 2gR(1 − cos θ) and the r-equation gives λ = g cos θ
+// − Rθ̇² = 3g cos θ − 2g − v0²/R (|∇f|_{A⁻¹} = 1, so μ = λ): the classical lift-off is at cos θ = (2
+// + v0²/(gR))/3. The viscous limit (Deryabin & Kozlov 1995 Theorem 2) keeps the point on the circle
+// until ∫λ dt = ∫λ(θ)/θ̇ dθ first vanishes.
 #pragma once
 
 #include <cmath>
@@ -31,7 +31,8 @@ struct ParticleOnCircle : NoForce<2> {
             "coordinates (r, theta) about the centre, theta from the top; T = (r'^2 + r^2 "
             "theta'^2)/2, V = g r cos(theta), f = r - R >= 0; released at the top with speed v0 "
             "along the circle. On the circle lambda = 3 g cos(theta) - 2 g - v0^2/R: the classical "
-            "model leaves where cos(theta) = (2 + v0^2/(g R))/3; the viscous limit (seed 004 "
+            "model leaves where cos(theta) = (2 + v0^2/(g R))/3; the viscous limit (Deryabin & "
+            "Kozlov 1995 "
             "Theorem 2) where the integral of lambda first vanishes.",
         .params = {{.name = "R",
                     .default_value = 1.0,
@@ -116,10 +117,11 @@ struct ParticleOnCircle : NoForce<2> {
                               .value = classical_angle(),
                               .source = "lambda = 3 g cos(theta) - 2 g - v0^2/R = 0"});
       if (const auto viscous = viscous_angle()) {
-        facts.lift_off.push_back({.model = "viscous",
-                                  .time = time_to(*viscous),
-                                  .source = "first zero of the integral of lambda (seed 004 "
-                                            "Theorem 2), by quadrature along the circle"});
+        facts.lift_off.push_back(
+            {.model = "viscous",
+             .time = time_to(*viscous),
+             .source = "first zero of the integral of lambda (Deryabin & Kozlov 1995 "
+                       "Theorem 2), by quadrature along the circle"});
       }
     }
     return facts;

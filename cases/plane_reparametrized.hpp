@@ -1,13 +1,13 @@
-// plane-reparametrized: dk-plane (seed 004 §6) with the same surface Σ = {y = 0} written by a
-// different function, f = y·(1 + κ(x − x_c)²). The motion on Σ, the classical model and μ (the
-// reaction in the kinetic metric) are dk-plane's; the multiplier of this f is
-// λ_f = λ/(1 + κ(x − x_c)²), λ = ±g dk-plane's. The viscous limit (seed 004 Theorem 2) leaves at
-// the first zero of ∫λ_f dt, which depends on f: DESIGN.md §2, "two functions f with the same Σ
-// can give different delays".
+// plane-reparametrized: dk-plane (Deryabin & Kozlov 1995 §6) with the same surface Σ = {y = 0}
+// written by a different function, f = y·(1 + κ(x − x_c)²). The motion on Σ, the classical model
+// and μ (the reaction in the kinetic metric) are dk-plane's; the multiplier of this f is λ_f = λ/(1
+// + κ(x − x_c)²), λ = ±g dk-plane's. The viscous limit (Deryabin & Kozlov 1995 Theorem 2) leaves at
+// the first zero of ∫λ_f dt, which depends on f: docs/theory.md §2, "two functions f with the same
+// Σ can give different delays".
 //
 // With x = t − 1 and λ = g (t < 1), −g (t > 1), the zero τ solves
 //   ∫₀¹ w dt = ∫₁^τ w dt,  w = 1/(1 + κ(t − 1 − x_c)²),
-// so with u = √κ: τ = 1 + x_c + tan(atan(u(1 + x_c)) − 2 atan(u x_c))/u. For x_c = 0 (the issue's
+// so with u = √κ: τ = 1 + x_c + tan(atan(u(1 + x_c)) − 2 atan(u x_c))/u. For x_c = 0 (the original
 // f = y(1 + κx²)) w is symmetric about the switch and τ = 2 for every κ, as for dk-plane; x_c ≠ 0
 // moves it (κ = 1, x_c = 0.5: τ = 1.5556).
 #pragma once
@@ -30,7 +30,8 @@ struct PlaneReparametrized : DkPlane {
     CaseInfo info = DkPlane::info();
     info.name = "plane-reparametrized";
     info.description =
-        "dk-plane (seed 004 section 6) with the constraint written f = y (1 + kappa (x - x_c)^2): "
+        "dk-plane (Deryabin & Kozlov 1995 section 6) with the constraint written f = y (1 + kappa "
+        "(x - x_c)^2): "
         "the same surface y = 0, the same classical motion and mu, but the multiplier of f is "
         "lambda/(1 + kappa (x - x_c)^2). The viscous limit leaves at the first zero of its "
         "integral, tau = 1 + x_c + tan(atan(u (1 + x_c)) - 2 atan(u x_c))/u, u = sqrt(kappa): "
@@ -76,11 +77,11 @@ struct PlaneReparametrized : DkPlane {
     facts.lift_off.erase(facts.lift_off.begin() + 1, facts.lift_off.end());  // keep classical
     facts.trajectories.resize(1);  // dk-plane's (6.5) is for f = y
     if (const auto tau = viscous_time()) {
-      facts.lift_off.push_back(
-          {.model = "viscous",
-           .time = *tau,
-           .source = "seed 004 Theorem 2: first zero of the integral of lambda/(1 + kappa (x - "
-                     "x_c)^2), x = t - 1"});
+      facts.lift_off.push_back({.model = "viscous",
+                                .time = *tau,
+                                .source = "Deryabin & Kozlov 1995 Theorem 2: first zero of the "
+                                          "integral of lambda/(1 + kappa (x - "
+                                          "x_c)^2), x = t - 1"});
     }
     return facts;
   }

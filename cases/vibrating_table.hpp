@@ -1,9 +1,9 @@
 // vibrating-table: a unit point on a table that moves as y_T(t) = a sin(ωt) — a controlled
-// (time-dependent) constraint in the sense of seed 002 (Kirgetov) — f = y − a sin(ωt) ≥ 0, gravity
-// g, started on the table with its velocity aω. On the table ÿ = ÿ_T, so the multiplier of f is
-// λ = g + ÿ_T = g − aω² sin(ωt): the classical model leaves at sin(ωt) = g/(aω²) (when
-// aω² > g); the viscous limit (seed 004 Theorem 2) at the first positive zero of
-// ∫λ dt = g t − aω(1 − cos ωt).
+// (time-dependent) constraint in the sense of Kirgetov 1964 (Kirgetov) — f = y − a sin(ωt) ≥ 0,
+// gravity g, started on the table with its velocity aω. On the table ÿ = ÿ_T, so the multiplier of
+// f is λ = g + ÿ_T = g − aω² sin(ωt): the classical model leaves at sin(ωt) = g/(aω²) (when aω² >
+// g); the viscous limit (Deryabin & Kozlov 1995 Theorem 2) at the first positive zero of ∫λ dt = g
+// t − aω(1 − cos ωt).
 #pragma once
 
 #include <cmath>
@@ -27,11 +27,13 @@ struct VibratingTable : NoForce<1> {
         .name = "vibrating-table",
         .description =
             "Unit point on a table moving as y_T(t) = a sin(omega t), a controlled constraint "
-            "(seed 002): q = y, T = y'^2/2, V = g y, f = y - a sin(omega t) >= 0, started on the "
+            "(Kirgetov 1964): q = y, T = y'^2/2, V = g y, f = y - a sin(omega t) >= 0, started on "
+            "the "
             "table with its velocity a omega. lambda = g - a omega^2 sin(omega t): the classical "
             "model leaves at sin(omega t) = g/(a omega^2) (a omega^2 > g); the viscous limit at "
             "the "
-            "first positive zero of g t - a omega (1 - cos(omega t)) (seed 004 Theorem 2).",
+            "first positive zero of g t - a omega (1 - cos(omega t)) (Deryabin & Kozlov 1995 "
+            "Theorem 2).",
         .params = {{.name = "a",
                     .default_value = 0.1,
                     .min = 0.0,
@@ -100,8 +102,9 @@ struct VibratingTable : NoForce<1> {
     if (const auto viscous = viscous_time()) {
       facts.lift_off.push_back({.model = "viscous",
                                 .time = *viscous,
-                                .source = "first positive zero of g t - a omega (1 - cos omega t), "
-                                          "the integral of lambda (seed 004 Theorem 2)"});
+                                .source =
+                                    "first positive zero of g t - a omega (1 - cos omega t), "
+                                    "the integral of lambda (Deryabin & Kozlov 1995 Theorem 2)"});
     }
     return facts;
   }

@@ -37,8 +37,10 @@ def read_csv(path):
 
 
 def ladder_models(study):
-    return [m for m in study["models"] if any(r["N"] is not None for r in
-                                              m["observables"]["lift_off_time"]["rows"])]
+    """The models with an N ladder and at least one lift-off error to draw."""
+    return [m for m in study["models"]
+            if any(r["N"] is not None and r["error"] is not None
+                   for r in m["observables"]["lift_off_time"]["rows"])]
 
 
 def error_vs_N(study, folder):
@@ -140,7 +142,7 @@ def collapse(study, folder):
     ax.axhline(0.0, color="gray", linewidth=0.5)
     ax.set_xlabel("t")
     ax.set_ylabel("N f  and  z")
-    ax.set_title("%s, %s: N f(q_N(t)) against z(t), seed 004 (2.6)"
+    ax.set_title("%s, %s: N f(q_N(t)) against z(t), Deryabin & Kozlov 1995 (2.6)"
                  % (study["study"], c["model"]))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)

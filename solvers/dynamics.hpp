@@ -1,6 +1,6 @@
 // Dynamics derived from a case by forward-mode automatic differentiation (Eigen's
 // AutoDiffScalar, nested for the second derivative in d), and the constrained acceleration with
-// its multipliers λ for a given active set (DESIGN.md §1).
+// its multipliers λ for a given active set (docs/theory.md §1).
 #pragma once
 
 #include <Eigen/Cholesky>
@@ -188,7 +188,7 @@ class CaseModel final : public Model {
   };
 
   // A(q) and the Coriolis/centrifugal terms c = Ȧ q̇ − ½ ∂(q̇ᵀ A q̇)/∂q of Lagrange's equations
-  // for T = ½ q̇ᵀ A q̇ (seed 004 (1.1), (1.9)), with ∂A/∂q from one inner forward pass.
+  // for T = ½ q̇ᵀ A q̇ (Deryabin & Kozlov 1995 (1.1), (1.9)), with ∂A/∂q from one inner forward pass.
   template <class S>
   Kinetic<S> kinetic_terms(const Vec<S, n>& q, const Vec<S, n>& v) const {
     using D = Eigen::AutoDiffScalar<Vec<S, n>>;
@@ -227,7 +227,8 @@ class CaseModel final : public Model {
 
 // The constrained acceleration for the active set `active` (indices into f):
 // A q̈ = Q − ∂V/∂q − c + J_Kᵀλ, J_K q̈ + d_K = 0, i.e. (J_K A⁻¹ J_Kᵀ) λ = −(J_K A⁻¹ F + d_K)
-// with F = Q − ∂V/∂q − c (seed 004 (1.4); seed 000, Lagrange equations of the first kind).
+// with F = Q − ∂V/∂q − c (Deryabin & Kozlov 1995 (1.4); Kugushev & Sorokina 2002, Lagrange
+// equations of the first kind).
 struct ConstrainedAcceleration {
   Eigen::VectorXd qdd;
   Eigen::VectorXd lambda;  // one per active constraint, in the order of `active`

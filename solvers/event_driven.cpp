@@ -1,14 +1,14 @@
 // The ideal classical model, event-driven. Between events the motion is smooth: free, or on the
-// active constraints with the multipliers of seed 004 (1.4). Smooth phases are integrated by
-// Boost.Odeint's controlled dopri5 with dense output; event functions are sampled on the dense
-// output and their crossings refined by TOMS 748 (solvers/events.hpp). Events:
+// active constraints with the multipliers of Deryabin & Kozlov 1995 (1.4). Smooth phases are
+// integrated by Boost.Odeint's controlled dopri5 with dense output; event functions are sampled on
+// the dense output and their crossings refined by TOMS 748 (solvers/events.hpp). Events:
 //  - contact: an inactive f_k reaches 0;
 //  - lift_off: the multiplier λ_k of an active constraint reaches 0 from above;
 //  - switch: a switching function of a piecewise force changes sign (the mode flips there);
 //  - horizon.
 // At each event the contact set is resolved anew: constraints arriving with ḟ < 0 get a Newton
-// impact in the kinetic metric (seed 000 (1.2)–(1.4)), then the constraints at rest on Σ are
-// activated by the acceleration-level complementarity 0 ≤ λ ⊥ f̈ ≥ 0.
+// impact in the kinetic metric (Kugushev & Sorokina 2002 (1.2)–(1.4)), then the constraints at rest
+// on Σ are activated by the acceleration-level complementarity 0 ≤ λ ⊥ f̈ ≥ 0.
 #include "solvers/event_driven.hpp"
 
 #include <algorithm>
@@ -40,8 +40,8 @@ struct Options {
   double max_steps;
   double max_events;
   double max_step_fraction;
-  // The (α,β,γ) limit model of seed 004 Theorem 1 instead of the classical model; with
-  // α = β = 0 it is the classical model and this stays empty.
+  // The (α,β,γ) limit model of Deryabin & Kozlov 1995 Theorem 1 instead of the classical model;
+  // with α = β = 0 it is the classical model and this stays empty.
   std::optional<LimitCoefficients> limit;
 };
 
@@ -285,7 +285,8 @@ class Run {
     const double a = opt_.limit->alpha, b = opt_.limit->beta, c = opt_.limit->gamma;
     const double zero = lambda_zero_[static_cast<std::size_t>(k)];
     if (std::isnan(zero)) {
-      return "lambda > 0 throughout the contact: Propositions 1-2 (seed 004 section 3) speak of "
+      return "lambda > 0 throughout the contact: Propositions 1-2 (Deryabin & Kozlov 1995 section "
+             "3) speak of "
              "the zero of lambda and do not apply";
     }
     const double tau = zero - contact_start_[static_cast<std::size_t>(k)];
@@ -318,7 +319,8 @@ class Run {
     rec_.diagnostics["why"] = why_;
     rec_.diagnostics["proposition"] = proposition_;
     rec_.diagnostics["lift_off_driver"] =
-        "lambda, the multiplier of the given f (DESIGN.md section 2); mu = lambda |grad f|_{A^-1} "
+        "lambda, the multiplier of the given f (docs/theory.md section 2); mu = lambda |grad "
+        "f|_{A^-1} "
         "is reported beside it (z_zeros, trajectory)";
     rec_.diagnostics["z_zeros"] = z_zeros_;
     nlohmann::ordered_json zeros = nlohmann::ordered_json::array();
@@ -490,8 +492,8 @@ class Run {
       emit(x, "impact-");
       // Newton's law on the normal velocities in the kinetic metric with the complementarity
       // 0 ≤ P ⊥ ḟ⁺ + e·min(ḟ⁻, 0) ≥ 0, ḟ⁺ = ḟ⁻ + W P, q̇⁺ = q̇⁻ + A⁻¹J_Cᵀ P. For one constraint
-      // this is ḟ⁺ = −e ḟ⁻; Jw = 0 ⇒ wᵀA q̇ is kept (Appell, seed 000 (1.2)) and e = 1 keeps
-      // the energy when ∂f/∂t = 0 (seed 000 (1.4)).
+      // this is ḟ⁺ = −e ḟ⁻; Jw = 0 ⇒ wᵀA q̇ is kept (Appell, Kugushev & Sorokina 2002 (1.2)) and e =
+      // 1 keeps the energy when ∂f/∂t = 0 (Kugushev & Sorokina 2002 (1.4)).
       const Delassus D = delassus(point_, approaching);
       Eigen::VectorXd b(static_cast<Eigen::Index>(approaching.size()));
       for (std::size_t r = 0; r < approaching.size(); ++r) {
@@ -524,7 +526,8 @@ class Run {
     }
 
     // In the limit model a contact is kept whatever the sign of λ until z says otherwise
-    // (seed 004 Theorem 1); only constraints not in contact go through the complementarity.
+    // (Deryabin & Kozlov 1995 Theorem 1); only constraints not in contact go through the
+    // complementarity.
     std::vector<int> next_active;
     if (dynamic_z()) {
       for (const int k : active_) {
@@ -569,7 +572,7 @@ class Run {
     for (const int k : next_active) {
       if (std::find(active_.begin(), active_.end(), k) == active_.end()) {
         rec_.events.push_back({.t = x.t, .kind = "contact", .index = k});
-        // A new contact phase: z = z' = 0 (seed 004, Theorem 1).
+        // A new contact phase: z = z' = 0 (Deryabin & Kozlov 1995, Theorem 1).
         contact_start_[static_cast<std::size_t>(k)] = x.t;
         z_extreme_[static_cast<std::size_t>(k)] = 0.0;
         lambda_zero_[static_cast<std::size_t>(k)] = std::nan("");
@@ -771,7 +774,8 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
       limit
           ? "from a contact (or an impact) to the lift_off event of the (alpha,beta,gamma) limit "
             "model: the first simple zero of z (alpha z'' + beta z' + gamma z = -lambda, z = z' = "
-            "0 at the start of the contact) where lambda < 0 (seed 004, Theorem 1); an impact "
+            "0 at the start of the contact) where lambda < 0 (Deryabin & Kozlov 1995, Theorem 1); "
+            "an impact "
             "alone is an episode of zero duration"
           : "from a contact (or an impact) to the lift_off event, where the multiplier lambda "
             "reaches 0 from above or the contact complementarity after an event (e.g. a force "

@@ -1,4 +1,4 @@
-// Solver `event-driven`: the ideal classical model (DESIGN.md §2) integrated phase by phase.
+// Solver `event-driven`: the ideal classical model (docs/theory.md §2) integrated phase by phase.
 #pragma once
 
 #include <optional>
@@ -7,7 +7,7 @@
 
 namespace crbench {
 
-// Coefficients of the (α,β,γ) limit model of seed 004 (1.10).
+// Coefficients of the (α,β,γ) limit model of Deryabin & Kozlov 1995 (1.10).
 struct LimitCoefficients {
   double alpha = 0.0;
   double beta = 0.0;
@@ -15,8 +15,9 @@ struct LimitCoefficients {
 };
 
 // Motion with unilateral constraints, phase by phase: the classical model, or, with `limit`
-// (α or β > 0), the limit model of seed 004 Theorem 1, which moves on Σ by the same equations and
-// leaves at the first simple zero of z where λ < 0. Shared by `event-driven` and `limit`.
+// (α or β > 0), the limit model of Deryabin & Kozlov 1995 Theorem 1, which moves on Σ by the same
+// equations and leaves at the first simple zero of z where λ < 0. Shared by `event-driven` and
+// `limit`.
 RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
                                const std::string& solver_name,
                                const std::optional<LimitCoefficients>& limit);

@@ -1,12 +1,13 @@
-// The (α,β,γ) limit model (seed 004, Theorem 1 and (1.10)). On Σ the system moves by the
-// constrained equations (1.4), like the classical model; along each contact
+// The (α,β,γ) limit model (Deryabin & Kozlov 1995, Theorem 1 and (1.10)). On Σ the system moves by
+// the constrained equations (1.4), like the classical model; along each contact
 //   α z'' + β z' + γ z = −λ(t),  z = z' = 0 at the start of the contact,
 // and it leaves Σ at the first simple zero τ of z if λ(τ) < 0. Special cases: α = β = 0 gives
 // z = −λ/γ, the classical model; α = γ = 0 gives z = −∫λ/β, Theorem 2's first zero of ∫λ; with the
-// obstacle (a reaction that only pushes) the limit is classical (seed 004, end of §6). Re-contact:
-// absolutely inelastic for the viscous limit (seed 004, end of §5), Newton's law otherwise; the
-// Kozlov impact preset (stiffness κN, damping 2k√N, seed 001 §5) has the limit (0, 0, κ) with
-// restitution e = exp(−πk/ω), ω = √(κ − k²) (seed 001 (12)), and e = 0 when k² ≥ κ.
+// obstacle (a reaction that only pushes) the limit is classical (Deryabin & Kozlov 1995, end of
+// §6). Re-contact: absolutely inelastic for the viscous limit (Deryabin & Kozlov 1995, end of §5),
+// Newton's law otherwise; the Kozlov impact preset (stiffness κN, damping 2k√N, Kozlov 1992 §5) has
+// the limit (0, 0, κ) with restitution e = exp(−πk/ω), ω = √(κ − k²) (Kozlov 1992 (12)), and e = 0
+// when k² ≥ κ.
 #include "solvers/limit.hpp"
 
 #include <algorithm>
@@ -19,7 +20,8 @@
 namespace crbench {
 
 std::string LimitSolver::description() const {
-  return "The (alpha,beta,gamma) limit model of seed 004 Theorem 1: motion on the constraint with "
+  return "The (alpha,beta,gamma) limit model of Deryabin & Kozlov 1995 Theorem 1: motion on the "
+         "constraint with "
          "alpha z'' + beta z' + gamma z = -lambda along each contact, lift-off at the first "
          "simple zero of z where lambda < 0; reports whether the theorem applies and why not.";
 }
@@ -29,8 +31,9 @@ std::vector<ParamSpec> LimitSolver::parameters() const {
   for (auto& p : params) {
     if (p.name == "restitution") {
       p.description =
-          "Newton restitution at re-contact (seed 004 end of section 5: 0 for the viscous limit; "
-          "seed 001 (12): exp(-pi k/omega) for kozlov-impact)";
+          "Newton restitution at re-contact (Deryabin & Kozlov 1995 end of section 5: 0 for the "
+          "viscous limit; "
+          "Kozlov 1992 (12): exp(-pi k/omega) for kozlov-impact)";
       p.default_note = "0 for the viscous limit, exp(-pi k/omega) for kozlov-impact, 1 otherwise";
     }
   }
@@ -52,7 +55,7 @@ void LimitSolver::finalize(ParamValues& params, ChoiceValues& choices,
   double restitution = 1.0;
   if (preset == "kozlov-impact") {
     // The N → ∞ limit of stiffness κN with damping 2k√N is (0, 0, κ) with Newton's law at
-    // e = exp(−πk/ω), ω = √(κ − k²) (seed 001 (12)); e = 0 when k² ≥ κ.
+    // e = exp(−πk/ω), ω = √(κ − k²) (Kozlov 1992 (12)); e = 0 when k² ≥ κ.
     const double kappa = params.at("kappa"), k = params.at("k");
     restitution = k * k < kappa ? std::exp(-std::numbers::pi * k / std::sqrt(kappa - k * k)) : 0.0;
     apply_model_preset(params, choices, assigned, "solver limit", 0.0, 0.0, kappa);
@@ -61,7 +64,7 @@ void LimitSolver::finalize(ParamValues& params, ChoiceValues& choices,
                        preset == "viscous" ? 1.0 : 0.0, preset == "penalty" ? 1.0 : 0.0);
   }
   if (std::find(assigned.begin(), assigned.end(), "restitution") == assigned.end()) {
-    // Re-contact in the viscous limit is absolutely inelastic (seed 004, end of §5).
+    // Re-contact in the viscous limit is absolutely inelastic (Deryabin & Kozlov 1995, end of §5).
     const bool viscous = params.at("alpha") == 0.0 && params.at("gamma") == 0.0;
     params["restitution"] = viscous ? 0.0 : restitution;
   }

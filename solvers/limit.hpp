@@ -1,5 +1,5 @@
-// Solver `limit`: the (α,β,γ) limit model of seed 004 Theorem 1, the N → ∞ prediction for the
-// realization solver with the same --preset/--alpha/--beta/--gamma/--interaction.
+// Solver `limit`: the (α,β,γ) limit model of Deryabin & Kozlov 1995 Theorem 1, the N → ∞ prediction
+// for the realization solver with the same --preset/--alpha/--beta/--gamma/--interaction.
 #pragma once
 
 #include "solvers/solver.hpp"

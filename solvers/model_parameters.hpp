@@ -37,12 +37,12 @@ inline std::vector<ParamSpec> model_coefficient_params() {
        .min = 0.0,
        .max = 1e9,
        .min_inclusive = false,
-       .description = "kozlov-impact: stiffness kappa N (seed 001 section 5)"},
+       .description = "kozlov-impact: stiffness kappa N (Kozlov 1992 section 5)"},
       {.name = "k",
        .default_value = 0.1,
        .min = 0.0,
        .max = 1e9,
-       .description = "kozlov-impact: damping force 2 k sqrt(N) f' (seed 001 section 5)"},
+       .description = "kozlov-impact: damping force 2 k sqrt(N) f' (Kozlov 1992 section 5)"},
   };
 }
 
@@ -98,8 +98,8 @@ inline void apply_model_preset(ParamValues& params, ChoiceValues& choices,
 }
 
 // The name of the limit a model converges to, for the facts it is checked against: the obstacle
-// and α = β = 0 give the classical model (seed 004, end of §6; Theorem 1), (0, β, 0) the model of
-// Theorem 2.
+// and α = β = 0 give the classical model (Deryabin & Kozlov 1995, end of §6; Theorem 1), (0, β, 0)
+// the model of Theorem 2.
 inline std::string model_limit_name(const ParamValues& params, const ChoiceValues& choices) {
   const double alpha = params.at("alpha"), beta = params.at("beta"), gamma = params.at("gamma");
   if (choices.at("interaction") == "obstacle" || (alpha == 0.0 && beta == 0.0)) return "classical";

@@ -1,5 +1,6 @@
 // Moreau–Jean time stepping of the measure differential equation
-//   d(A q̇) = F dt + Jᵀ dμ,  dμ ≥ 0 on {f = 0}          (seed 000, section 2; seed 003)
+//   d(A q̇) = F dt + Jᵀ dμ,  dμ ≥ 0 on {f = 0}          (Kugushev & Sorokina 2002, section 2;
+//   Berezinskaya, Sorokina & Kugushev 2003)
 // with F = Q − ∂V/∂q − c. One step from t_k to t_{k+1} = t_k + h:
 //  1. smooth part, θ-method linearized once about (q_k, q̇_k) (exact for linear systems):
 //       W = A(q_k) − hθ ∂F/∂q̇ − h²θ² ∂F/∂q,

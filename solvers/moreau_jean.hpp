@@ -1,5 +1,6 @@
-// Solver `moreau-jean`: the ideal model as a measure differential equation (seeds 000, 003),
-// time-stepped in the way of Moreau and Jean (DESIGN.md §2).
+// Solver `moreau-jean`: the ideal model as a measure differential equation (Kugushev & Sorokina
+// 2002; Berezinskaya, Sorokina & Kugushev 2003), time-stepped in the way of Moreau and Jean
+// (docs/theory.md §2).
 #pragma once
 
 #include "solvers/solver.hpp"

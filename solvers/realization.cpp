@@ -1,12 +1,12 @@
-// The (α,β,γ)N realization (seed 004 (1.5)–(1.8)). Inside f_k < 0 the free system has
+// The (α,β,γ)N realization (Deryabin & Kozlov 1995 (1.5)–(1.8)). Inside f_k < 0 the free system has
 //   T_N = T + αN/2 ḟ_k²,  V_N = V + γN/2 f_k²,  Φ_N = βN/2 ḟ_k²,
 // and Lagrange's equations (1.8) reduce to (the ḟ ∂ḟ/∂q terms of T_N cancel)
 //   A q̈ + c = Q − ∂V/∂q + Σ_k J_kᵀ λ_k,  λ_k = −N(α f̈_k + β ḟ_k + γ f_k),  f̈_k = J_k q̈ + d_k,
 // i.e. (A + αN Σ J_kᵀJ_k) q̈ = F − N Σ J_kᵀ(α d_k + β ḟ_k + γ f_k). Outside, (1.9): the free
 // equations. Interaction `medium`: λ_k of either sign (the medium can hold the system);
-// `obstacle`: the reaction acts only while it pushes, λ_k > 0 (seed 004, remark after (1.9) and
-// end of §6). The Kozlov impact preset (seed 001 §5) has stiffness κN and damping 2k√N: it is
-// (0, 2k/√N, κ) in this notation.
+// `obstacle`: the reaction acts only while it pushes, λ_k > 0 (Deryabin & Kozlov 1995, remark after
+// (1.9) and end of §6). The Kozlov impact preset (Kozlov 1992 §5) has stiffness κN and damping
+// 2k√N: it is (0, 2k/√N, κ) in this notation.
 //
 // Integration: the right-hand side is smooth between events, and events are located on the
 // dense output: entry into and exit from the medium (f_k = 0), start and end of pushing for the
@@ -403,7 +403,8 @@ class Run {
 }  // namespace
 
 std::string RealizationSolver::description() const {
-  return "The free system with the (alpha,beta,gamma)N Kelvin-Voigt medium in f < 0 (seed 004 "
+  return "The free system with the (alpha,beta,gamma)N Kelvin-Voigt medium in f < 0 (Deryabin & "
+         "Kozlov 1995 "
          "(1.5)-(1.8)): medium or obstacle interaction; presets viscous (0,1,0), penalty (0,0,1), "
          "kozlov-impact (stiffness kappa N, damping 2k sqrt(N)); rosenbrock4 with an AD Jacobian "
          "in the stiff medium phases, dopri5 elsewhere; entries, exits and switches are events.";
@@ -457,7 +458,7 @@ void RealizationSolver::finalize(ParamValues& params, ChoiceValues& choices,
                                  const std::vector<std::string>& assigned) const {
   const std::string preset = choices.at("preset");
   if (preset == "kozlov-impact") {
-    // Stiffness κN and damping force 2k√N ḟ (seed 001 §5): γ = κ and βN = 2k√N.
+    // Stiffness κN and damping force 2k√N ḟ (Kozlov 1992 §5): γ = κ and βN = 2k√N.
     apply_model_preset(params, choices, assigned, "solver realization", 0.0,
                        2.0 * params.at("k") / std::sqrt(params.at("N")), params.at("kappa"));
   } else {
@@ -473,7 +474,8 @@ std::string RealizationSolver::limit_model(const ParamValues& params,
 
 std::vector<std::string> RealizationSolver::extra_columns(const Model& model,
                                                           const RunSettings&) const {
-  // N·f_k, to lay over z(t) of the limit model (seed 004 (2.6): f(q_N(t)) = z(t)/N + o(1/N)).
+  // N·f_k, to lay over z(t) of the limit model (Deryabin & Kozlov 1995 (2.6): f(q_N(t)) = z(t)/N +
+  // o(1/N)).
   std::vector<std::string> names;
   for (int k = 0; k < model.constraint_count(); ++k) names.push_back("Nf" + std::to_string(k));
   return names;

@@ -1,5 +1,5 @@
 // Solver `realization`: the free system in which the constraint is realized by the (α,β,γ)N
-// Kelvin–Voigt medium of seed 004 (1.5)–(1.8) (DESIGN.md §2).
+// Kelvin–Voigt medium of Deryabin & Kozlov 1995 (1.5)–(1.8) (docs/theory.md §2).
 #pragma once
 
 #include "solvers/solver.hpp"

@@ -1,5 +1,6 @@
-// The equations of motion of the (α,β,γ)N realization (seed 004 (1.8)) as functions of a point,
-// written once for double and for Dual so that the stiff integrator gets its Jacobian by AD.
+// The equations of motion of the (α,β,γ)N realization (Deryabin & Kozlov 1995 (1.8)) as functions
+// of a point, written once for double and for Dual so that the stiff integrator gets its Jacobian
+// by AD.
 #pragma once
 
 #include <Eigen/Core>

@@ -75,12 +75,13 @@ class Solver {
 
 // The impact law of the ideal model, shared by the solvers that apply it (event-driven and
 // moreau-jean): Newton restitution on the normal velocity in the kinetic metric.
-inline const ParamSpec kRestitutionSpec{
-    .name = "restitution",
-    .default_value = 1.0,
-    .min = 0.0,
-    .max = 1.0,
-    .description = "Newton restitution e on the normal velocity (seed 000 (1.4): e = 1 elastic)"};
+inline const ParamSpec kRestitutionSpec{.name = "restitution",
+                                        .default_value = 1.0,
+                                        .min = 0.0,
+                                        .max = 1.0,
+                                        .description =
+                                            "Newton restitution e on the normal velocity (Kugushev "
+                                            "& Sorokina 2002 (1.4): e = 1 elastic)"};
 
 // Defaults, then the case's settings for this solver (if a case is given), then the user's
 // assignments (numeric parameters and choices alike, by name), then Solver::finalize; fills

@@ -118,8 +118,10 @@ TEST_CASE("vibrating-table: classical lift-off at sin(omega t) = g/(a omega^2)",
   }
 }
 
-TEST_CASE("oscillator-at-wall: period proportional to sqrt(E) over four decades (seed 003 (9.2))",
-          "[cases]") {
+TEST_CASE(
+    "oscillator-at-wall: period proportional to sqrt(E) over four decades (Berezinskaya, Sorokina "
+    "& Kugushev 2003 (9.2))",
+    "[cases]") {
   std::vector<double> energies, periods;
   for (const double E : {1e-8, 1e-7, 1e-6, 1e-5, 1e-4}) {
     const auto model = make_model("oscillator-at-wall", {{"E", format_number(E)}});
@@ -177,7 +179,7 @@ TEST_CASE("verify confirms the viscous prediction on particle-on-circle to >= 7 
 
 TEST_CASE(
     "bouncing-ball-penalty: kozlov-impact tends to the event-driven ball with e = "
-    "exp(-pi k / omega) (seed 001 (12))",
+    "exp(-pi k / omega) (Kozlov 1992 (12))",
     "[cases]") {
   const double g = 1.0;
   const cases::BouncingBallPenalty ball(
@@ -260,7 +262,7 @@ TEST_CASE(
   const std::vector<Setting> settings{
       {1.0, 0.5, 1.0 + 0.5 + std::tan(std::atan(1.5) - 2.0 * std::atan(0.5))},
       {4.0, 0.3, 1.0 + 0.3 + std::tan(std::atan(2.0 * 1.3) - 2.0 * std::atan(0.6)) / 2.0},
-      {1.0, 0.0, 2.0},  // the issue's symmetric f = y(1 + κx²): τ = 2 like dk-plane
+      {1.0, 0.0, 2.0},  // the symmetric f = y(1 + κx²): τ = 2 like dk-plane
   };
   for (const auto& s : settings) {
     INFO("kappa " << s.kappa << ", x_c " << s.x_c);

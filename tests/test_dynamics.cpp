@@ -7,7 +7,8 @@
 
 using namespace crbench;
 
-TEST_CASE("dk-plane: lambda = g for x <= 0 and -g for x > 0 (seed 004 - section 6)", "[dynamics]") {
+TEST_CASE("dk-plane: lambda = g for x <= 0 and -g for x > 0 (Deryabin & Kozlov 1995 - section 6)",
+          "[dynamics]") {
   for (const double g : {1.0, 2.5}) {
     const auto model = make_model("dk-plane", {{"g", std::to_string(g)}});
     State x = model->initial_state();

@@ -32,8 +32,9 @@ Tolerance tolerance_for(const std::string& solver, const ParamValues& params) {
     return {5.0 * h, 10.0 * h, "moreau-jean is first order in h"};
   }
   if (solver == "realization") {
-    // The realization differs from its limit by O(1/N) (seed 004 Theorems 1, 2) with an O(1)
-    // constant in the registered cases; closed forms of the realization itself are exact in N.
+    // The realization differs from its limit by O(1/N) (Deryabin & Kozlov 1995 Theorems 1, 2) with
+    // an O(1) constant in the registered cases; closed forms of the realization itself are exact in
+    // N.
     const double N = params.at("N");
     return {10.0 / N + 1e-9, 10.0 / N + 1e-9, "the realization is O(1/N) from its limit"};
   }

@@ -1,6 +1,6 @@
 // Newton's impact law in the kinetic metric on a sloped constraint with A ≠ I:
-// ḟ⁺ = −e ḟ⁻, tangential momentum wᵀA q̇ kept for Jw = 0 (Appell, seed 000 (1.2)), energy kept
-// for e = 1 (seed 000 (1.4)).
+// ḟ⁺ = −e ḟ⁻, tangential momentum wᵀA q̇ kept for Jw = 0 (Appell, Kugushev & Sorokina 2002 (1.2)),
+// energy kept for e = 1 (Kugushev & Sorokina 2002 (1.4)).
 #include <catch2/catch.hpp>
 #include <cmath>
 

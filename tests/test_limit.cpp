@@ -1,6 +1,6 @@
-// The (α,β,γ) limit model (seed 004 Theorem 1) against closed forms: the classical and viscous
-// lift-offs of dk-plane, the first zero of z for piecewise-constant λ solved independently, the
-// seed's counterexample, a double zero.
+// The (α,β,γ) limit model (Deryabin & Kozlov 1995 Theorem 1) against closed forms: the classical
+// and viscous lift-offs of dk-plane, the first zero of z for piecewise-constant λ solved
+// independently, the paper's counterexample, a double zero.
 #include <boost/math/tools/toms748_solve.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -117,7 +117,8 @@ TEST_CASE("dk-counterexample: z vanishes in (3pi/2, 2pi) with lambda > 0 - z(2pi
   CHECK(zero < 2.0 * std::numbers::pi);
   CHECK(std::abs(zero - *facts.value("first zero of z in the (1,0,1) model")) <= 1e-11);
   CHECK(zeros[0].at("lambda").get<double>() == Approx(0.5));
-  // λ(τ) = 1/2 > 0: Theorem 1 predicts no lift-off at this zero (seed 004, Theorem 1).
+  // λ(τ) = 1/2 > 0: Theorem 1 predicts no lift-off at this zero (Deryabin & Kozlov 1995, Theorem
+  // 1).
   CHECK(r.diagnostics.at("theorem_applies") == false);
   CHECK_THAT(r.diagnostics.at("why").get<std::string>(), Catch::Contains("lambda = 0.5 >= 0"));
   CHECK_FALSE(r.lift_off_time);

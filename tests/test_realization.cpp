@@ -1,6 +1,6 @@
-// The (α,β,γ)N realization against the closed form (6.5) of seed 004 and the known limits:
-// viscous lift-off 2 + O(1/N), obstacle lift-off 1 + √(2/N), Kozlov's restitution
-// e = exp(−πk/ω) (seed 001 §5).
+// The (α,β,γ)N realization against the closed form (6.5) of Deryabin & Kozlov 1995 and the known
+// limits: viscous lift-off 2 + O(1/N), obstacle lift-off 1 + √(2/N), Kozlov's restitution e =
+// exp(−πk/ω) (Kozlov 1992 §5).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
@@ -71,8 +71,8 @@ TEST_CASE("realization viscous: lift_off_time - 2 shrinks like 1/N (order 1 +- 0
 
 TEST_CASE("realization viscous obstacle: lift-off -> 1 as 1 + sqrt(2/N) (order 1/2)",
           "[realization]") {
-  // The obstacle stops pushing at 1 + O(1/N) (seed 004, end of §6), at depth y ≈ −g/N with
-  // ẏ = 0; free flight y'' = g then leaves y < 0 after √(2/N).
+  // The obstacle stops pushing at 1 + O(1/N) (Deryabin & Kozlov 1995, end of §6), at depth y ≈ −g/N
+  // with ẏ = 0; free flight y'' = g then leaves y < 0 after √(2/N).
   const auto model = make_model("dk-plane", {});
   std::vector<double> Ns, delays;
   for (const double N : {1e4, 1e6, 1e8, 1e10, 1e12}) {
@@ -114,7 +114,7 @@ TEST_CASE("kozlov-impact: normal velocity ratio -> exp(-pi k / omega), and 0 whe
           "[realization]") {
   // A unit point arriving at f = y ≥ 0 with ẏ = −1 and no force: in the medium
   // y'' = −κN y − 2k√N y', a damped oscillator whose exit/entry velocity ratio is
-  // e = exp(−πk/ω), ω = √(κ − k²), for every N (seed 001 (12)); after the exit ẏ stays constant.
+  // e = exp(−πk/ω), ω = √(κ − k²), for every N (Kozlov 1992 (12)); after the exit ẏ stays constant.
   const auto model = testing::model_of<test_cases::UniformApproach>();
   for (const auto& [kappa, k] : std::vector<std::pair<double, double>>{{1.0, 0.1}, {2.0, 0.5}}) {
     const double e = std::exp(-std::numbers::pi * k / std::sqrt(kappa - k * k));

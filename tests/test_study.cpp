@@ -68,7 +68,8 @@ std::vector<std::string> deterministic_files() {
           "models.csv",
           "models.tex",
           "trajectories/viscous.N1e2.csv",
-          "trajectories/viscous.limit.csv"};
+          "trajectories/viscous.limit.csv",
+          "points.jsonl"};
 }
 
 }  // namespace
@@ -231,10 +232,10 @@ TEST_CASE("a small study shows the orders of the theory and regenerates the comm
   // Richardson on three points of the viscous ladder: τ_N = 2 + 1/N + O(1/N²) → 2.
   CHECK(models[1]["extrapolation"]["limit"].get<double>() == Approx(2.0).margin(1e-9));
 
-  // The committed canonical results (results/dk-plane, written by `crbench report` at the same
-  // tolerances): every lift-off of these models and N must agree to 1e-10 relative.
+  // The committed canonical results (results/studies/dk-plane, written by `crbench report` at the
+  // same tolerances): every lift-off of these models and N must agree to 1e-10 relative.
   const fs::path committed =
-      fs::path(CRBENCH_TEST_DATA) / "../../results/dk-plane/lift_off_time.json";
+      fs::path(CRBENCH_TEST_DATA) / "../../results/studies/dk-plane/lift_off_time.json";
   REQUIRE(fs::exists(committed));
   const json canonical = json::parse(read(committed));
   int compared = 0;

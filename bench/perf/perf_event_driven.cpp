@@ -1,6 +1,6 @@
-// Google Benchmark: one event-driven dk-plane solve (seed 004 §6) at the default tolerances
-// (rtol 1e-12, atol 1e-14), from the initial data to the horizon t = 3. The model is built once;
-// the timed region is the solve alone, as `wall_time_s` in a record.
+// Google Benchmark: one event-driven dk-plane solve (Deryabin & Kozlov 1995 §6) at the default
+// tolerances (rtol 1e-12, atol 1e-14), from the initial data to the horizon t = 3. The model is
+// built once; the timed region is the solve alone, as `wall_time_s` in a record.
 #include <benchmark/benchmark.h>
 
 #include "cases/registry.hpp"

@@ -1,5 +1,5 @@
 // Google Benchmark: Moreau–Jean cost per step. Siconos 4.4 takes about 4.5 µs per step on these
-// problems on this kind of machine (issue 5); the counter `time_per_step` is the figure to compare.
+// problems on this kind of machine ; the counter `time_per_step` is the figure to compare.
 #include <benchmark/benchmark.h>
 
 #include "cases/registry.hpp"
