@@ -180,7 +180,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   VerifyRequest verify_request;
   std::vector<std::string> verify_sets;
   std::map<std::string, std::string> verify_model_text;
-  std::string N_from_text, N_to_text, per_decade_text, digits_text, verify_rtol, verify_atol;
+  std::string N_from_text, N_to_text, per_decade_text, digits_text, verify_rtol, verify_atol,
+      verify_tight;
   verify->add_option("--case", verify_request.case_name, "case name")->required();
   verify->add_option("--set", verify_sets, "case parameter KEY=VALUE (repeatable)");
   for (const char* name : {"preset", "alpha", "beta", "gamma", "interaction", "kappa", "k"}) {
@@ -191,6 +192,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   verify->add_option("--N-to", N_to_text, "last N of the ladder (default 1e10)");
   verify->add_option("--per-decade", per_decade_text, "points per decade (default 1)");
   verify->add_option("--digits", digits_text, "digits of agreement required (default 8)");
+  verify->add_option("--tight-factor", verify_tight,
+                     "the discretization check runs at tolerances / this (default 100)");
   verify->add_option("--rtol", verify_rtol, "relative tolerance (default 1e-12)");
   verify->add_option("--atol", verify_atol, "absolute tolerance (default 1e-14)");
   verify->add_flag("--json", verify_request.json, "print the verdict table as JSON");
@@ -270,6 +273,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       if (!per_decade_text.empty())
         verify_request.per_decade = whole("--per-decade", per_decade_text);
       if (!digits_text.empty()) verify_request.digits = whole("--digits", digits_text);
+      if (!verify_tight.empty()) {
+        verify_request.tight_factor = parse_finite("--tight-factor", verify_tight);
+      }
       if (!verify_rtol.empty()) verify_request.rtol = parse_finite("--rtol", verify_rtol);
       if (!verify_atol.empty()) verify_request.atol = parse_finite("--atol", verify_atol);
       return run_verify(verify_request, out);

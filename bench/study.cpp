@@ -176,10 +176,10 @@ Study parse_study(const nlohmann::json& j) {
     study.tight_factor = t.number("tight_factor", study.tight_factor, range(2.0, 1e4));
     t.finish();
   }
-  if (study.rtol / study.tight_factor < 1e-16) {
+  if (study.rtol / study.tight_factor < kRtolSpec.min) {
     throw InputError("study.tolerances.tight_factor: rtol / tight_factor = " +
-                     format_number(study.rtol / study.tight_factor) +
-                     " is below 1e-16, which no integrator here can reach");
+                     format_number(study.rtol / study.tight_factor) + " is below " +
+                     format_number(kRtolSpec.min) + ", the smallest rtol the solvers accept");
   }
   study.samples = static_cast<int>(top.number("samples", study.samples, range(11.0, 1e6)));
   study.digits = top.number("digits", study.digits, range(1.0, 15.0));

@@ -16,15 +16,12 @@
 namespace crbench {
 namespace {
 
-// The discretization check runs each point again at tolerances / this factor.
-constexpr double kVerifyTightFactor = 100.0;
-
 struct LadderPoint {
   double N = 0.0;
   std::string status;
   std::string reason;
   std::optional<double> tau;
-  std::optional<double> tau_tight;  // the same point at 100× tighter tolerances
+  std::optional<double> tau_tight;  // the same point at tolerances / tight_factor
   long steps = 0;
 };
 
@@ -52,6 +49,10 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
   if (request.per_decade < 1 || request.per_decade > 10) {
     throw InputError("--per-decade: " + std::to_string(request.per_decade) +
                      " must be a whole number in [1, 10]");
+  }
+  if (!(request.tight_factor >= 2.0 && request.tight_factor <= 1e4)) {
+    throw InputError("--tight-factor: " + format_number(request.tight_factor) +
+                     " must be in [2, 1e4] (as a study's tolerances.tight_factor)");
   }
   if (request.digits < 1 || request.digits > 15) {
     throw InputError("--digits: " + std::to_string(request.digits) +
@@ -84,7 +85,7 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
   const std::optional<double> expected_order =
       stated ? std::optional<double>(stated->order) : std::nullopt;
 
-  // The realization ladder, each point also at 100× tighter tolerances.
+  // The realization ladder, each point also at tolerances / tight_factor.
   std::vector<LadderPoint> points;
   for (int i = 0; i < count; ++i) {
     LadderPoint p;
@@ -102,8 +103,8 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     p.reason = record.reason;
     p.tau = record.lift_off_time;
     p.steps = record.steps;
-    r.rtol = tight_rtol(request.rtol, kVerifyTightFactor);
-    r.atol = tight_atol(request.atol, kVerifyTightFactor);
+    r.rtol = tight_rtol(request.rtol, request.tight_factor);
+    r.atol = tight_atol(request.atol, request.tight_factor);
     const RunRecord tight = execute(r);
     if (tight.status == "ok") p.tau_tight = tight.lift_off_time;
     points.push_back(p);
@@ -156,8 +157,9 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     j["model"] = prediction.solver_params;
     j["tolerances"] = {{"rtol", request.rtol},
                        {"atol", request.atol},
-                       {"tight_rtol", std::max(request.rtol / 100.0, 1e-15)},
-                       {"tight_atol", request.atol / 100.0}};
+                       {"tight_factor", request.tight_factor},
+                       {"tight_rtol", tight_rtol(request.rtol, request.tight_factor)},
+                       {"tight_atol", tight_atol(request.atol, request.tight_factor)}};
     j["prediction"] = {
         {"lift_off_time", optional_number(tau_pred)},
         {"status", prediction.status},

@@ -21,6 +21,9 @@ struct VerifyRequest {
   int digits = 8;
   double rtol = 1e-12;
   double atol = 1e-14;
+  // The discretization check runs each point again at (rtol, atol) / tight_factor (as a study's
+  // tolerances.tight_factor).
+  double tight_factor = 100.0;
   bool json = false;
 };
 

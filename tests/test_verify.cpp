@@ -80,6 +80,7 @@ TEST_CASE("verify: bad ladders are input errors", "[verify]") {
   CHECK(verify({"--N-from", "0"}).first == 2);
   CHECK(verify({"--digits", "0"}).first == 2);
   CHECK(verify({"--per-decade", "1.5"}).first == 2);
+  CHECK(verify({"--tight-factor", "1"}).first == 2);
   CHECK(verify({"--N-from", "1e2", "--N-to", "1e3"}).first == 2);  // 2 points
   CHECK(verify({"--preset", "nope"}).first == 2);
 }
