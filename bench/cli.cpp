@@ -57,6 +57,14 @@ nlohmann::json params_json(const std::vector<ParamSpec>& params) {
   return out;
 }
 
+nlohmann::json settings_json(const std::vector<CaseSolverSetting>& settings) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : settings) {
+    out.push_back({{"solver", s.solver}, {"name", s.name}, {"value", s.value}, {"why", s.why}});
+  }
+  return out;
+}
+
 int list_command(bool as_json, std::ostream& out) {
   if (as_json) {
     nlohmann::json j;
@@ -67,7 +75,8 @@ int list_command(bool as_json, std::ostream& out) {
                             {"dof", c.info.dof},
                             {"constraints", c.info.constraints},
                             {"switches", c.info.switch_names},
-                            {"params", params_json(c.info.params)}});
+                            {"params", params_json(c.info.params)},
+                            {"solver_settings", settings_json(c.info.solver_settings)}});
     }
     j["solvers"] = nlohmann::json::array();
     for (const auto& s : solver_registry()) {
@@ -91,6 +100,10 @@ int list_command(bool as_json, std::ostream& out) {
     out << "  " << c.info.name << "  (n = " << c.info.dof << ", m = " << c.info.constraints
         << ")\n    " << c.info.description << "\n";
     print_params(out, c.info.params, false);
+    for (const auto& s : c.info.solver_settings) {
+      out << "    carries for " << s.solver << ": " << flag_name(s.name) << " " << s.value << "  ("
+          << s.why << ")\n";
+    }
   }
   out << "solvers (parameters: --NAME VALUE):\n";
   for (const auto& s : solver_registry()) {

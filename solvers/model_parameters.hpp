@@ -77,7 +77,8 @@ inline void apply_model_preset(ParamValues& params, ChoiceValues& choices,
     if (coefficients_given) {
       throw InputError(owner +
                        ": --alpha/--beta/--gamma do not combine with --preset kozlov-impact, which "
-                       "sets them from --kappa and --k; drop the preset to give them directly");
+                       "sets them from --kappa and --k; with another --preset (viscous, penalty) "
+                       "they set the coefficients directly");
     }
   } else {
     for (const char* name : {"kappa", "k"}) {
