@@ -28,12 +28,12 @@ struct BouncingBallPenalty : NoForce<1> {
     return {
         .name = "bouncing-ball-penalty",
         .description =
-            "Unit point dropped from rest at height h0 onto f = y >= 0 under gravity g: q = y, "
-            "T = y'^2/2, V = g y. With realization --preset kozlov-impact (stiffness kappa N, "
-            "damping 2 k sqrt(N) y', Kozlov 1992 section 5) each contact returns the point with "
+            "Unit point dropped from rest at height h0 onto f = y >= 0 under gravity g: q = y, T = "
+            "y'^2/2, V = g y. With realization --preset kozlov-impact (stiffness kappa N, damping "
+            "2 k sqrt(N) y', Kozlov 1992 section 5) each contact returns the point with "
             "restitution e = exp(-pi k/omega), omega = sqrt(kappa - k^2) (Kozlov 1992 (12)); as N "
-            "grows the impact times and apex heights tend to the ideal ball's with that e: "
-            "t1 = sqrt(2 h0/g), t(j+1) = t(j) + 2 e^j sqrt(2 g h0)/g, apex e^(2j) h0.",
+            "grows the impact times and apex heights tend to the ideal ball's with that e: t1 = "
+            "sqrt(2 h0/g), t(j+1) = t(j) + 2 e^j sqrt(2 g h0)/g, apex e^(2j) h0.",
         .params = {{.name = "h0",
                     .default_value = 1.0,
                     .min = 0.0,
@@ -82,7 +82,7 @@ struct BouncingBallPenalty : NoForce<1> {
     std::snprintf(buffer, sizeof buffer, "%.17g", restitution(1.0, 0.1));
     return buffer;
   }
-  // Seed 001 (12): the restitution the kozlov-impact medium produces.
+  // Kozlov 1992 (12): the restitution the kozlov-impact medium produces.
   static double restitution(double kappa, double k) {
     return k * k >= kappa ? 0.0 : std::exp(-std::numbers::pi * k / std::sqrt(kappa - k * k));
   }

@@ -27,13 +27,12 @@ struct BouncingBallSiconos : NoForce<3> {
     return {
         .name = "bouncing-ball-siconos",
         .description =
-            "Siconos's bouncing ball (siconos-tutorials 4.4.0, examples/mechanics/BouncingBall/"
-            "BouncingBallTS.cpp): q = (height, lateral, rotation), T = q'^T M q'/2 with "
-            "M = diag(m, m, 2/5 m R^2), V = m g q0, unilateral constraint f = q0 >= 0, initial "
-            "q = (h0, 0, 0), q' = 0. Impacts by Newton's law (Kugushev & Sorokina 2002 "
-            "(1.3)-(1.4)); Siconos's "
-            "reference uses restitution 0.9, theta = 0.5, h = 0.005 on [0, 10] "
-            "(tests/data/siconos/BouncingBallTS.ref). Free fall until the first impact "
+            "Siconos's bouncing ball (siconos-tutorials 4.4.0, "
+            "examples/mechanics/BouncingBall/BouncingBallTS.cpp): q = (height, lateral, rotation), "
+            "T = q'^T M q'/2 with M = diag(m, m, 2/5 m R^2), V = m g q0, unilateral constraint f = "
+            "q0 >= 0, initial q = (h0, 0, 0), q' = 0. Impacts by Newton's law (Kugushev & Sorokina "
+            "2002 (1.3)-(1.4)); Siconos's reference uses restitution 0.9, theta = 0.5, h = 0.005 "
+            "on [0, 10] (tests/data/siconos/BouncingBallTS.ref). Free fall until the first impact "
             "at t = sqrt(2 h0/g).",
         .params = {{.name = "m",
                     .default_value = 1.0,

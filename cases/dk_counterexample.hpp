@@ -33,13 +33,12 @@ struct DkCounterexample {
         .name = "dk-counterexample",
         .description =
             "Deryabin-Kozlov counterexample (Deryabin & Kozlov 1995, section 3, after Proposition "
-            "2): unit "
-            "point, q = (x, y), f = y >= 0, force (0, -mu(t)) with mu = mu_before (1) for "
-            "t <= switch_time (3 pi/2) and mu_after (1/2) after; initial (x, y, x', y') = "
-            "(0, 0, 1, 0). On the constraint lambda = mu > 0 throughout. In the (1,0,1) model "
-            "z'' + z = -lambda gives z = (-1 + sin t)/2 + cos t after 3 pi/2 and z(2 pi) = 1/2: "
-            "z vanishes at 2 pi + atan(1/2) - acos(1/sqrt 5) = 5.6397 although lambda does not, "
-            "and lambda = 1/2 > 0 there, so Theorem 1 does not predict a lift-off at that zero.",
+            "2): unit point, q = (x, y), f = y >= 0, force (0, -mu(t)) with mu = mu_before (1) for "
+            "t <= switch_time (3 pi/2) and mu_after (1/2) after; initial (x, y, x', y') = (0, 0, "
+            "1, 0). On the constraint lambda = mu > 0 throughout. In the (1,0,1) model z'' + z = "
+            "-lambda gives z = (-1 + sin t)/2 + cos t after 3 pi/2 and z(2 pi) = 1/2: z vanishes "
+            "at 2 pi + atan(1/2) - acos(1/sqrt 5) = 5.6397 although lambda does not, and lambda = "
+            "1/2 > 0 there, so Theorem 1 does not predict a lift-off at that zero.",
         .params = {{.name = "mu_before",
                     .default_value = 1.0,
                     .min = 0.0,

@@ -23,13 +23,13 @@ struct DkPlane {
     return {
         .name = "dk-plane",
         .description =
-            "Unit point in the plane, q = (x, y), T = (x'^2 + y'^2)/2, unilateral constraint "
-            "f = y >= 0; force (0, -g) for x <= 0 and (0, +g) for x > 0 (one switch at x = 0); "
-            "initial data (x, y, x', y') = (-1, 0, 1, 0). On the constraint lambda = g until "
-            "x = 0 and -g after: the classical model lifts off at t = 1 and then "
-            "y = g(t-1)^2/2; the viscous (0,1,0) limit lifts off at the first zero of the "
-            "integral of lambda, t = 2; the viscous realization with parameter N has the closed "
-            "form (6.5). Seed 004_fbb2ebb5a04b662c.txt, section 6, (6.4)-(6.5).",
+            "Unit point in the plane, q = (x, y), T = (x'^2 + y'^2)/2, unilateral constraint f = y "
+            ">= 0; force (0, -g) for x <= 0 and (0, +g) for x > 0 (one switch at x = 0); initial "
+            "data (x, y, x', y') = (-1, 0, 1, 0). On the constraint lambda = g until x = 0 and -g "
+            "after: the classical model lifts off at t = 1 and then y = g(t-1)^2/2; the viscous "
+            "(0,1,0) limit lifts off at the first zero of the integral of lambda, t = 2; the "
+            "viscous realization with parameter N has the closed form (6.5). Deryabin & Kozlov "
+            "1995, section 6, (6.4)-(6.5).",
         .params = {{.name = "g",
                     .default_value = 1.0,
                     .min = 0.0,
@@ -102,11 +102,10 @@ struct DkPlane {
          // gives y(0) = 2g/N^2, not 0: the solution of y'' = -g - Ny' from rest has
          // -(g/N^2)e^(-Nt). The printed second branch, (g/N^2)(2e^N - 1)e^(-Nt) + gt/N
          // - (2g/N)(1 + 1/(2N)), is the one that continues the corrected first branch.
-         .source =
-             "Deryabin & Kozlov 1995 (6.5) with the sign of e^(-Nt) in the first branch corrected "
-             "(the printed "
-             "+ violates y(0) = 0): viscous realization y'' = -+g - N y' in y <= 0, valid while "
-             "y <= 0; (2e^N - 1)e^(-Nt) is evaluated as 2e^(-N(t-1)) - e^(-Nt) to avoid overflow",
+         .source = "Deryabin & Kozlov 1995 (6.5) with the sign of e^(-Nt) in the first branch "
+                   "corrected (the printed + violates y(0) = 0): viscous realization y'' = -+g - N "
+                   "y' in y <= 0, valid while y <= 0; (2e^N - 1)e^(-Nt) is evaluated as "
+                   "2e^(-N(t-1)) - e^(-Nt) to avoid overflow",
          .q = [gravity](double t, double N) -> std::optional<Eigen::VectorXd> {
            if (!(N > 0.0) || t < 0.0) return std::nullopt;
            double y = 0.0;

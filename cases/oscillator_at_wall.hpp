@@ -26,12 +26,12 @@ struct OscillatorAtWall : NoForce<1> {
     return {
         .name = "oscillator-at-wall",
         .description =
-            "Seed 003 section 9: one degree of freedom, L = a(q) q'^2/2 - V(q), a(q) = m (1 + c "
-            "q), "
-            "V = k1 q + k2 q^2/2, constraint f = q >= 0; V'(0) = k1 > 0 makes q = 0 a stable "
-            "equilibrium on the constraint. Started at q = 0 leaving the wall with energy E; with "
-            "elastic impacts (restitution 1) the motion repeats impact-free arcs whose period "
-            "falls like sqrt(E) (9.2): T ~ 2 sqrt(2 m E)/k1 for small E.",
+            "Berezinskaya, Sorokina & Kugushev 2003 section 9: one degree of freedom, L = a(q) "
+            "q'^2/2 - V(q), a(q) = m (1 + c q), V = k1 q + k2 q^2/2, constraint f = q >= 0; V'(0) "
+            "= k1 > 0 makes q = 0 a stable equilibrium on the constraint. Started at q = 0 leaving "
+            "the wall with energy E; with elastic impacts (restitution 1) the motion repeats "
+            "impact-free arcs whose period falls like sqrt(E) (9.2): T ~ 2 sqrt(2 m E)/k1 for "
+            "small E.",
         .params = {{.name = "m",
                     .default_value = 1.0,
                     .min = 0.0,

@@ -32,8 +32,7 @@ struct ParticleOnCircle : NoForce<2> {
             "theta'^2)/2, V = g r cos(theta), f = r - R >= 0; released at the top with speed v0 "
             "along the circle. On the circle lambda = 3 g cos(theta) - 2 g - v0^2/R: the classical "
             "model leaves where cos(theta) = (2 + v0^2/(g R))/3; the viscous limit (Deryabin & "
-            "Kozlov 1995 "
-            "Theorem 2) where the integral of lambda first vanishes.",
+            "Kozlov 1995 Theorem 2) where the integral of lambda first vanishes.",
         .params = {{.name = "R",
                     .default_value = 1.0,
                     .min = 0.0,

@@ -25,13 +25,12 @@ struct PendulumString : NoForce<2> {
     return {
         .name = "pendulum-string",
         .description =
-            "Unit point on an inextensible string of length L: f = L - r >= 0 in polar "
-            "coordinates (r, theta) about the pivot, theta from the bottom; T = (r'^2 + r^2 "
-            "theta'^2)/2, V = -g r cos(theta); started at the bottom with speed v0. The tension "
-            "lambda = 3 g cos(theta) - 2 g + v0^2/L vanishes where cos(theta) = (2 - v0^2/(g "
-            "L))/3: "
-            "the string goes slack there (above the horizontal for 2 g L < v0^2 < 5 g L) and the "
-            "point flies on a parabola.",
+            "Unit point on an inextensible string of length L: f = L - r >= 0 in polar coordinates "
+            "(r, theta) about the pivot, theta from the bottom; T = (r'^2 + r^2 theta'^2)/2, V = "
+            "-g r cos(theta); started at the bottom with speed v0. The tension lambda = 3 g "
+            "cos(theta) - 2 g + v0^2/L vanishes where cos(theta) = (2 - v0^2/(g L))/3: the string "
+            "goes slack there (above the horizontal for 2 g L < v0^2 < 5 g L) and the point flies "
+            "on a parabola.",
         .params = {{.name = "L",
                     .default_value = 1.0,
                     .min = 0.0,

@@ -31,11 +31,10 @@ struct PlaneReparametrized : DkPlane {
     info.name = "plane-reparametrized";
     info.description =
         "dk-plane (Deryabin & Kozlov 1995 section 6) with the constraint written f = y (1 + kappa "
-        "(x - x_c)^2): "
-        "the same surface y = 0, the same classical motion and mu, but the multiplier of f is "
-        "lambda/(1 + kappa (x - x_c)^2). The viscous limit leaves at the first zero of its "
-        "integral, tau = 1 + x_c + tan(atan(u (1 + x_c)) - 2 atan(u x_c))/u, u = sqrt(kappa): "
-        "2 for x_c = 0 (symmetry about the switch), 1.5556 for kappa = 1, x_c = 0.5.";
+        "(x - x_c)^2): the same surface y = 0, the same classical motion and mu, but the "
+        "multiplier of f is lambda/(1 + kappa (x - x_c)^2). The viscous limit leaves at the first "
+        "zero of its integral, tau = 1 + x_c + tan(atan(u (1 + x_c)) - 2 atan(u x_c))/u, u = "
+        "sqrt(kappa): 2 for x_c = 0 (symmetry about the switch), 1.5556 for kappa = 1, x_c = 0.5.";
     info.params.push_back({.name = "kappa",
                            .default_value = 1.0,
                            .min = 0.0,
@@ -80,8 +79,7 @@ struct PlaneReparametrized : DkPlane {
       facts.lift_off.push_back({.model = "viscous",
                                 .time = *tau,
                                 .source = "Deryabin & Kozlov 1995 Theorem 2: first zero of the "
-                                          "integral of lambda/(1 + kappa (x - "
-                                          "x_c)^2), x = t - 1"});
+                                          "integral of lambda/(1 + kappa (x - x_c)^2), x = t - 1"});
     }
     return facts;
   }

@@ -28,12 +28,10 @@ struct VibratingTable : NoForce<1> {
         .description =
             "Unit point on a table moving as y_T(t) = a sin(omega t), a controlled constraint "
             "(Kirgetov 1964): q = y, T = y'^2/2, V = g y, f = y - a sin(omega t) >= 0, started on "
-            "the "
-            "table with its velocity a omega. lambda = g - a omega^2 sin(omega t): the classical "
-            "model leaves at sin(omega t) = g/(a omega^2) (a omega^2 > g); the viscous limit at "
-            "the "
-            "first positive zero of g t - a omega (1 - cos(omega t)) (Deryabin & Kozlov 1995 "
-            "Theorem 2).",
+            "the table with its velocity a omega. lambda = g - a omega^2 sin(omega t): the "
+            "classical model leaves at sin(omega t) = g/(a omega^2) (a omega^2 > g); the viscous "
+            "limit at the first positive zero of g t - a omega (1 - cos(omega t)) (Deryabin & "
+            "Kozlov 1995 Theorem 2).",
         .params = {{.name = "a",
                     .default_value = 0.1,
                     .min = 0.0,
@@ -100,11 +98,11 @@ struct VibratingTable : NoForce<1> {
                                 .source = "lambda = g - a omega^2 sin(omega t) = 0"});
     }
     if (const auto viscous = viscous_time()) {
-      facts.lift_off.push_back({.model = "viscous",
-                                .time = *viscous,
-                                .source =
-                                    "first positive zero of g t - a omega (1 - cos omega t), "
-                                    "the integral of lambda (Deryabin & Kozlov 1995 Theorem 2)"});
+      facts.lift_off.push_back(
+          {.model = "viscous",
+           .time = *viscous,
+           .source = "first positive zero of g t - a omega (1 - cos omega t), the integral of "
+                     "lambda (Deryabin & Kozlov 1995 Theorem 2)"});
     }
     return facts;
   }

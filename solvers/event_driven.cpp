@@ -225,7 +225,8 @@ class Run {
     theorem_applies_ = false;
   }
 
-  // Seed 004 Theorem 1: lift-off at the first zero τ of z if it is simple and λ(τ) < 0.
+  // Deryabin & Kozlov 1995 Theorem 1: lift-off at the first zero τ of z if it is simple and λ(τ) <
+  // 0.
   bool z_zero_lifts_off(const State& x, int k) {
     const double lambda = lambda_of(x, k);
     const double rate = z_rate(x, k, lambda);
@@ -279,15 +280,14 @@ class Run {
     }
   }
 
-  // Seed 004 §3: Proposition 1 (β² ≥ 4αγ) and Proposition 2 (β² < 4αγ, ω² = 4αγ − β²,
+  // Deryabin & Kozlov 1995 §3: Proposition 1 (β² ≥ 4αγ) and Proposition 2 (β² < 4αγ, ω² = 4αγ − β²,
   // τ ≤ π/ω with τ the first zero of μ) guarantee z < 0 beyond the first zero of λ, i.e. a delay.
   std::string proposition(int k) const {
     const double a = opt_.limit->alpha, b = opt_.limit->beta, c = opt_.limit->gamma;
     const double zero = lambda_zero_[static_cast<std::size_t>(k)];
     if (std::isnan(zero)) {
       return "lambda > 0 throughout the contact: Propositions 1-2 (Deryabin & Kozlov 1995 section "
-             "3) speak of "
-             "the zero of lambda and do not apply";
+             "3) speak of the zero of lambda and do not apply";
     }
     const double tau = zero - contact_start_[static_cast<std::size_t>(k)];
     if (b * b >= 4.0 * a * c) {
@@ -320,8 +320,7 @@ class Run {
     rec_.diagnostics["proposition"] = proposition_;
     rec_.diagnostics["lift_off_driver"] =
         "lambda, the multiplier of the given f (docs/theory.md section 2); mu = lambda |grad "
-        "f|_{A^-1} "
-        "is reported beside it (z_zeros, trajectory)";
+        "f|_{A^-1} is reported beside it (z_zeros, trajectory)";
     rec_.diagnostics["z_zeros"] = z_zeros_;
     nlohmann::ordered_json zeros = nlohmann::ordered_json::array();
     for (int k = 0; k < m_; ++k) {
@@ -368,7 +367,7 @@ class Run {
         dy[static_cast<std::size_t>(n_ + i)] = acc.qdd(i);
       }
       if (!dynamic_z()) return;
-      // Seed 004 (1.10) along the contact: α z'' + β z' + γ z = −λ(t).
+      // Deryabin & Kozlov 1995 (1.10) along the contact: α z'' + β z' + γ z = −λ(t).
       const LimitCoefficients& c = *opt_.limit;
       for (std::size_t r = 0; r < active_.size(); ++r) {
         const auto k = static_cast<std::size_t>(active_[r]);
@@ -775,8 +774,7 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
           ? "from a contact (or an impact) to the lift_off event of the (alpha,beta,gamma) limit "
             "model: the first simple zero of z (alpha z'' + beta z' + gamma z = -lambda, z = z' = "
             "0 at the start of the contact) where lambda < 0 (Deryabin & Kozlov 1995, Theorem 1); "
-            "an impact "
-            "alone is an episode of zero duration"
+            "an impact alone is an episode of zero duration"
           : "from a contact (or an impact) to the lift_off event, where the multiplier lambda "
             "reaches 0 from above or the contact complementarity after an event (e.g. a force "
             "switch) gives lambda = 0 and f'' > 0; an impact alone is an episode of zero duration";

@@ -21,9 +21,9 @@ namespace crbench {
 
 std::string LimitSolver::description() const {
   return "The (alpha,beta,gamma) limit model of Deryabin & Kozlov 1995 Theorem 1: motion on the "
-         "constraint with "
-         "alpha z'' + beta z' + gamma z = -lambda along each contact, lift-off at the first "
-         "simple zero of z where lambda < 0; reports whether the theorem applies and why not.";
+         "constraint with alpha z'' + beta z' + gamma z = -lambda along each contact, lift-off at "
+         "the first simple zero of z where lambda < 0; reports whether the theorem applies and why "
+         "not.";
 }
 
 std::vector<ParamSpec> LimitSolver::parameters() const {
@@ -32,8 +32,7 @@ std::vector<ParamSpec> LimitSolver::parameters() const {
     if (p.name == "restitution") {
       p.description =
           "Newton restitution at re-contact (Deryabin & Kozlov 1995 end of section 5: 0 for the "
-          "viscous limit; "
-          "Kozlov 1992 (12): exp(-pi k/omega) for kozlov-impact)";
+          "viscous limit; Kozlov 1992 (12): exp(-pi k/omega) for kozlov-impact)";
       p.default_note = "0 for the viscous limit, exp(-pi k/omega) for kozlov-impact, 1 otherwise";
     }
   }

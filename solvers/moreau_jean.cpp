@@ -27,9 +27,9 @@ namespace crbench {
 
 std::string MoreauJeanSolver::description() const {
   return "Ideal model as a measure differential equation, Moreau-Jean time stepping: theta-method "
-         "for the smooth part, activation by f + gamma h f' <= 0, impulses from Newton's law "
-         "0 <= f'(k+1) + e f'(k) _|_ P >= 0 (closed form for one constraint, exact enumerative LCP "
-         "for several). First order; impacts, sliding and lift-off without events.";
+         "for the smooth part, activation by f + gamma h f' <= 0, impulses from Newton's law 0 <= "
+         "f'(k+1) + e f'(k) _|_ P >= 0 (closed form for one constraint, exact enumerative LCP for "
+         "several). First order; impacts, sliding and lift-off without events.";
 }
 
 std::vector<ParamSpec> MoreauJeanSolver::parameters() const {

@@ -404,10 +404,10 @@ class Run {
 
 std::string RealizationSolver::description() const {
   return "The free system with the (alpha,beta,gamma)N Kelvin-Voigt medium in f < 0 (Deryabin & "
-         "Kozlov 1995 "
-         "(1.5)-(1.8)): medium or obstacle interaction; presets viscous (0,1,0), penalty (0,0,1), "
-         "kozlov-impact (stiffness kappa N, damping 2k sqrt(N)); rosenbrock4 with an AD Jacobian "
-         "in the stiff medium phases, dopri5 elsewhere; entries, exits and switches are events.";
+         "Kozlov 1995 (1.5)-(1.8)): medium or obstacle interaction; presets viscous (0,1,0), "
+         "penalty (0,0,1), kozlov-impact (stiffness kappa N, damping 2k sqrt(N)); rosenbrock4 with "
+         "an AD Jacobian in the stiff medium phases, dopri5 elsewhere; entries, exits and switches "
+         "are events.";
 }
 
 std::vector<ParamSpec> RealizationSolver::parameters() const {
