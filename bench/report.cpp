@@ -202,11 +202,18 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
            "the case |\n"
         << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   timing << "| case | solver | wall time [s] | steps |\n|---|---|---|---|\n";
-  int runs = 0, runs_ok = 0;
+  int runs = 0, runs_ok = 0, not_run = 0;
 
   for (const auto& c : case_registry()) {
     fs::create_directories(out_dir / "cases" / c.info.name);
     for (const auto& s : solver_registry()) {
+      if (c.info.kinematic > 0 && !s->handles_kinematic_constraints()) {
+        table << "| " << c.info.name << " | " << s->name()
+              << " | - | not run: the solver does not compute kinematic constraints | - | - | - | "
+                 "- | - | - | - | - |\n";
+        ++not_run;
+        continue;
+      }
       RunRequest request;
       request.case_name = c.info.name;
       request.solver_name = s->name();
@@ -342,7 +349,12 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
          "the method is docs/theory.md §4):\n"
       << overview.str() << "\n"
       << "### Every case through every solver\n\n"
-      << runs << " runs, " << runs_ok << " with status ok: [cases/README.md](cases/README.md).\n\n"
+      << runs << " runs, " << runs_ok << " with status ok"
+      << (not_run > 0 ? " (" + std::to_string(not_run) +
+                            " case × solver pairs not run: the solver does not compute the "
+                            "case's kinematic constraints)"
+                      : std::string())
+      << ": [cases/README.md](cases/README.md).\n\n"
       << "### External reference\n\n"
       << "Siconos's BouncingBallTS against crbench's `moreau-jean` with no flags: "
          "[siconos/README.md](siconos/README.md).\n\n"

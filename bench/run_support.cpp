@@ -58,6 +58,7 @@ class TrajectoryCsv {
 RunRecord execute(const RunRequest& request) {
   const Solver& solver = find_solver(request.solver_name);
   const std::unique_ptr<Model> model = make_model(request.case_name, request.case_assignments);
+  require_support(solver, *model);
   check_in_range(kRtolSpec, request.rtol, "--rtol");
   check_in_range(kAtolSpec, request.atol, "--atol");
 

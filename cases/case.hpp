@@ -47,6 +47,9 @@ struct CaseInfo {
   int constraints = 0;  // m
   int switches = 0;     // number of switching functions of the piecewise force
   std::vector<std::string> switch_names;
+  // Kinematic (velocity) constraints a(q,t)·q̇ + b(q,t) = 0 (docs/theory.md §2); filled in by the
+  // registry from the case's `kinematic` count.
+  int kinematic = 0;
   std::vector<CaseSolverSetting> solver_settings;
 };
 
@@ -121,6 +124,18 @@ struct NoForce {
   }
 };
 
+// Optional in a case: `static constexpr int kinematic` rows of kinematic constraints
+// a(q,t)·q̇ + b(q,t) = 0, given by `kinematic_rows<S>(q, t)` (the k×n matrix a) and, when b ≠ 0,
+// `kinematic_offset<S>(q, t)` (the k-vector b); see cases/knife_edge_incline.hpp.
+template <class C>
+constexpr int kinematic_count() {
+  if constexpr (requires { C::kinematic; }) {
+    return C::kinematic;
+  } else {
+    return 0;
+  }
+}
+
 // What a case author writes (see cases/dk_plane.hpp for a complete example).
 template <class C>
 concept Case = requires(const C& c, const ParamValues& p, const Vec<double, C::n>& q,
@@ -155,6 +170,12 @@ struct PointT {
   Matrix J;       // ∂f/∂q, one row per constraint
   Vector f_t;     // ∂f/∂t
   Vector d;       // f̈ − J q̈ = żᵀ ∇²f ż with z = (q, t)
+  // Kinematic constraints g = a q̇ + b = 0 (empty without them): a, the value g, the rate term
+  // g_rate = ġ − a q̈ (ȧ q̇ + ḃ), and the curl Ω, row r: Ω_ri = Σ_k (∂a_rk/∂q_i − ∂a_ri/∂q_k) q̇_k.
+  Matrix a;
+  Vector g;
+  Vector g_rate;
+  Matrix curl;
 
   // The generalized force that is not a constraint reaction: Q − ∂V/∂q − c.
   Vector free_force() const { return Q - grad_V - c; }
@@ -176,6 +197,7 @@ class Model {
   int dof() const { return info().dof; }
   int constraint_count() const { return info().constraints; }
   int switch_count() const { return info().switches; }
+  int kinematic_count() const { return info().kinematic; }
 
   virtual void evaluate(const State& x, Modes modes, Point& out) const = 0;
   // The same quantities with their derivatives over (q, q̇, t) (see Dual), except d, whose

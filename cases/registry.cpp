@@ -4,6 +4,7 @@
 #include "cases/bouncing_ball_siconos.hpp"
 #include "cases/dk_counterexample.hpp"
 #include "cases/dk_plane.hpp"
+#include "cases/knife_edge_incline.hpp"
 #include "cases/oscillator_at_wall.hpp"
 #include "cases/particle_on_circle.hpp"
 #include "cases/pendulum_string.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 template <Case C>
 CaseEntry entry() {
-  return {C::info(), [](const ParamValues& p) { return std::make_unique<CaseModel<C>>(p); }};
+  return {case_info<C>(), [](const ParamValues& p) { return std::make_unique<CaseModel<C>>(p); }};
 }
 
 }  // namespace
@@ -32,6 +33,7 @@ const std::vector<CaseEntry>& case_registry() {
       entry<cases::OscillatorAtWall>(),
       entry<cases::BouncingBallPenalty>(),
       entry<cases::PlaneReparametrized>(),
+      entry<cases::KnifeEdgeIncline>(),
   };
   return cases;
 }

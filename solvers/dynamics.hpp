@@ -14,17 +14,26 @@
 
 namespace crbench {
 
+// The case's CaseInfo with the counts the registry derives (the kinematic rows).
+template <Case C>
+CaseInfo case_info() {
+  CaseInfo info = C::info();
+  info.kinematic = crbench::kinematic_count<C>();
+  return info;
+}
+
 // Wraps a `Case` into a `Model`. The case's templated functions are instantiated at double and
 // at AutoDiffScalar types with fixed-size derivative vectors (no allocation per evaluation).
 template <Case C>
 class CaseModel final : public Model {
   static constexpr int n = C::n;
   static constexpr int m = C::m;
+  static constexpr int kk = crbench::kinematic_count<C>();
   using Vn = Vec<double, n>;
 
  public:
   explicit CaseModel(const ParamValues& params)
-      : case_(params), info_(C::info()), params_(params) {}
+      : case_(params), info_(case_info<C>()), params_(params) {}
 
   const CaseInfo& info() const override { return info_; }
   const ParamValues& params() const override { return params_; }
@@ -115,6 +124,8 @@ class CaseModel final : public Model {
     Vec<S, n> c, grad_V, Q;
     Vec<S, m> f, f_t, d;
     Mat<S, m, n> J;
+    Mat<S, kk, n> a, curl;
+    Vec<S, kk> g, g_rate;
   };
 
   template <class S, bool with_d = true>
@@ -138,7 +149,39 @@ class CaseModel final : public Model {
     }
 
     if constexpr (with_d) out.d = direction_second_derivative<S>(q, v, t);
+    if constexpr (kk > 0) kinematic_terms<S, Dz>(q, v, t, qz, out);
     return out;
+  }
+
+  // a, g = a q̇ + b, ġ − a q̈ and the curl Ω from one inner pass over z = (q, t)
+  // (Kozlov 1992 §2–3; docs/theory.md §2).
+  template <class S, class Dz>
+  void kinematic_terms(const Vec<S, n>& /*q*/, const Vec<S, n>& v, const S& t, const Vec<Dz, n>& qz,
+                       Terms<S>& out) const {
+    const Dz tz(t, Vec<S, n + 1>::Unit(n));
+    const Mat<Dz, kk, n> a_ad = case_.template kinematic_rows<Dz>(qz, tz);
+    Vec<Dz, kk> b_ad = Vec<Dz, kk>::Constant(Dz(S(0.0), Vec<S, n + 1>::Zero()));
+    if constexpr (requires { case_.template kinematic_offset<Dz>(qz, tz); }) {
+      b_ad = case_.template kinematic_offset<Dz>(qz, tz);
+    }
+    for (int r = 0; r < kk; ++r) {
+      out.g(r) = b_ad(r).value();
+      out.g_rate(r) = b_ad(r).derivatives()(n);
+      for (int i = 0; i < n; ++i) out.g_rate(r) += b_ad(r).derivatives()(i) * v(i);
+      for (int k = 0; k < n; ++k) {
+        out.a(r, k) = a_ad(r, k).value();
+        out.g(r) += out.a(r, k) * v(k);
+        S rate = a_ad(r, k).derivatives()(n);  // ∂a_rk/∂t
+        for (int i = 0; i < n; ++i) rate += a_ad(r, k).derivatives()(i) * v(i);
+        out.g_rate(r) += rate * v(k);
+      }
+      for (int i = 0; i < n; ++i) {
+        out.curl(r, i) = S(0.0);
+        for (int k = 0; k < n; ++k) {
+          out.curl(r, i) += (a_ad(r, k).derivatives()(i) - a_ad(r, i).derivatives()(k)) * v(k);
+        }
+      }
+    }
   }
 
   // d = d²/ds² f(q + s q̇, t + s) at s = 0 = żᵀ ∇²f ż, by nested forward mode along ż.
@@ -167,6 +210,18 @@ class CaseModel final : public Model {
     out.f.resize(m);
     out.f_t.resize(m);
     out.d.resize(m);
+    out.a.resize(kk, n);
+    out.curl.resize(kk, n);
+    out.g.resize(kk);
+    out.g_rate.resize(kk);
+    for (int r = 0; r < kk; ++r) {
+      for (int i = 0; i < n; ++i) {
+        out.a(r, i) = convert(in.a(r, i));
+        out.curl(r, i) = convert(in.curl(r, i));
+      }
+      out.g(r) = convert(in.g(r));
+      out.g_rate(r) = convert(in.g_rate(r));
+    }
     for (int i = 0; i < n; ++i) {
       for (int j = 0; j < n; ++j) out.A(i, j) = convert(in.A(i, j));
       out.c(i) = convert(in.c(i));
@@ -233,6 +288,8 @@ struct ConstrainedAcceleration {
   Eigen::VectorXd qdd;
   Eigen::VectorXd lambda;  // one per active constraint, in the order of `active`
   Eigen::VectorXd mu;      // μ = λ·|∇f|_{A⁻¹}, the normal reaction in the kinetic metric
+  // The multipliers ν of the kinematic constraints (reaction aᵀν), when the case has them.
+  Eigen::VectorXd kinematic_lambda;
   bool ok = true;
   std::string reason;  // set when !ok: singular or ill-conditioned active set
   double rcond = 1.0;  // reciprocal condition estimate of J_K A⁻¹ J_Kᵀ
@@ -248,7 +305,8 @@ double reciprocal_condition(const Eigen::LDLT<Eigen::MatrixXd>& ldlt);
 
 ConstrainedAcceleration constrained_acceleration(const Point& p, const std::vector<int>& active);
 
-// The Delassus matrix W = J_K A⁻¹ J_Kᵀ and A⁻¹ J_Kᵀ for the rows in `rows`.
+// The Delassus matrix W = J_K A⁻¹ J_Kᵀ and A⁻¹ J_Kᵀ for the rows in `rows`; with kinematic
+// constraints A⁻¹ is restricted to the velocities that keep them (see dynamics.cpp).
 struct Delassus {
   Eigen::MatrixXd W;
   Eigen::MatrixXd Ainv_Jt;

@@ -30,6 +30,9 @@ class EventDrivenSolver final : public Solver {
   std::string limit_model(const ParamValues&, const ChoiceValues&) const override {
     return "classical";
   }
+  // Kinematic constraints enter as ideal (d'Alembert–Lagrange) reactions aᵀν: nonholonomic
+  // motion (solvers/dynamics.cpp).
+  bool handles_kinematic_constraints() const override { return true; }
   RunRecord run(const Model& model, const RunSettings& settings) const override;
 };
 

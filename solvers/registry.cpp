@@ -78,6 +78,15 @@ void configure_solver(const Solver& solver, const std::vector<Assignment>& user,
   }
 }
 
+void require_support(const Solver& solver, const Model& model) {
+  if (model.kinematic_count() > 0 && !solver.handles_kinematic_constraints()) {
+    throw InputError("--solver: " + solver.name() +
+                     " does not compute kinematic constraints (case " + model.info().name +
+                     " has " + std::to_string(model.kinematic_count()) +
+                     "); event-driven computes their ideal (nonholonomic) motion");
+  }
+}
+
 const Solver& find_solver(std::string_view name) {
   std::string known;
   for (const auto& s : solver_registry()) {

@@ -57,6 +57,9 @@ class Solver {
   virtual std::vector<ChoiceSpec> choices() const { return {}; }
   // Adaptive solvers take rtol/atol; fixed-step ones (moreau-jean) reject them.
   virtual bool takes_tolerances() const { return true; }
+  // Whether the solver computes cases with kinematic constraints a q̇ + b = 0; the others refuse
+  // such a case (InputError, exit 2) rather than ignore the constraint.
+  virtual bool handles_kinematic_constraints() const { return false; }
   // Completes a configuration after defaults and the user's assignments: fills values that
   // depend on a choice (a preset's α, β, γ) where `assigned` does not name them, and rejects
   // inadmissible combinations with an InputError naming the items.
@@ -88,6 +91,9 @@ inline const ParamSpec kRestitutionSpec{.name = "restitution",
 // settings.parameter_sources. InputError on an unknown name, a bad value or a bad combination.
 void configure_solver(const Solver& solver, const std::vector<Assignment>& assignments,
                       RunSettings& settings, const CaseInfo* case_info = nullptr);
+
+// InputError when the case has kinematic constraints and the solver does not compute them.
+void require_support(const Solver& solver, const Model& model);
 
 const std::vector<std::unique_ptr<Solver>>& solver_registry();
 // InputError naming the known solvers when there is none of that name.

@@ -143,6 +143,7 @@ std::deque<std::string>& names() {
 const bool registered = [] {
   for (const auto& c : case_registry()) {
     for (const auto& s : solver_registry()) {
+      if (c.info.kinematic > 0 && !s->handles_kinematic_constraints()) continue;
       names().push_back("facts: " + c.info.name + " / " + s->name());
       names().push_back("[facts]");
       const std::string& name = names()[names().size() - 2];

@@ -1,0 +1,171 @@
+// Kinematic constraints a(q,t)·q̇ + b(q,t) = 0: the AD-derived quantities against finite
+// differences, the ideal (nonholonomic) motion of event-driven against the knife edge's closed
+// form, and the solvers that do not compute such constraints refusing the case.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <sstream>
+
+#include "bench/cli.hpp"
+#include "support.hpp"
+
+using namespace crbench;
+
+namespace {
+
+// A test-only case whose kinematic row depends on q and t and has an offset b, so that every
+// term of g_rate = ȧ q̇ + ḃ and of the curl is exercised: n = 2, no unilateral constraint,
+// a = (cos t + q1, q0 q1), b = sin(q0 t).
+struct TimeDependentRow : NoForce<2> {
+  static constexpr int n = 2;
+  static constexpr int m = 0;
+  static constexpr int kinematic = 1;
+  explicit TimeDependentRow(const ParamValues&) {}
+  static CaseInfo info() {
+    return {.name = "time-dependent-row",
+            .description = "test case",
+            .params = {},
+            .dof = n,
+            .constraints = m,
+            .switches = switches};
+  }
+  template <class S>
+  Mat<S, n, n> metric(const Vec<S, n>& q) const {
+    Mat<S, n, n> A;
+    A << S(2.0) + q(1) * q(1), S(0.3), S(0.3), S(1.0);
+    return A;
+  }
+  template <class S>
+  S potential(const Vec<S, n>& q, const S& /*t*/) const {
+    return q(0) * q(1);
+  }
+  template <class S>
+  Vec<S, m> constraints(const Vec<S, n>& /*q*/, const S& /*t*/) const {
+    return Vec<S, m>();
+  }
+  template <class S>
+  Mat<S, 1, n> kinematic_rows(const Vec<S, n>& q, const S& t) const {
+    using std::cos;
+    Mat<S, 1, n> a;
+    a(0, 0) = cos(t) + q(1);
+    a(0, 1) = q(0) * q(1);
+    return a;
+  }
+  template <class S>
+  Vec<S, 1> kinematic_offset(const Vec<S, n>& q, const S& t) const {
+    using std::sin;
+    return Vec<S, 1>(sin(q(0) * t));
+  }
+  State initial_state() const {
+    return {.t = 0.3, .q = Eigen::Vector2d(0.7, -0.4), .v = Eigen::Vector2d(0.2, 1.1)};
+  }
+  double horizon() const { return 1.0; }
+  Facts facts() const { return {}; }
+};
+
+// g = a q̇ + b at (q, q̇, t), from the case's functions at double precision.
+Eigen::VectorXd g_of(const TimeDependentRow& c, const Eigen::Vector2d& q, const Eigen::Vector2d& v,
+                     double t) {
+  return c.kinematic_rows<double>(q, t) * v + c.kinematic_offset<double>(q, t);
+}
+
+}  // namespace
+
+TEST_CASE("Kinematic rows: g, g_rate and the curl match finite differences", "[kinematic][ad]") {
+  const auto model = testing::model_of<TimeDependentRow>();
+  const TimeDependentRow c{ParamValues{}};
+  const State x = model->initial_state();
+  Point p;
+  model->evaluate(x, {}, p);
+  REQUIRE(model->kinematic_count() == 1);
+  const Eigen::Vector2d q = x.q, v = x.v;
+  CHECK(testing::close(p.g, g_of(c, q, v, x.t), 1e-14));
+  // g_rate = d/ds g(q + s q̇, q̇, t + s) at s = 0 (ġ with q̈ = 0).
+  const Eigen::VectorXd rate =
+      testing::derivative([&](double s) { return g_of(c, q + s * v, v, x.t + s); });
+  CHECK(testing::close(p.g_rate, rate, 1e-8));
+  // Ω_i = ∂(a·q̇)/∂q_i − (d/ds a(q + s q̇))_i.
+  Eigen::Vector2d curl;
+  const Eigen::VectorXd along = testing::derivative([&](double s) {
+    return Eigen::VectorXd(c.kinematic_rows<double>(q + s * v, x.t).transpose());
+  });
+  for (int i = 0; i < 2; ++i) {
+    const Eigen::VectorXd grad = testing::derivative([&](double s) {
+      Eigen::Vector2d qs = q;
+      qs(i) += s;
+      return Eigen::VectorXd(c.kinematic_rows<double>(qs, x.t) * v);
+    });
+    curl(i) = grad(0) - along(i);
+  }
+  CHECK(testing::close(p.curl.row(0).transpose(), curl, 1e-8));
+  // A wrong curl would be caught.
+  CHECK_FALSE(testing::close(p.curl.row(0).transpose() * (1.0 + 1e-5), curl, 1e-8));
+  // The dual evaluation carries the same values.
+  PointT<Dual> dual;
+  model->evaluate_dual(x, {}, dual);
+  CHECK(dual.g(0).value() == Approx(p.g(0)).epsilon(1e-15));
+  CHECK(dual.g_rate(0).value() == Approx(p.g_rate(0)).epsilon(1e-15));
+}
+
+TEST_CASE("Kinematic rows: the constrained acceleration keeps the constraint (a q̈ + g_rate = 0)",
+          "[kinematic]") {
+  const auto model = testing::model_of<TimeDependentRow>();
+  Point p;
+  model->evaluate(model->initial_state(), {}, p);
+  const ConstrainedAcceleration acc = constrained_acceleration(p, {});
+  REQUIRE(acc.ok);
+  CHECK(std::abs(p.a.row(0).dot(acc.qdd) + p.g_rate(0)) <= 1e-13);
+  // d'Alembert–Lagrange: A q̈ = F + aᵀν.
+  CHECK(testing::close(p.A * acc.qdd, p.free_force() + p.a.transpose() * acc.kinematic_lambda,
+                       1e-13));
+}
+
+TEST_CASE(
+    "knife-edge-incline: event-driven gives the nonholonomic closed form to 1e-10, keeps "
+    "T + V and a q̇ = 0 to 1e-10",
+    "[kinematic]") {
+  for (const auto& set :
+       std::vector<std::vector<Assignment>>{{}, {{"a_g", "2.5"}, {"omega", "1.7"}, {"J", "0.3"}}}) {
+    const auto model = make_model("knife-edge-incline", set);
+    const Facts facts = model->facts();
+    const ClosedFormTrajectory* exact = facts.trajectory("classical");
+    REQUIRE(exact);
+    const double energy0 = model->kinetic_energy(model->initial_state()) +
+                           model->potential(0.0, model->initial_state().q);
+    double worst_q = 0.0, worst_energy = 0.0;
+    int samples = 0;
+    testing::SolveOptions o;
+    o.output_times = testing::grid(0.0, model->horizon(), 301);
+    o.on_sample = [&](const TrajectorySample& s) {
+      worst_q =
+          std::max(worst_q, (s.x.q - *exact->q(s.x.t, std::nan(""))).lpNorm<Eigen::Infinity>());
+      const double energy = model->kinetic_energy(s.x) + model->potential(s.x.t, s.x.q);
+      worst_energy = std::max(worst_energy, std::abs(energy - energy0));
+      ++samples;
+    };
+    const RunRecord r = testing::solve(*model, o);
+    INFO("worst |q - closed form| " << worst_q << ", energy drift " << worst_energy);
+    REQUIRE(r.status == "ok");
+    CHECK(samples == 301);
+    CHECK(worst_q <= 1e-10);
+    CHECK(worst_energy <= 1e-10);
+    CHECK(r.diagnostics["max_kinematic_drift"].get<double>() <= 1e-10);
+    CHECK(!r.lift_off_time);  // no unilateral constraint, no contact episode
+  }
+}
+
+TEST_CASE("Solvers that do not compute kinematic constraints refuse such a case (exit 2)",
+          "[kinematic][cli]") {
+  for (const char* solver : {"realization", "limit", "moreau-jean"}) {
+    const char* argv[] = {"crbench", "run", "--case", "knife-edge-incline", "--solver", solver};
+    std::ostringstream out, err;
+    CHECK(run_cli(6, argv, out, err) == 2);
+    const std::string message = err.str();
+    INFO(solver << ": " << message);
+    CHECK_THAT(message, Catch::Contains("does not compute kinematic constraints"));
+    CHECK(std::count(message.begin(), message.end(), '\n') == 1);
+  }
+  const char* verify[] = {"crbench", "verify", "--case", "knife-edge-incline"};
+  std::ostringstream out, err;
+  CHECK(run_cli(4, verify, out, err) == 2);
+}
