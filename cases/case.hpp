@@ -171,7 +171,8 @@ struct PointT {
   Vector f_t;     // ∂f/∂t
   Vector d;       // f̈ − J q̈ = żᵀ ∇²f ż with z = (q, t)
   // Kinematic constraints g = a q̇ + b = 0 (empty without them): a, the value g, the rate term
-  // g_rate = ġ − a q̈ (ȧ q̇ + ḃ), and the curl Ω, row r: Ω_ri = Σ_k (∂a_rk/∂q_i − ∂a_ri/∂q_k) q̇_k.
+  // g_rate = ġ − a q̈ (ȧ q̇ + ḃ), and the curl Ω, row r:
+  // Ω_ri = Σ_k (∂a_rk/∂q_i − ∂a_ri/∂q_k) q̇_k + ∂b_r/∂q_i − ∂a_ri/∂t (0 when a q̇ + b = ḟ).
   Matrix a;
   Vector g;
   Vector g_rate;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cmath>
+#include <string>
 
 #include "cases/case.hpp"
 
@@ -97,16 +98,24 @@ struct KnifeEdgeIncline : NoForce<3> {
 
   Facts facts() const {
     const double a = a_g, w = omega;
+    const auto nonholonomic = [a, w](double t, double) -> std::optional<Eigen::VectorXd> {
+      const double s = std::sin(w * t), c = std::cos(w * t), scale = a / (2.0 * w * w);
+      return Eigen::Vector3d(scale * s * s, scale * (w * t - s * c), w * t);
+    };
+    const std::string formula =
+        "phi = omega t, x = a_g/(2 omega^2) sin^2(omega t), y = a_g/(2 omega^2)(omega t - "
+        "sin(omega t) cos(omega t))";
     Facts facts;
     facts.trajectories.push_back(
         {.model = "classical",
-         .source = "the ideal (d'Alembert-Lagrange, nonholonomic) motion: phi = omega t, "
-                   "x = a_g/(2 omega^2) sin^2(omega t), y = a_g/(2 omega^2)(omega t - sin(omega "
-                   "t) cos(omega t))",
-         .q = [a, w](double t, double) -> std::optional<Eigen::VectorXd> {
-           const double s = std::sin(w * t), c = std::cos(w * t), scale = a / (2.0 * w * w);
-           return Eigen::Vector3d(scale * s * s, scale * (w * t - s * c), w * t);
-         }});
+         .source = "the ideal (d'Alembert-Lagrange, nonholonomic) motion: " + formula,
+         .q = nonholonomic});
+    // Carathéodory: viscous anisotropic friction (alpha = 0) realizes the nonholonomic motion
+    // (Kozlov 1992 section 2).
+    facts.trajectories.push_back(
+        {.model = "viscous",
+         .source = "the limit of the viscous realization, the nonholonomic motion: " + formula,
+         .q = nonholonomic});
     return facts;
   }
 };

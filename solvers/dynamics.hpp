@@ -154,7 +154,8 @@ class CaseModel final : public Model {
   }
 
   // a, g = a q̇ + b, ġ − a q̈ and the curl Ω from one inner pass over z = (q, t)
-  // (Kozlov 1992 §2–3; docs/theory.md §2).
+  // (Kozlov 1992 §2–3; docs/theory.md §2). Ω is what the added mass αN g²/2 contributes besides
+  // its ġ aᵀ term: ∂(αN g²/2)/∂q − αN g ȧᵀ = αN g Ω.
   template <class S, class Dz>
   void kinematic_terms(const Vec<S, n>& /*q*/, const Vec<S, n>& v, const S& t, const Vec<Dz, n>& qz,
                        Terms<S>& out) const {
@@ -176,7 +177,8 @@ class CaseModel final : public Model {
         out.g_rate(r) += rate * v(k);
       }
       for (int i = 0; i < n; ++i) {
-        out.curl(r, i) = S(0.0);
+        // ∂b_r/∂q_i − ∂a_ri/∂t, then Σ_k (∂a_rk/∂q_i − ∂a_ri/∂q_k) q̇_k.
+        out.curl(r, i) = b_ad(r).derivatives()(i) - a_ad(r, i).derivatives()(n);
         for (int k = 0; k < n; ++k) {
           out.curl(r, i) += (a_ad(r, k).derivatives()(i) - a_ad(r, i).derivatives()(k)) * v(k);
         }

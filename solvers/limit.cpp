@@ -15,6 +15,7 @@
 #include <numbers>
 
 #include "solvers/event_driven.hpp"
+#include "solvers/kinematic_limit.hpp"
 #include "solvers/model_parameters.hpp"
 
 namespace crbench {
@@ -75,6 +76,9 @@ std::string LimitSolver::limit_model(const ParamValues& params, const ChoiceValu
 
 std::vector<std::string> LimitSolver::extra_columns(const Model& model, const RunSettings&) const {
   std::vector<std::string> names;
+  // λ of the μ = β/α family, the limit of the realization's N g (its Ng<r> columns).
+  for (int r = 0; r < model.kinematic_count(); ++r) names.push_back("Ng" + std::to_string(r));
+  if (model.kinematic_count() > 0) return names;
   for (int k = 0; k < model.constraint_count(); ++k) {
     std::string column = "z";  // appended, not "z" + ...: GCC 12 flags that with -Wrestrict
     column += std::to_string(k);
@@ -85,6 +89,18 @@ std::vector<std::string> LimitSolver::extra_columns(const Model& model, const Ru
 
 RunRecord LimitSolver::run(const Model& model, const RunSettings& settings) const {
   const ParamValues& p = settings.solver_params;
+  if (model.kinematic_count() > 0) {
+    check_kinematic_model(model, settings, name());
+    RunRecord record;
+    record.case_name = model.info().name;
+    record.solver = name();
+    record.params = model.params();
+    record.solver_params = p;
+    record.solver_params.erase("restitution");  // no impacts without unilateral constraints
+    record.solver_choices = settings.solver_choices;
+    run_kinematic_limit(model, settings, p.at("alpha"), p.at("beta"), record);
+    return record;
+  }
   const LimitCoefficients c{.alpha = p.at("alpha"), .beta = p.at("beta"), .gamma = p.at("gamma")};
   // The obstacle's limit is classical; so is α = β = 0 (z = −λ/γ vanishes with λ). The record
   // still carries the theorem's diagnostics in both cases.

@@ -137,3 +137,32 @@ inline std::optional<StatedOrder> stated_lift_off_order(const ParamValues& param
 }
 
 }  // namespace crbench
+
+namespace crbench {
+
+// The (α, β) realization of kinematic constraints and its limit family admit no stiffness, no
+// obstacle (a kinematic constraint is two-sided), and, for now, no unilateral constraint in the
+// same case. InputError (exit 2) naming the item otherwise.
+inline void check_kinematic_model(const Model& model, const RunSettings& settings,
+                                  const std::string& solver) {
+  const ParamValues& p = settings.solver_params;
+  const std::string owner = "solver " + solver + " on case " + model.info().name;
+  if (p.at("gamma") != 0.0) {
+    throw InputError(owner + ": gamma = " + format_number(p.at("gamma")) +
+                     " has no meaning for kinematic constraints, which are realized by added "
+                     "mass alpha and friction beta only; give --gamma 0 (e.g. --preset viscous, "
+                     "or --alpha A --beta B --gamma 0)");
+  }
+  if (settings.solver_choices.at("interaction") == "obstacle") {
+    throw InputError(owner +
+                     ": --interaction obstacle has no meaning for kinematic constraints "
+                     "(they are two-sided); use medium");
+  }
+  if (model.constraint_count() > 0) {
+    throw InputError(owner +
+                     ": unilateral and kinematic constraints in one case are not "
+                     "computed by this solver yet; event-driven computes their ideal motion");
+  }
+}
+
+}  // namespace crbench

@@ -46,6 +46,19 @@ Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
     }
     r -= Jt * normal;
   }
+  // Kinematic constraints g = a q̇ + b = 0, realized everywhere (not only in a medium) by the
+  // added mass αN g²/2 and the anisotropic friction βN g²/2 (Kozlov 1992 §2–3):
+  //   (A + αN aᵀa) q̈ = F − N aᵀ(α g_rate + β g) + αN Ωᵀ g.
+  for (Eigen::Index row = 0; row < p.a.rows(); ++row) {
+    const Vector at = p.a.row(row).transpose();
+    S normal = k.damping * p.g(row);
+    if (k.mass != 0.0) {
+      M += k.mass * at * at.transpose();
+      normal += k.mass * p.g_rate(row);
+      r += (k.mass * p.g(row)) * Vector(p.curl.row(row).transpose());
+    }
+    r -= at * normal;
+  }
   const Vector qdd = M.partialPivLu().solve(r);
   if (would_be != nullptr) {
     would_be->setZero(m);

@@ -45,12 +45,13 @@ TEST_CASE("Every case runs with every solver, every preset and both interactions
   for (const auto& entry : case_registry()) {
     const std::string c = entry.info.name;
     if (entry.info.kinematic > 0) {
-      // Only event-driven computes kinematic constraints; the others refuse the case.
+      // Kinematic constraints: the ideal motion, the viscous realization and its limit; the
+      // stiffness of the penalty preset has no meaning, and moreau-jean does not compute them.
       CHECK(run(c, "event-driven").status == "ok");
-      for (const char* solver : {"moreau-jean", "limit", "realization"}) {
-        INFO(c << " / " << solver);
-        CHECK_THROWS_AS(run(c, solver), InputError);
-      }
+      CHECK(run(c, "limit").status == "ok");
+      CHECK(run(c, "realization", {{"N", "1e3"}}).status == "ok");
+      CHECK_THROWS_AS(run(c, "realization", {{"preset", "penalty"}}), InputError);
+      CHECK_THROWS_AS(run(c, "moreau-jean"), InputError);
       continue;
     }
     for (const char* solver : {"event-driven", "moreau-jean", "limit"}) {

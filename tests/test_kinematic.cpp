@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "bench/cli.hpp"
+#include "solvers/realization_dynamics.hpp"
 #include "support.hpp"
 
 using namespace crbench;
@@ -84,16 +85,17 @@ TEST_CASE("Kinematic rows: g, g_rate and the curl match finite differences", "[k
   const Eigen::VectorXd rate =
       testing::derivative([&](double s) { return g_of(c, q + s * v, v, x.t + s); });
   CHECK(testing::close(p.g_rate, rate, 1e-8));
-  // Ω_i = ∂(a·q̇)/∂q_i − (d/ds a(q + s q̇))_i.
+  // Ω_i = ∂g/∂q_i (q̇ fixed) − (d/ds a(q + s q̇, t + s))_i: the Lagrangian derivative of g²/2
+  // less its g ȧ part.
   Eigen::Vector2d curl;
   const Eigen::VectorXd along = testing::derivative([&](double s) {
-    return Eigen::VectorXd(c.kinematic_rows<double>(q + s * v, x.t).transpose());
+    return Eigen::VectorXd(c.kinematic_rows<double>(q + s * v, x.t + s).transpose());
   });
   for (int i = 0; i < 2; ++i) {
     const Eigen::VectorXd grad = testing::derivative([&](double s) {
       Eigen::Vector2d qs = q;
       qs(i) += s;
-      return Eigen::VectorXd(c.kinematic_rows<double>(qs, x.t) * v);
+      return g_of(c, qs, v, x.t);
     });
     curl(i) = grad(0) - along(i);
   }
@@ -154,18 +156,138 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("Solvers that do not compute kinematic constraints refuse such a case (exit 2)",
+TEST_CASE("Kinematic cases: what has no meaning is refused with one line (exit 2)",
           "[kinematic][cli]") {
-  for (const char* solver : {"realization", "limit", "moreau-jean"}) {
-    const char* argv[] = {"crbench", "run", "--case", "knife-edge-incline", "--solver", solver};
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused{
+      {{"--solver", "moreau-jean"}, "does not compute kinematic constraints"},
+      {{"--solver", "realization", "--gamma", "1"}, "gamma = 1 has no meaning"},
+      {{"--solver", "realization", "--preset", "penalty"}, "gamma = 1 has no meaning"},
+      {{"--solver", "limit", "--preset", "kozlov-impact"}, "has no meaning"},
+      {{"--solver", "realization", "--alpha", "0", "--beta", "0", "--gamma", "0"},
+       "alpha, beta, gamma are all 0"},
+      {{"--solver", "limit", "--interaction", "obstacle"}, "obstacle has no meaning"},
+  };
+  for (const auto& [flags, expected] : refused) {
+    std::vector<std::string> args{"crbench", "run", "--case", "knife-edge-incline"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
     std::ostringstream out, err;
-    CHECK(run_cli(6, argv, out, err) == 2);
+    CHECK(run_cli(static_cast<int>(argv.size()), argv.data(), out, err) == 2);
     const std::string message = err.str();
-    INFO(solver << ": " << message);
-    CHECK_THAT(message, Catch::Contains("does not compute kinematic constraints"));
+    INFO(Catch::Detail::stringify(flags) << ": " << message);
+    CHECK_THAT(message, Catch::Contains(expected));
     CHECK(std::count(message.begin(), message.end(), '\n') == 1);
   }
-  const char* verify[] = {"crbench", "verify", "--case", "knife-edge-incline"};
-  std::ostringstream out, err;
-  CHECK(run_cli(4, verify, out, err) == 2);
+}
+
+namespace {
+
+// q at the horizon of knife-edge-incline for one solver and model.
+Eigen::VectorXd final_q(const std::string& solver, std::vector<Assignment> params) {
+  const auto model = make_model("knife-edge-incline", {});
+  testing::SolveOptions o;
+  o.solver = solver;
+  o.solver_params = std::move(params);
+  const RunRecord r = testing::solve(*model, o);
+  REQUIRE(r.status == "ok");
+  return r.final_state.q;
+}
+
+const std::vector<std::pair<std::string, std::string>> kMembers{
+    {"0", "1"}, {"1", "0"}, {"1", "1"}, {"1", "10"}};  // (alpha, beta)
+
+}  // namespace
+
+TEST_CASE(
+    "knife-edge-incline: every member of the mu = beta/alpha family keeps T + V and "
+    "a q' = 0 to 1e-10; alpha = 0 is the nonholonomic closed form",
+    "[kinematic][limit]") {
+  const auto model = make_model("knife-edge-incline", {});
+  const Facts facts = model->facts();
+  const ClosedFormTrajectory* exact = facts.trajectory("classical");
+  const double energy0 = model->kinetic_energy(model->initial_state()) +
+                         model->potential(0.0, model->initial_state().q);
+  for (const auto& [alpha, beta] : kMembers) {
+    double worst_energy = 0.0, worst_q = 0.0;
+    testing::SolveOptions o;
+    o.solver = "limit";
+    o.solver_params = {{"alpha", alpha}, {"beta", beta}, {"gamma", "0"}};
+    o.output_times = testing::grid(0.0, model->horizon(), 201);
+    o.on_sample = [&](const TrajectorySample& s) {
+      worst_energy = std::max(worst_energy, std::abs(model->kinetic_energy(s.x) +
+                                                     model->potential(s.x.t, s.x.q) - energy0));
+      worst_q =
+          std::max(worst_q, (s.x.q - *exact->q(s.x.t, std::nan(""))).lpNorm<Eigen::Infinity>());
+    };
+    const RunRecord r = testing::solve(*model, o);
+    INFO("alpha " << alpha << ", beta " << beta << ": energy drift " << worst_energy
+                  << ", distance from the nonholonomic motion " << worst_q);
+    REQUIRE(r.status == "ok");
+    CHECK(worst_energy <= 1e-10);
+    CHECK(r.diagnostics["max_kinematic_drift"].get<double>() <= 1e-10);
+    if (alpha == "0") {
+      CHECK(worst_q <= 1e-10);
+    } else {
+      CHECK(worst_q > 0.1);  // the added mass picks another motion (vakonomic for beta = 0)
+    }
+  }
+}
+
+TEST_CASE(
+    "knife-edge-incline: the (alpha, beta)N realization tends to its family member with "
+    "order 1 in N",
+    "[kinematic][realization]") {
+  for (const auto& [alpha, beta] :
+       std::vector<std::pair<std::string, std::string>>{{"0", "1"}, {"1", "0"}, {"1", "1"}}) {
+    const std::vector<Assignment> model{{"alpha", alpha}, {"beta", beta}, {"gamma", "0"}};
+    const Eigen::VectorXd limit = final_q("limit", model);
+    std::vector<double> Ns{1e2, 1e3, 1e4}, errors;
+    for (const double N : Ns) {
+      std::vector<Assignment> params = model;
+      params.push_back({"N", format_number(N)});
+      errors.push_back((final_q("realization", params) - limit).lpNorm<Eigen::Infinity>());
+    }
+    const double order = -testing::fitted_slope(Ns, errors);
+    INFO("alpha " << alpha << ", beta " << beta << ": errors " << Catch::Detail::stringify(errors)
+                  << ", order " << order);
+    CHECK(order == Approx(1.0).margin(0.05));
+  }
+}
+
+TEST_CASE("Kinematic rows: the realization's AD Jacobian matches finite differences",
+          "[kinematic][realization][ad]") {
+  const Medium medium{.mass = 0.0, .damping = 300.0, .stiffness = 0.0, .obstacle = false};
+  for (const auto& model :
+       {testing::model_of<TimeDependentRow>(), make_model("knife-edge-incline", {})}) {
+    State x = model->initial_state();
+    x.t += 0.2;
+    x.q += Eigen::VectorXd::Constant(model->dof(), 0.1);
+    const std::vector<char> none;
+    const auto qdd = [&](const State& y) {
+      Point p;
+      model->evaluate(y, {}, p);
+      return acceleration<double>(p, y.v, none, none, medium, nullptr);
+    };
+    PointT<Dual> work;
+    Eigen::MatrixXd jac;
+    Eigen::VectorXd dfdt;
+    realization_jacobian(*model, x, {}, none, none, medium, work, jac, dfdt);
+    const int n = model->dof();
+    for (int j = 0; j < 2 * n; ++j) {
+      const Eigen::VectorXd column = testing::derivative([&](double h) {
+        State y = x;
+        (j < n ? y.q(j) : y.v(j - n)) += h;
+        return qdd(y);
+      });
+      INFO(model->info().name << " column " << j);
+      CHECK(testing::close(jac.block(n, j, n, 1), column, 1e-7));
+    }
+    const Eigen::VectorXd time_column = testing::derivative([&](double h) {
+      State y = x;
+      y.t += h;
+      return qdd(y);
+    });
+    CHECK(testing::close(dfdt.tail(n), time_column, 1e-7));
+  }
 }

@@ -1,0 +1,210 @@
+#include "solvers/kinematic_limit.hpp"
+
+#include <Eigen/Cholesky>
+#include <boost/numeric/odeint.hpp>
+#include <chrono>
+#include <cmath>
+
+#include "solvers/dynamics.hpp"
+#include "solvers/phase.hpp"
+
+namespace crbench {
+namespace {
+
+namespace odeint = boost::numeric::odeint;
+using OdeState = std::vector<double>;
+
+class KinematicLimit {
+ public:
+  KinematicLimit(const Model& model, const RunSettings& settings, double alpha, double beta,
+                 RunRecord& record)
+      : model_(model),
+        settings_(settings),
+        alpha_(alpha),
+        beta_(beta),
+        rec_(record),
+        n_(model.dof()),
+        k_(model.kinematic_count()),
+        modes_(model.modes_at(model.initial_state())) {}
+
+  void execute() {
+    State x = model_.initial_state();
+    OdeState y(static_cast<std::size_t>(2 * n_ + (alpha_ > 0.0 ? k_ : 0)), 0.0);
+    for (int i = 0; i < n_; ++i) {
+      y[static_cast<std::size_t>(i)] = x.q(i);
+      y[static_cast<std::size_t>(n_ + i)] = x.v(i);
+    }
+    const double t_end = settings_.t_end, span = t_end - x.t;
+    const double max_dt = 0.02 * span;
+    auto system = [this](const OdeState& s, OdeState& ds, double t) {
+      ++rhs_evaluations_;
+      derivative(s, ds, t);
+    };
+    auto stepper = odeint::make_dense_output(settings_.atol, settings_.rtol, max_dt,
+                                             odeint::runge_kutta_dopri5<OdeState>());
+    stepper.initialize(y, x.t, std::min(max_dt, 1e-6 * span));
+    track(stepper.current_state(), x.t);
+    const auto at = [&](double t) {
+      OdeState s(y.size());
+      stepper.calc_state(t, s);
+      return s;
+    };
+    try {
+      while (stepper.current_time() < t_end) {
+        if (stepper.current_time() + stepper.current_time_step() > t_end) {
+          stepper.initialize(stepper.current_state(), stepper.current_time(),
+                             t_end - stepper.current_time());
+        }
+        stepper.do_step(std::ref(system));
+        ++rec_.steps;
+        if (static_cast<double>(rec_.steps) > 1e7) {
+          throw RunFailure{"too_many_steps", "more than 1e7 steps"};
+        }
+        const double t = stepper.current_time();
+        for (const double value : stepper.current_state()) {
+          if (!std::isfinite(value)) {
+            throw RunFailure{"non_finite", "non-finite state at t = " + format_number(t)};
+          }
+        }
+        track(stepper.current_state(), t);
+        emit_until(at, t, t >= t_end);
+      }
+    } catch (const RunFailure& failure) {
+      rec_.status = failure.status;
+      rec_.reason = failure.reason;
+    } catch (const odeint::odeint_error& e) {
+      rec_.status = "step_failure";
+      rec_.reason = std::string("integrator: ") + e.what();
+    }
+    rec_.final_state = state_of(stepper.current_state(), stepper.current_time());
+    rec_.rhs_evaluations = rhs_evaluations_;
+    rec_.diagnostics["max_kinematic_drift"] = drift_;
+    rec_.diagnostics["member"] = alpha_ == 0.0 ? "nonholonomic (alpha = 0)"
+                                 : beta_ == 0.0
+                                     ? "vakonomic (beta = 0)"
+                                     : "mu = beta/alpha = " + format_number(beta_ / alpha_);
+  }
+
+  double output_seconds() const { return output_.seconds(); }
+
+ private:
+  State state_of(const OdeState& s, double t) const {
+    State x;
+    x.t = t;
+    x.q.resize(n_);
+    x.v.resize(n_);
+    for (int i = 0; i < n_; ++i) {
+      x.q(i) = s[static_cast<std::size_t>(i)];
+      x.v(i) = s[static_cast<std::size_t>(n_ + i)];
+    }
+    return x;
+  }
+
+  // q̈ and λ (the limit of N g) at a state; fills λ̇ when α > 0.
+  struct Motion {
+    Eigen::VectorXd qdd, lambda, lambda_rate;
+  };
+  Motion motion(const OdeState& s, double t) {
+    const State x = state_of(s, t);
+    model_.evaluate(x, modes_, point_);
+    Motion out;
+    if (alpha_ == 0.0) {
+      // λ algebraic: the nonholonomic motion, reaction aᵀν = −β λ aᵀ.
+      const ConstrainedAcceleration acc = constrained_acceleration(point_, {});
+      if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+      out.qdd = acc.qdd;
+      out.lambda = -acc.kinematic_lambda / beta_;
+      return out;
+    }
+    out.lambda.resize(k_);
+    for (int r = 0; r < k_; ++r) out.lambda(r) = s[static_cast<std::size_t>(2 * n_ + r)];
+    const Eigen::LDLT<Eigen::MatrixXd> A_ldlt(point_.A);
+    const Eigen::MatrixXd Ainv_at = A_ldlt.solve(point_.a.transpose());
+    const Eigen::LDLT<Eigen::MatrixXd> S_ldlt(point_.a * Ainv_at);
+    if (!(reciprocal_condition(S_ldlt) >= kActiveSetMinRcond)) {
+      throw RunFailure{"singular_active_set", "a A^-1 a^T is singular at t = " + format_number(t) +
+                                                  ": the member is not defined there"};
+    }
+    const Eigen::VectorXd force =
+        point_.free_force() + alpha_ * point_.curl.transpose() * out.lambda;
+    const Eigen::VectorXd Ainv_force = A_ldlt.solve(force);
+    // α λ̇ + β λ = (a A⁻¹ aᵀ)⁻¹ [a A⁻¹ (F + α Ωᵀλ) + g_rate]: the reaction that keeps a q̈ + g_rate =
+    // 0.
+    const Eigen::VectorXd push = S_ldlt.solve(point_.a * Ainv_force + point_.g_rate);
+    out.lambda_rate = (push - beta_ * out.lambda) / alpha_;
+    out.qdd = Ainv_force - Ainv_at * push;
+    return out;
+  }
+
+  void derivative(const OdeState& s, OdeState& ds, double t) {
+    const Motion mo = motion(s, t);
+    ds.resize(s.size());
+    for (int i = 0; i < n_; ++i) {
+      ds[static_cast<std::size_t>(i)] = s[static_cast<std::size_t>(n_ + i)];
+      ds[static_cast<std::size_t>(n_ + i)] = mo.qdd(i);
+    }
+    if (alpha_ > 0.0) {
+      for (int r = 0; r < k_; ++r) ds[static_cast<std::size_t>(2 * n_ + r)] = mo.lambda_rate(r);
+    }
+  }
+
+  void track(const OdeState& s, double t) {
+    model_.evaluate(state_of(s, t), modes_, point_);
+    drift_ = std::max(drift_, point_.g.lpNorm<Eigen::Infinity>());
+  }
+
+  template <class At>
+  void emit_until(const At& at, double t_limit, bool inclusive) {
+    if (!output_.wanted()) return;
+    const auto sample_at = [&](double t) {
+      const OdeState s = at(t);
+      TrajectorySample sample;
+      sample.x = state_of(s, t);
+      sample.f = Eigen::VectorXd();
+      sample.lambda = Eigen::VectorXd();
+      sample.mu = Eigen::VectorXd();
+      sample.impulse = Eigen::VectorXd();
+      sample.extra = motion(s, t).lambda;
+      return sample;
+    };
+    // SampleOutput asks for the state at each grid time; the sample is built from the dense
+    // output there.
+    struct Grid {
+      State at(double t) const {
+        State x;
+        x.t = t;
+        return x;
+      }
+    } grid;
+    output_.grid(grid, t_limit, inclusive, [&](const State& x) { return sample_at(x.t); });
+  }
+
+  const Model& model_;
+  const RunSettings& settings_;
+  const double alpha_, beta_;
+  RunRecord& rec_;
+  const int n_, k_;
+  std::vector<int> modes_;
+  Point point_;
+  SampleOutput output_{settings_, model_.initial_state().t};
+  long rhs_evaluations_ = 0;
+  double drift_ = 0.0;
+};
+
+}  // namespace
+
+void run_kinematic_limit(const Model& model, const RunSettings& settings, double alpha, double beta,
+                         RunRecord& record) {
+  const auto started = std::chrono::steady_clock::now();
+  record.tolerances = {{"rtol", settings.rtol}, {"atol", settings.atol}};
+  record.episode_definition = "none: the case has no unilateral constraint";
+  KinematicLimit run(model, settings, alpha, beta, record);
+  run.execute();
+  record.output_time_s = run.output_seconds();
+  record.wall_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
+      record.output_time_s;
+  finish_contact_episodes(record, model.initial_state().t);
+}
+
+}  // namespace crbench
