@@ -163,6 +163,15 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
           md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
         }
       }
+      // A study without a lift-off (kinematic constraints) draws its first deviation instead.
+      for (const auto& o : study.observables) {
+        const std::string name = o + "_vs_N";
+        if (!fs::exists(dir / (name + ".png"))) continue;
+        const std::string caption = o +
+                                    " of each realization from its limit against N, log-log, "
+                                    "with the fitted slopes (hollow markers: flagged rows)";
+        md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
+      }
     } else {
       md << "**" << result.figures_message << ".**\n\n";
     }
@@ -312,13 +321,21 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
              << "| model | verdict | fitted order | extrapolated limit +/- bar (ideal: error) | "
                 "digits supported |\n"
              << "|---|---|---|---|---|\n";
+    // The lift-off when the study has one, else its first observable (a deviation).
+    const std::string observable = st.summary["observables"].front().get<std::string>();
+    const std::string shown =
+        std::find(st.summary["observables"].begin(), st.summary["observables"].end(),
+                  "lift_off_time") != st.summary["observables"].end()
+            ? std::string("lift_off_time")
+            : observable;
     for (const auto& m : st.summary["models"]) {
       const auto& x = m["extrapolation"];
-      const auto& fit = m["observables"]["lift_off_time"]["fit"];
+      const auto& fit = m["observables"][shown]["fit"];
       std::ostringstream limit;
-      const auto& rows = m["observables"]["lift_off_time"]["rows"];
+      const auto& rows = m["observables"][shown]["rows"];
       if (rows.size() == 1 && rows[0]["N"].is_null() && rows[0]["error"].is_number()) {
-        limit << "error " << scientific(std::abs(rows[0]["error"].get<double>()), 2) << " vs "
+        limit << (shown == "lift_off_time" ? "error " : shown + " ")
+              << scientific(std::abs(rows[0]["error"].get<double>()), 2) << " vs "
               << m["reference"]["kind"].get<std::string>();
       } else if (x["limit"].is_number()) {
         limit << format_number(x["limit"].get<double>());
@@ -345,7 +362,8 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       << ". Every file here except `timing.md` and the work–precision files "
          "(which hold wall times) is the same on every run.\n\n"
       << "## Overview\n\n"
-      << "Lift-off verdicts of the canonical studies (the reasons are in each study's README; "
+      << "Verdicts of the canonical studies: the lift-off, or, in a study without one, the order "
+         "of the first deviation (the reasons are in each study's README; "
          "the method is docs/theory.md §4):\n"
       << overview.str() << "\n"
       << "### Every case through every solver\n\n"

@@ -276,9 +276,10 @@ Study parse_study(const nlohmann::json& j) {
     }
     sm.reference = m.text("reference", std::string("limit"));
     if (sm.reference == "closed-form") {
-      if (!model_facts.lift_off_time(sm.limit_model)) {
+      if (!model_facts.lift_off_time(sm.limit_model) && !model_facts.trajectory(sm.limit_model)) {
         throw InputError(m.path("reference") + ": case " + sm.case_name +
-                         " has no closed-form lift-off for model '" + sm.limit_model + "'");
+                         " has no closed-form lift-off or trajectory for model '" + sm.limit_model +
+                         "'");
       }
     } else if (sm.reference != "limit") {
       try {

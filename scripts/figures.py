@@ -36,17 +36,18 @@ def read_csv(path):
     return rows
 
 
-def ladder_models(study):
-    """The models with an N ladder and at least one lift-off error to draw."""
+def ladder_models(study, observable="lift_off_time"):
+    """The models with an N ladder and at least one error of `observable` to draw."""
     return [m for m in study["models"]
-            if any(r["N"] is not None and r["error"] is not None
-                   for r in m["observables"]["lift_off_time"]["rows"])]
+            if observable in m["observables"]
+            and any(r["N"] is not None and r["error"] is not None
+                    for r in m["observables"][observable]["rows"])]
 
 
-def error_vs_N(study, folder):
+def error_vs_N(study, folder, observable="lift_off_time"):
     fig, ax = plt.subplots(figsize=(7, 5))
-    for k, m in enumerate(ladder_models(study)):
-        lift = m["observables"]["lift_off_time"]
+    for k, m in enumerate(ladder_models(study, observable)):
+        lift = m["observables"][observable]
         color = "C%d" % k
         ok = [r for r in lift["rows"] if r["error"] is not None and r["error"] != 0]
         trusted = [r for r in ok if not r["flagged"]]
@@ -73,11 +74,15 @@ def error_vs_N(study, folder):
             ax.loglog([math.exp(lo), math.exp(hi)], [math.exp(c - p * lo), math.exp(c - p * hi)],
                       "-", color=color, linewidth=0.8)
     ax.set_xlabel("N")
-    ax.set_ylabel("|lift-off time - predicted lift-off time|")
-    ax.set_title("%s: lift-off error against N (hollow: flagged rows)" % study["study"])
+    if observable == "lift_off_time":
+        ax.set_ylabel("|lift-off time - predicted lift-off time|")
+        ax.set_title("%s: lift-off error against N (hollow: flagged rows)" % study["study"])
+    else:
+        ax.set_ylabel("%s from the reference motion" % observable)
+        ax.set_title("%s: %s against N (hollow: flagged rows)" % (study["study"], observable))
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8)
-    save(fig, folder, "error_vs_N")
+    save(fig, folder, "error_vs_N" if observable == "lift_off_time" else observable + "_vs_N")
 
 
 def lift_off_vs_N(study, folder):
@@ -211,8 +216,13 @@ def main():
     folder = sys.argv[1]
     with open(os.path.join(folder, "study.json")) as f:
         study = json.load(f)
-    error_vs_N(study, folder)
-    lift_off_vs_N(study, folder)
+    if "lift_off_time" in study["observables"]:
+        error_vs_N(study, folder)
+        lift_off_vs_N(study, folder)
+    else:
+        # A study without a lift-off (kinematic constraints): the deviation from the reference
+        # motion against N for its first observable.
+        error_vs_N(study, folder, study["observables"][0])
     collapse(study, folder)
     work_precision(study, folder)
     return 0
