@@ -2,6 +2,7 @@
 
 #include "cases/bouncing_ball_penalty.hpp"
 #include "cases/bouncing_ball_siconos.hpp"
+#include "cases/chaplygin_sled.hpp"
 #include "cases/dk_counterexample.hpp"
 #include "cases/dk_plane.hpp"
 #include "cases/knife_edge_incline.hpp"
@@ -34,6 +35,7 @@ const std::vector<CaseEntry>& case_registry() {
       entry<cases::BouncingBallPenalty>(),
       entry<cases::PlaneReparametrized>(),
       entry<cases::KnifeEdgeIncline>(),
+      entry<cases::ChaplyginSled>(),
   };
   return cases;
 }

@@ -94,8 +94,9 @@ const std::vector<nlohmann::ordered_json>& canonical_studies() {
 
 }  // namespace
 
-TEST_CASE("Error bars are upper bounds on every canonical model; an overconfident one is caught",
-          "[calibration]") {
+TEST_CASE(
+    "Error bars are upper bounds on every canonical model, and an overconfident one is caught",
+    "[calibration]") {
   const auto& studies = canonical_studies();
   REQUIRE(studies.size() >= 2);
   int published = 0;
@@ -104,6 +105,7 @@ TEST_CASE("Error bars are upper bounds on every canonical model; an overconfiden
       const auto& x = m["extrapolation"];
       INFO(study["study"].get<std::string>()
            << "/" << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>());
+      if (!m["observables"].contains("lift_off_time")) continue;  // judged by a deviation
       // A confirmation rests on an error bar that contains the reference.
       if (m["confirmed"].get<bool>() &&
           m["observables"]["lift_off_time"]["rows"][0]["N"].is_number()) {
