@@ -7,6 +7,7 @@
 #include "cases/dk_plane.hpp"
 #include "cases/knife_edge_incline.hpp"
 #include "cases/oscillator_at_wall.hpp"
+#include "cases/parabola_integrable.hpp"
 #include "cases/particle_on_circle.hpp"
 #include "cases/pendulum_string.hpp"
 #include "cases/plane_reparametrized.hpp"
@@ -36,6 +37,7 @@ const std::vector<CaseEntry>& case_registry() {
       entry<cases::PlaneReparametrized>(),
       entry<cases::KnifeEdgeIncline>(),
       entry<cases::ChaplyginSled>(),
+      entry<cases::ParabolaIntegrable>(),
   };
   return cases;
 }

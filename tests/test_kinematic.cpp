@@ -2,6 +2,8 @@
 // differences, the ideal (nonholonomic) motion of event-driven against the knife edge's closed
 // form, and the solvers that do not compute such constraints refusing the case.
 #include <algorithm>
+#include <array>
+#include <boost/numeric/odeint.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <sstream>
@@ -306,5 +308,53 @@ TEST_CASE("Kinematic rows: the realization's AD Jacobian matches finite differen
       return qdd(y);
     });
     CHECK(testing::close(dfdt.tail(n), time_column, 1e-7));
+  }
+}
+
+TEST_CASE(
+    "parabola-integrable: every member of the family and the ideal motion equal the "
+    "holonomic bead on the parabola to 1e-10",
+    "[kinematic]") {
+  const auto model = make_model("parabola-integrable", {{"x0", "1.2"}, {"u0", "0.3"}});
+  const State x0 = model->initial_state();
+  // The reference: (1 + x^2) x'' + x x'^2 + g x = 0 (g = 1), integrated here independently at a
+  // tight tolerance, y = x^2/2.
+  const auto grid = testing::grid(0.0, model->horizon(), 101);
+  std::vector<Eigen::Vector2d> holonomic;
+  {
+    using Y = std::array<double, 2>;
+    Y y{x0.q(0), x0.v(0)};
+    auto stepper = boost::numeric::odeint::make_dense_output(
+        1e-15, 1e-14, boost::numeric::odeint::runge_kutta_dopri5<Y>());
+    boost::numeric::odeint::integrate_times(
+        stepper,
+        [](const Y& s, Y& ds, double) {
+          ds[0] = s[1];
+          ds[1] = -(s[0] * s[1] * s[1] + s[0]) / (1.0 + s[0] * s[0]);
+        },
+        y, grid.begin(), grid.end(), 1e-3,
+        [&](const Y& s, double) { holonomic.emplace_back(s[0], 0.5 * s[0] * s[0]); });
+  }
+  REQUIRE(holonomic.size() == grid.size());
+  std::vector<std::pair<std::string, std::vector<Assignment>>> runs{{"event-driven", {}}};
+  for (const auto& [alpha, beta] : kMembers) {
+    runs.push_back({"limit", {{"alpha", alpha}, {"beta", beta}, {"gamma", "0"}}});
+  }
+  for (const auto& [solver, params] : runs) {
+    double worst = 0.0;
+    std::size_t k = 0;
+    testing::SolveOptions o;
+    o.solver = solver;
+    o.solver_params = params;
+    o.output_times = grid;
+    o.on_sample = [&](const TrajectorySample& s) {
+      if (k < holonomic.size())
+        worst = std::max(worst, (s.x.q - holonomic[k++]).lpNorm<Eigen::Infinity>());
+    };
+    const RunRecord r = testing::solve(*model, o);
+    INFO(solver << " " << Catch::Detail::stringify(params.size()) << " params: worst " << worst);
+    REQUIRE(r.status == "ok");
+    CHECK(k == grid.size());
+    CHECK(worst <= 1e-10);
   }
 }
