@@ -96,6 +96,13 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                               bool extrapolate_limit, const LadderRules& rules,
                               const std::string& no_reference_why = "");
 
+// The verdict of a model judged by `observable`, a deviation from its reference motion whose limit
+// is 0 (a study without a lift-off, e.g. kinematic constraints): a ladder is CONFIRMED when at
+// least 3 trusted rows give a fitted order within order_tolerance of the expected one; an ideal
+// model (has_N false) when its deviation is at most ideal_tolerance.
+std::string deviation_verdict(const std::string& observable, const LadderAnalysis& analysis,
+                              bool has_N, const LadderRules& rules);
+
 // "1e2", "10^2.5", or the number when N is not a power of ten to a tenth of a decade.
 std::string N_label(double N);
 

@@ -37,6 +37,106 @@ std::string text(const std::optional<double>& x, int precision = 16) {
   return s.str();
 }
 
+// Kinematic constraints have no lift-off: the prediction is the limit member's motion, and the
+// ladder's max_q_deviation from it must fall at the theory's order 1 (Kozlov 1992 (6)–(7)).
+int verify_kinematic(const VerifyRequest& request, const std::vector<double>& ladder,
+                     std::ostream& out) {
+  constexpr int kSamples = 601;
+  const auto on_grid = [&](RunRequest r, std::vector<Eigen::VectorXd>& q) {
+    r.samples = kSamples;
+    r.observer = [&q](const TrajectorySample& s) {
+      if (s.label.empty()) q.push_back(s.x.q);
+    };
+    return execute(r);
+  };
+  RunRequest base;
+  base.case_name = request.case_name;
+  base.case_assignments = request.case_assignments;
+  base.solver_assignments = request.model_assignments;
+  base.rtol = request.rtol;
+  base.atol = request.atol;
+  RunRequest limit_request = base;
+  limit_request.solver_name = "limit";
+  limit_request.rtol = tight_rtol(request.rtol, request.tight_factor);
+  limit_request.atol = tight_atol(request.atol, request.tight_factor);
+  std::vector<Eigen::VectorXd> predicted;
+  const RunRecord prediction = on_grid(limit_request, predicted);
+  const auto deviation = [&](const std::vector<Eigen::VectorXd>& q) -> std::optional<double> {
+    if (q.size() != predicted.size() || q.empty()) return std::nullopt;
+    double worst = 0.0;
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      worst = std::max(worst, (q[i] - predicted[i]).lpNorm<Eigen::Infinity>());
+    }
+    return worst;
+  };
+  std::vector<LadderInput> inputs;
+  std::vector<long> steps;
+  for (const double N : ladder) {
+    RunRequest r = base;
+    r.solver_name = "realization";
+    r.solver_assignments.push_back({"N", format_number(N)});
+    std::vector<Eigen::VectorXd> q, q_tight;
+    const RunRecord record = on_grid(r, q);
+    r.rtol = tight_rtol(request.rtol, request.tight_factor);
+    r.atol = tight_atol(request.atol, request.tight_factor);
+    const RunRecord tight = on_grid(r, q_tight);
+    inputs.push_back({N, record.status, record.reason, deviation(q),
+                      tight.status == "ok" ? deviation(q_tight) : std::nullopt});
+    steps.push_back(record.steps);
+  }
+  LadderRules rules;
+  rules.digits = request.digits;
+  const LadderAnalysis analysis = analyse_ladder(inputs, 0.0, 1.0, false, rules);
+  std::string verdict = prediction.status != "ok"
+                            ? "no prediction: the limit run ended with " + prediction.status
+                            : deviation_verdict("max_q_deviation", analysis, true, rules);
+  const bool confirmed = verdict.rfind("CONFIRMED", 0) == 0;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  std::ostringstream table;
+  table << std::left << std::setw(10) << "N" << std::setw(16) << "max_q_dev" << std::setw(10)
+        << "order" << std::setw(12) << "disc.err"
+        << "flag\n";
+  for (std::size_t i = 0; i < analysis.rows.size(); ++i) {
+    const LadderRow& row = analysis.rows[i];
+    rows.push_back({{"N", ladder[i]},
+                    {"status", inputs[i].status},
+                    {"max_q_deviation", optional_number(row.value)},
+                    {"local_order", optional_number(row.local_order)},
+                    {"discretization_error", optional_number(row.discretization)},
+                    {"flagged", row.flagged},
+                    {"flag", row.flag},
+                    {"steps", steps[i]}});
+    table << std::setw(10) << N_label(ladder[i]) << std::setw(16) << text(row.value, 4)
+          << std::setw(10) << text(row.local_order, 4) << std::setw(12)
+          << text(row.discretization, 3) << row.flag << "\n";
+  }
+  if (request.json) {
+    nlohmann::ordered_json j;
+    j["crbench_version"] = version;
+    j["case"] = request.case_name;
+    j["params"] = prediction.params;
+    j["model"] = prediction.solver_params;
+    j["observable"] = "max_q_deviation from the limit member on a 601-point grid";
+    j["tolerances"] = {
+        {"rtol", request.rtol}, {"atol", request.atol}, {"tight_factor", request.tight_factor}};
+    j["prediction"] = {{"status", prediction.status},
+                       {"member", prediction.diagnostics.value("member", std::string())}};
+    j["points"] = rows;
+    j["least_squares_order"] = optional_number(analysis.fitted_order);
+    j["expected_order"] = 1.0;
+    j["confirmed"] = confirmed;
+    j["verdict"] = verdict;
+    out << j.dump(2) << "\n";
+  } else {
+    out << request.case_name << ": prediction = the limit member ("
+        << prediction.diagnostics.value("member", std::string())
+        << "), observable max_q_deviation\n"
+        << table.str() << "least-squares order " << text(analysis.fitted_order, 4) << "\n"
+        << verdict << "\n";
+  }
+  return confirmed ? 0 : 1;
+}
+
 }  // namespace
 
 int run_verify(const VerifyRequest& request, std::ostream& out) {
@@ -64,6 +164,10 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
   if (count < 3 || count > 100) {
     throw InputError("--N-from/--N-to/--per-decade: the ladder has " + std::to_string(count) +
                      " points; it needs between 3 and 100");
+  }
+
+  if (make_model(request.case_name, request.case_assignments)->kinematic_count() > 0) {
+    return verify_kinematic(request, ladder, out);
   }
 
   // The prediction.

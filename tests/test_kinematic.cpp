@@ -6,6 +6,7 @@
 #include <boost/numeric/odeint.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "bench/cli.hpp"
@@ -357,4 +358,22 @@ TEST_CASE(
     CHECK(k == grid.size());
     CHECK(worst <= 1e-10);
   }
+}
+
+TEST_CASE(
+    "verify on a kinematic case: the ladder's max_q_deviation from the limit member falls "
+    "at order 1",
+    "[kinematic][verify]") {
+  const char* argv[] = {"crbench", "verify", "--case",   "knife-edge-incline",
+                        "--alpha", "1",      "--beta",   "1",
+                        "--gamma", "0",      "--N-from", "10",
+                        "--N-to",  "1e4",    "--json"};
+  std::ostringstream out, err;
+  const int status = run_cli(static_cast<int>(std::size(argv)), argv, out, err);
+  INFO(err.str() << out.str());
+  CHECK(status == 0);
+  const auto j = nlohmann::json::parse(out.str());
+  CHECK(j["confirmed"] == true);
+  CHECK(j["least_squares_order"].get<double>() == Approx(1.0).margin(0.05));
+  CHECK(j["points"].size() == 4);
 }
