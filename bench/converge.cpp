@@ -4,6 +4,7 @@
 // (whether computed now or read back with --resume), so K and resumption do not change a byte.
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -214,18 +216,29 @@ class Converge {
         points_.push_back({head, "ladder", i, std::nullopt, 0.0});
       }
     }
-    if (study_.collapse) {
-      const auto it =
-          std::find_if(study_.models.begin(), study_.models.end(),
-                       [&](const StudyModel& m) { return m.label == study_.collapse->model; });
+    // Trajectory points for the collapse and paths figures: each (model, N) and each model's
+    // limit once.
+    std::set<std::string> trajectory_keys;
+    const auto add_trajectories = [&](const std::string& label, const std::vector<double>& Ns) {
+      const auto it = std::find_if(study_.models.begin(), study_.models.end(),
+                                   [&](const StudyModel& m) { return m.label == label; });
       const auto i = static_cast<std::size_t>(it - study_.models.begin());
       const std::string head = "trajectory|" + it->label + "|" + it->case_name + "{" +
                                assignments_text(it->case_assignments) + "}|" + it->solver + "{" +
                                assignments_text(it->assignments) + "}|" + config;
-      for (const double N : study_.collapse->N) {
-        points_.push_back({head + "|N " + format_number(N), "trajectory", i, N, 0.0});
+      for (const double N : Ns) {
+        const std::string key = head + "|N " + format_number(N);
+        if (trajectory_keys.insert(key).second) {
+          points_.push_back({key, "trajectory", i, N, 0.0});
+        }
       }
-      points_.push_back({head + "|limit", "trajectory", i, std::nullopt, 0.0});
+      if (trajectory_keys.insert(head + "|limit").second) {
+        points_.push_back({head + "|limit", "trajectory", i, std::nullopt, 0.0});
+      }
+    };
+    if (study_.collapse) add_trajectories(study_.collapse->model, study_.collapse->N);
+    if (study_.paths) {
+      for (const auto& label : study_.paths->models) add_trajectories(label, study_.paths->N);
     }
     for (std::size_t s = 0; s < study_.work_precision.size(); ++s) {
       const auto& w = study_.work_precision[s];
@@ -244,9 +257,15 @@ class Converge {
     }
   }
 
+  // The label with every character but letters, digits, '.', '-' and '_' replaced by '_', so that
+  // no label can name a file outside trajectories/.
   std::string trajectory_file(const Point& p) const {
-    const auto& m = study_.models[p.index];
-    return "trajectories/" + m.label + "." + (p.N ? "N" + N_label(*p.N) : std::string("limit")) +
+    std::string stem = study_.models[p.index].label;
+    for (char& c : stem) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+    }
+    if (stem.find_first_not_of('.') == std::string::npos) stem = "model" + stem;
+    return "trajectories/" + stem + "." + (p.N ? "N" + N_label(*p.N) : std::string("limit")) +
            ".csv";
   }
 
@@ -815,6 +834,31 @@ ojson Converge::assemble() {
                             {"lift_off_time", line.value("lift_off_time", ojson())}});
     }
     summary["collapse"] = c;
+  }
+  if (study_.paths) {
+    ojson paths;
+    paths["x"] = study_.paths->x;
+    paths["y"] = study_.paths->y;
+    paths["models"] = ojson::array();
+    for (const auto& label : study_.paths->models) {
+      const auto mi = static_cast<std::size_t>(
+          std::find_if(study_.models.begin(), study_.models.end(),
+                       [&](const StudyModel& m) { return m.label == label; }) -
+          study_.models.begin());
+      ojson files = ojson::array();
+      for (const ojson* line_pointer : grouped[{"trajectory", mi}]) {
+        const ojson& line = *line_pointer;
+        const ojson N = line.value("N", ojson());
+        const bool wanted = N.is_null() || std::find(study_.paths->N.begin(), study_.paths->N.end(),
+                                                     N.get<double>()) != study_.paths->N.end();
+        if (!wanted) continue;
+        files.push_back({{"N", N},
+                         {"file", line.value("file", std::string())},
+                         {"status", line.value("status", std::string())}});
+      }
+      paths["models"].push_back({{"label", label}, {"files", files}});
+    }
+    summary["paths"] = paths;
   }
   // The classical lift-off, for the figures' reference line.
   const Facts facts = model->facts();

@@ -158,7 +158,10 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
                 "(hollow markers: flagged rows)"},
                {"lift_off_vs_N", "Lift-off time against N with the predicted and classical lines"},
                {"collapse", "N f(q_N(t)) for several N over z(t) (Deryabin & Kozlov 1995 (2.6))"},
-               {"near_lift_off", "The constraint value near lift-off"}}) {
+               {"near_lift_off", "The constraint value near lift-off"},
+               {"paths",
+                "Paths in the coordinate plane: each limit (thick) with its "
+                "realizations (thin)"}}) {
         if (fs::exists(dir / (name + ".png"))) {
           md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
         }

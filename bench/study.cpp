@@ -317,6 +317,41 @@ Study parse_study(const nlohmann::json& j) {
     study.models.push_back(std::move(sm));
   }
 
+  if (const auto* paths = top.find("paths")) {
+    Fields c(*paths, "study.paths");
+    PathsFigure figure;
+    const auto& path_labels = c.require("models");
+    if (!path_labels.is_array() || path_labels.empty() || path_labels.size() > 8) {
+      throw InputError("study.paths.models: a list of 1 to 8 model path_labels");
+    }
+    for (std::size_t k = 0; k < path_labels.size(); ++k) {
+      const std::string where = "study.paths.models[" + std::to_string(k) + "]";
+      if (!path_labels[k].is_string()) throw InputError(where + ": a model label (string)");
+      const std::string label = path_labels[k].get<std::string>();
+      const auto it = std::find_if(study.models.begin(), study.models.end(),
+                                   [&](const StudyModel& m) { return m.label == label; });
+      if (it == study.models.end() || !it->has_N) {
+        throw InputError(where + ": '" + label + "' is not the label of a model with an N ladder");
+      }
+      figure.models.push_back(label);
+    }
+    figure.N = number_list(c.require("N"), "study.paths.N", range(0.0, 1e15, false), 1);
+    if (figure.N.size() > 8) throw InputError("study.paths.N: at most 8 values");
+    const int dof = make_model(study.case_name, study.case_assignments)->dof();
+    const auto coordinate = [&](const char* key, double fallback) {
+      const double v = c.number(key, fallback, range(0.0, dof - 1.0));
+      if (v != std::floor(v)) {
+        throw InputError(std::string("study.paths.") + key + ": a coordinate index, 0 to " +
+                         std::to_string(dof - 1));
+      }
+      return static_cast<int>(v);
+    };
+    figure.x = coordinate("x", 0.0);
+    figure.y = coordinate("y", 1.0);
+    c.finish();
+    study.paths = figure;
+  }
+
   if (const auto* collapse = top.find("collapse")) {
     Fields c(*collapse, "study.collapse");
     CollapseFigure figure;

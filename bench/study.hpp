@@ -38,6 +38,15 @@ struct CollapseFigure {
   double window = 0.5;  // half-width of the near-lift-off figure around the predicted lift-off
 };
 
+// Paths in a coordinate plane (q_x, q_y): for each model, its realization at several N over its
+// limit (e.g. the four members of the kinematic family and their realizations).
+struct PathsFigure {
+  std::vector<std::string> models;  // labels of models with an N ladder
+  std::vector<double> N;
+  int x = 0;
+  int y = 1;
+};
+
 struct WorkPrecisionSeries {
   std::string label;
   std::string solver;
@@ -63,6 +72,7 @@ struct Study {
   std::vector<std::string> observables;
   std::vector<StudyModel> models;
   std::optional<CollapseFigure> collapse;
+  std::optional<PathsFigure> paths;
   std::string work_precision_case;
   std::vector<Assignment> work_precision_case_assignments;
   double work_precision_atol_ratio = 1e-2;

@@ -181,6 +181,38 @@ def collapse(study, folder):
     save(fig, folder, "near_lift_off")
 
 
+def paths(study, folder):
+    """Each model's path in the (q_x, q_y) plane: its limit (thick) and realizations (thin)."""
+    p = study.get("paths")
+    if not p:
+        return
+    x, y = "q%d" % p["x"], "q%d" % p["y"]
+    fig, ax = plt.subplots(figsize=(7, 6))
+    for k, m in enumerate(p["models"]):
+        color = "C%d" % k
+        files = [f for f in m["files"] if f["status"] == "ok"]
+        runs = sorted([f for f in files if f["N"] is not None], key=lambda f: f["N"])
+        for j, f in enumerate(runs):
+            rows = [r for r in read_csv(os.path.join(folder, f["file"])) if r["label"] == ""]
+            ax.plot([float(r[x]) for r in rows], [float(r[y]) for r in rows], color=color,
+                    linewidth=0.8, alpha=0.35 + 0.5 * (j + 1) / (len(runs) + 1),
+                    label="%s, N = %g" % (m["label"], f["N"]) if j == 0 else None)
+        for f in files:
+            if f["N"] is None:
+                rows = [r for r in read_csv(os.path.join(folder, f["file"])) if r["label"] == ""]
+                ax.plot([float(r[x]) for r in rows], [float(r[y]) for r in rows], color=color,
+                        linewidth=2.4, label="%s: limit" % m["label"])
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    ax.set_title("%s: paths of the limits (thick) and the realizations at N = %s (thin)"
+                 % (study["study"], ", ".join("%g" % n for n in sorted(
+                     {f["N"] for m in p["models"] for f in m["files"] if f["N"] is not None}))),
+                 fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    save(fig, folder, "paths")
+
+
 def work_precision(study, folder):
     path = os.path.join(folder, "work_precision.csv")
     if "work_precision" not in study or not os.path.exists(path):
@@ -224,6 +256,7 @@ def main():
         # motion against N for its first observable.
         error_vs_N(study, folder, study["observables"][0])
     collapse(study, folder)
+    paths(study, folder)
     work_precision(study, folder)
     return 0
 
