@@ -88,17 +88,7 @@ class KinematicLimit {
   double output_seconds() const { return output_.seconds(); }
 
  private:
-  State state_of(const OdeState& s, double t) const {
-    State x;
-    x.t = t;
-    x.q.resize(n_);
-    x.v.resize(n_);
-    for (int i = 0; i < n_; ++i) {
-      x.q(i) = s[static_cast<std::size_t>(i)];
-      x.v(i) = s[static_cast<std::size_t>(n_ + i)];
-    }
-    return x;
-  }
+  State state_of(const OdeState& s, double t) const { return to_state(t, s, n_); }
 
   // q̈ and λ (the limit of N g) at a state; fills λ̇ when α > 0.
   struct Motion {

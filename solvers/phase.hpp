@@ -21,6 +21,21 @@
 
 namespace crbench {
 
+// The (q, q̇) of an integrator's state vector y = (q, q̇, …) at time t (entries past 2n, such as
+// a limit model's extra variables, are left out).
+template <class V>
+State to_state(double t, const V& y, int n) {
+  State x;
+  x.t = t;
+  x.q.resize(n);
+  x.v.resize(n);
+  for (int i = 0; i < n; ++i) {
+    x.q(i) = y[static_cast<std::size_t>(i)];
+    x.v(i) = y[static_cast<std::size_t>(n + i)];
+  }
+  return x;
+}
+
 // A failure that ends a run with a status (not an input error, not a crash).
 struct RunFailure {
   std::string status;

@@ -37,19 +37,6 @@ namespace odeint = boost::numeric::odeint;
 using OdeState = std::vector<double>;
 
 template <class V>
-State to_state(double t, const V& y, int n) {
-  State x;
-  x.t = t;
-  x.q.resize(n);
-  x.v.resize(n);
-  for (int i = 0; i < n; ++i) {
-    x.q(i) = y[static_cast<std::size_t>(i)];
-    x.v(i) = y[static_cast<std::size_t>(n + i)];
-  }
-  return x;
-}
-
-template <class V>
 V from_state(const State& x) {
   const auto n = static_cast<std::size_t>(x.q.size());
   V y(2 * n);

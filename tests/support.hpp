@@ -1,6 +1,7 @@
 // Shared helpers for the tests: build a model, run a solver with overrides, finite differences.
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -9,6 +10,7 @@
 #include "bench/convergence.hpp"
 #include "cases/registry.hpp"
 #include "solvers/dynamics.hpp"
+#include "solvers/realization_dynamics.hpp"
 #include "solvers/solver.hpp"
 
 namespace crbench::testing {
@@ -80,6 +82,38 @@ inline Eigen::VectorXd second_derivative(const std::function<Eigen::VectorXd(dou
 inline bool close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double rel) {
   const double scale = std::max(1.0, b.lpNorm<Eigen::Infinity>());
   return (a - b).lpNorm<Eigen::Infinity>() <= rel * scale;
+}
+
+// The realization's AD Jacobian ∂(q̇, q̈)/∂(q, q̇) and ∂/∂t at x against Richardson-extrapolated
+// central differences of acceleration<double>, column by column, at relative 1e-7.
+inline void check_realization_jacobian(const Model& model, const State& x, Modes modes,
+                                       const std::vector<char>& in_medium,
+                                       const std::vector<char>& pushing, const Medium& medium) {
+  const auto qdd = [&](const State& y) {
+    Point p;
+    model.evaluate(y, modes, p);
+    return acceleration<double>(p, y.v, in_medium, pushing, medium, nullptr);
+  };
+  PointT<Dual> work;
+  Eigen::MatrixXd jac;
+  Eigen::VectorXd dfdt;
+  realization_jacobian(model, x, modes, in_medium, pushing, medium, work, jac, dfdt);
+  const int n = model.dof();
+  for (int j = 0; j < 2 * n; ++j) {
+    const Eigen::VectorXd column = derivative([&](double h) {
+      State y = x;
+      (j < n ? y.q(j) : y.v(j - n)) += h;
+      return qdd(y);
+    });
+    INFO(model.info().name << " column " << j);
+    CHECK(close(jac.block(n, j, n, 1), column, 1e-7));
+  }
+  const Eigen::VectorXd time_column = derivative([&](double h) {
+    State y = x;
+    y.t += h;
+    return qdd(y);
+  });
+  CHECK(close(dfdt.tail(n), time_column, 1e-7));
 }
 
 }  // namespace crbench::testing

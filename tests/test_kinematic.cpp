@@ -283,32 +283,7 @@ TEST_CASE("Kinematic rows: the realization's AD Jacobian matches finite differen
     State x = model->initial_state();
     x.t += 0.2;
     x.q += Eigen::VectorXd::Constant(model->dof(), 0.1);
-    const std::vector<char> none;
-    const auto qdd = [&](const State& y) {
-      Point p;
-      model->evaluate(y, {}, p);
-      return acceleration<double>(p, y.v, none, none, medium, nullptr);
-    };
-    PointT<Dual> work;
-    Eigen::MatrixXd jac;
-    Eigen::VectorXd dfdt;
-    realization_jacobian(*model, x, {}, none, none, medium, work, jac, dfdt);
-    const int n = model->dof();
-    for (int j = 0; j < 2 * n; ++j) {
-      const Eigen::VectorXd column = testing::derivative([&](double h) {
-        State y = x;
-        (j < n ? y.q(j) : y.v(j - n)) += h;
-        return qdd(y);
-      });
-      INFO(model->info().name << " column " << j);
-      CHECK(testing::close(jac.block(n, j, n, 1), column, 1e-7));
-    }
-    const Eigen::VectorXd time_column = testing::derivative([&](double h) {
-      State y = x;
-      y.t += h;
-      return qdd(y);
-    });
-    CHECK(testing::close(dfdt.tail(n), time_column, 1e-7));
+    testing::check_realization_jacobian(*model, x, {}, {}, {}, medium);
   }
 }
 

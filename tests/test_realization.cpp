@@ -171,31 +171,10 @@ TEST_CASE("realization Jacobian by AD matches finite differences of the right-ha
   const std::vector<int> modes{1};
   const std::vector<char> all{1, 1};
   const Medium medium{.mass = 0.0, .damping = 30.0, .stiffness = 500.0, .obstacle = false};
-  const auto qdd = [&](const State& y) {
-    Point p;
-    model->evaluate(y, modes, p);
-    return acceleration<double>(p, y.v, all, all, medium, nullptr);
-  };
+  testing::check_realization_jacobian(*model, x, modes, all, all, medium);
   PointT<Dual> work;
   Eigen::MatrixXd jac;
   Eigen::VectorXd dfdt;
-  realization_jacobian(*model, x, modes, all, all, medium, work, jac, dfdt);
-  const int n = model->dof();
-  for (int j = 0; j < 2 * n; ++j) {
-    const Eigen::VectorXd column = testing::derivative([&](double h) {
-      State y = x;
-      (j < n ? y.q(j) : y.v(j - n)) += h;
-      return qdd(y);
-    });
-    INFO("column " << j);
-    CHECK(testing::close(jac.block(n, j, n, 1), column, 1e-7));
-  }
-  const Eigen::VectorXd time_column = testing::derivative([&](double h) {
-    State y = x;
-    y.t += h;
-    return qdd(y);
-  });
-  CHECK(testing::close(dfdt.tail(n), time_column, 1e-7));
   CHECK_THROWS_AS(
       realization_jacobian(*model, x, modes, all, all,
                            {.mass = 1.0, .damping = 0.0, .stiffness = 1.0, .obstacle = false}, work,
