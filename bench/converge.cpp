@@ -45,20 +45,6 @@ std::string assignments_text(const std::vector<Assignment>& assignments) {
   return out;
 }
 
-struct GridRun {
-  RunRecord record;
-  std::vector<Eigen::VectorXd> q;  // q on the output grid (event rows left out)
-};
-
-GridRun solve_on_grid(RunRequest request) {
-  GridRun run;
-  request.observer = [&run](const TrajectorySample& s) {
-    if (s.label.empty()) run.q.push_back(s.x.q);
-  };
-  run.record = execute(request);
-  return run;
-}
-
 struct Reference {
   std::string kind;
   std::string status = "ok";
@@ -69,25 +55,14 @@ struct Reference {
   std::string tolerances;
 };
 
-std::optional<double> deviation(const std::vector<Eigen::VectorXd>& q,
-                                const std::vector<Eigen::VectorXd>& reference, bool final_only) {
-  if (q.empty() || q.size() != reference.size()) return std::nullopt;
-  if (final_only) return (q.back() - reference.back()).lpNorm<Eigen::Infinity>();
-  double worst = 0.0;
-  for (std::size_t i = 0; i < q.size(); ++i) {
-    worst = std::max(worst, (q[i] - reference[i]).lpNorm<Eigen::Infinity>());
-  }
-  return worst;
-}
-
 ojson observe(const std::vector<std::string>& observables, const GridRun& run,
               const Reference& reference) {
   ojson values = ojson::object();
   for (const auto& o : observables) {
     std::optional<double> x;
     if (o == "lift_off_time") x = run.record.lift_off_time;
-    if (o == "max_q_deviation") x = deviation(run.q, reference.q, false);
-    if (o == "final_q_deviation") x = deviation(run.q, reference.q, true);
+    if (o == "max_q_deviation") x = q_deviation(run.q, reference.q, false);
+    if (o == "final_q_deviation") x = q_deviation(run.q, reference.q, true);
     values[o] = number_or_null(x);
   }
   return values;
@@ -653,7 +628,7 @@ ojson Converge::assemble() {
                      "+/- (upper bound)",
                      "digits supported",
                      "digits of agreement",
-                     "flagged lift-off rows",
+                     "flagged rows (lift-off, else the judged deviation)",
                      "verdict"};
 
   // Lines by what they belong to, in point order.
@@ -757,9 +732,13 @@ ojson Converge::assemble() {
     if (!ref.theorem_applies) {
       verdict = "Theorem 1 does not apply: " + ref.why;
     } else if (!lift_off) {
-      verdict = deviation ? deviation_verdict(deviation->first, deviation->second, m.has_N, rules)
-                          : "no lift-off observable and no deviation with a stated order";
-      confirmed = verdict.rfind("CONFIRMED", 0) == 0;
+      // A study without a lift-off (kinematic constraints): the first deviation with an order.
+      if (deviation) {
+        verdict = deviation->second.verdict + " (" + deviation->first + ")";
+        confirmed = deviation->second.confirmed;
+      } else {
+        verdict = "no lift-off observable and no deviation with a stated order";
+      }
     } else {
       verdict = lift_off->verdict;
       confirmed = lift_off->confirmed;
@@ -788,14 +767,16 @@ ojson Converge::assemble() {
     const auto optional_text = [](std::optional<double> x, int decimals) {
       return x ? fixed(x, decimals) : std::string();
     };
+    // The analysis the verdict rests on: the lift-off, or the deviation that judged the model.
+    const LadderAnalysis* judged = lift_off ? &*lift_off : deviation ? &deviation->second : nullptr;
     verdicts.rows.push_back(
         {m.label, ref.kind, full(ref.lift_off),
-         lift_off && lift_off->expected_order ? format_number(*lift_off->expected_order) : "",
-         lift_off ? optional_text(lift_off->fitted_order, 3) : "",
+         judged && judged->expected_order ? format_number(*judged->expected_order) : "",
+         judged ? optional_text(judged->fitted_order, 3) : "",
          full(extrapolation ? extrapolation->limit : std::nullopt),
          sci(extrapolation ? extrapolation->uncertainty : std::nullopt, 2),
          optional_text(digits_supported, 1), optional_text(digits, 1),
-         lift_off ? std::to_string(lift_off->flagged_rows) : "", verdict});
+         judged ? std::to_string(judged->flagged_rows) : "", verdict});
   }
   summary["models"] = models;
 

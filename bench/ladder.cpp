@@ -6,14 +6,13 @@
 #include <limits>
 
 #include "bench/convergence.hpp"
+#include "bench/run_support.hpp"
 #include "cases/params.hpp"
 
 namespace crbench {
 namespace {
 
 constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
-// The smallest rtol any solver accepts (kRtolSpec in bench/run_support.hpp).
-constexpr double kSmallestRtol = 1e-15;
 
 std::string sci(double x, int digits = 2) {
   char buffer[64];
@@ -74,37 +73,8 @@ Triple aitken(double N_b, double N_c, double a, double b, double c, double noise
 
 }  // namespace
 
-double tight_rtol(double rtol, double factor) { return std::max(rtol / factor, kSmallestRtol); }
+double tight_rtol(double rtol, double factor) { return std::max(rtol / factor, kRtolSpec.min); }
 double tight_atol(double atol, double factor) { return atol / factor; }
-
-// The verdict of a model judged by a deviation from its reference motion (a study without a
-// lift-off, e.g. kinematic constraints): the deviation tends to 0, so there is nothing to
-// extrapolate; the ladder confirms the theory's order, an ideal model is within the tolerance.
-std::string deviation_verdict(const std::string& observable, const LadderAnalysis& a, bool has_N,
-                              const LadderRules& rules) {
-  if (!has_N) {
-    if (a.rows.empty() || !a.rows.front().error) return "NOT CONFIRMED: no " + observable;
-    const LadderRow& row = a.rows.front();
-    if (row.flagged) return "NOT CONFIRMED: " + observable + " row flagged (" + row.flag + ")";
-    const bool ok = std::abs(*row.error) <= rules.ideal_tolerance;
-    return std::string(ok ? "CONFIRMED: " : "NOT CONFIRMED: ") + observable + " " +
-           sci(std::abs(*row.error)) + (ok ? " within " : " exceeds ") + sci(rules.ideal_tolerance);
-  }
-  const std::string order = a.fitted_order ? fixed(*a.fitted_order, 3) : std::string("-");
-  if (a.points_in_fit < 3) {
-    return "NOT CONFIRMED: " + std::to_string(a.points_in_fit) + " trusted rows of " + observable +
-           " (" + std::to_string(a.flagged_rows) +
-           " flagged); the fit needs 3: a longer ladder or tighter tolerances would decide it";
-  }
-  if (!a.order_agrees || !*a.order_agrees) {
-    return "NOT CONFIRMED: fitted order " + order + " of " + observable +
-           " differs from the theory's " + format_number(*a.expected_order) + " by more than " +
-           format_number(rules.order_tolerance);
-  }
-  return "CONFIRMED: fitted order " + order + " of " + observable + " agrees with the theory's " +
-         format_number(*a.expected_order) + " over " + std::to_string(a.points_in_fit) +
-         " trusted rows (" + std::to_string(a.flagged_rows) + " flagged, left out)";
-}
 
 std::string N_label(double N) {
   if (!(N > 0.0) || !std::isfinite(N)) return format_number(N);
@@ -244,7 +214,30 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     }
     return out;
   }
-  if (!extrapolate_limit) return out;
+  if (!extrapolate_limit) {
+    // A deviation from the reference motion tends to 0: nothing to extrapolate; the ladder
+    // confirms the theory's order.
+    const std::string order =
+        "fitted order " + (out.fitted_order ? fixed(*out.fitted_order, 3) : std::string("-"));
+    if (!expected_order) {
+      out.verdict = "NO RATE STATED: " + order + " (the theory states none)";
+    } else if (out.points_in_fit < 3) {
+      out.verdict = "NOT CONFIRMED: " + std::to_string(out.points_in_fit) + " trusted rows (" +
+                    std::to_string(out.flagged_rows) +
+                    " flagged); the fit needs 3: a longer ladder or tighter tolerances would "
+                    "decide it";
+    } else if (!out.order_agrees || !*out.order_agrees) {
+      out.verdict = "NOT CONFIRMED: " + order + " differs from the theory's " +
+                    format_number(*expected_order) + " by more than " +
+                    format_number(rules.order_tolerance);
+    } else {
+      out.confirmed = true;
+      out.verdict = "CONFIRMED: " + order + " agrees with the theory's " +
+                    format_number(*expected_order) + " over " + std::to_string(out.points_in_fit) +
+                    " trusted rows (" + std::to_string(out.flagged_rows) + " flagged, left out)";
+    }
+    return out;
+  }
 
   // The extrapolation uses the trusted tail of the ladder: rows up to the finest trusted one,
   // all of them trusted. A flagged row in the middle ends the tail there.

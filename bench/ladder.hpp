@@ -27,7 +27,7 @@ struct LadderRules {
 };
 
 // The tolerances of the discretization check: rtol / factor, never below the smallest rtol the
-// solvers accept (1e-15), and atol / factor.
+// solvers accept (kRtolSpec.min), and atol / factor.
 double tight_rtol(double rtol, double factor);
 double tight_atol(double atol, double factor);
 
@@ -90,18 +90,11 @@ Extrapolated extrapolate(const std::vector<double>& N, const std::vector<double>
 // `reference` is what the errors are measured against (the limit model's value or a closed
 // form); nullopt when there is none (the verdict says so, with `no_reference_why`).
 // `extrapolate_limit`: the observable converges to `reference` as N → ∞ (lift-off times; a
-// deviation's limit is 0 and is not extrapolated).
+// deviation's limit is 0 and is not extrapolated: its verdict rests on the fitted order alone).
 LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                               std::optional<double> reference, std::optional<double> expected_order,
                               bool extrapolate_limit, const LadderRules& rules,
                               const std::string& no_reference_why = "");
-
-// The verdict of a model judged by `observable`, a deviation from its reference motion whose limit
-// is 0 (a study without a lift-off, e.g. kinematic constraints): a ladder is CONFIRMED when at
-// least 3 trusted rows give a fitted order within order_tolerance of the expected one; an ideal
-// model (has_N false) when its deviation is at most ideal_tolerance.
-std::string deviation_verdict(const std::string& observable, const LadderAnalysis& analysis,
-                              bool has_N, const LadderRules& rules);
 
 // "1e2", "10^2.5", or the number when N is not a power of ten to a tenth of a decade.
 std::string N_label(double N);

@@ -1,5 +1,6 @@
 #include "bench/run_support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -58,7 +59,6 @@ class TrajectoryCsv {
 RunRecord execute(const RunRequest& request) {
   const Solver& solver = find_solver(request.solver_name);
   const std::unique_ptr<Model> model = make_model(request.case_name, request.case_assignments);
-  require_support(solver, *model);
   check_in_range(kRtolSpec, request.rtol, "--rtol");
   check_in_range(kAtolSpec, request.atol, "--atol");
 
@@ -93,6 +93,26 @@ RunRecord execute(const RunRequest& request) {
   RunRecord record = solver.run(*model, settings);
   record.parameter_sources = settings.parameter_sources;
   return record;
+}
+
+GridRun solve_on_grid(RunRequest request) {
+  GridRun run;
+  request.observer = [&run](const TrajectorySample& s) {
+    if (s.label.empty()) run.q.push_back(s.x.q);
+  };
+  run.record = execute(request);
+  return run;
+}
+
+std::optional<double> q_deviation(const std::vector<Eigen::VectorXd>& q,
+                                  const std::vector<Eigen::VectorXd>& reference, bool final_only) {
+  if (q.empty() || q.size() != reference.size()) return std::nullopt;
+  if (final_only) return (q.back() - reference.back()).lpNorm<Eigen::Infinity>();
+  double worst = 0.0;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    worst = std::max(worst, (q[i] - reference[i]).lpNorm<Eigen::Infinity>());
+  }
+  return worst;
 }
 
 }  // namespace crbench

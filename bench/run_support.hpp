@@ -35,4 +35,16 @@ inline const ParamSpec kAtolSpec{
 // InputError on any bad item; a failing solve is a record with its status, not an exception.
 RunRecord execute(const RunRequest& request);
 
+// A solve with q kept on the request's output grid (event rows left out).
+struct GridRun {
+  RunRecord record;
+  std::vector<Eigen::VectorXd> q;
+};
+GridRun solve_on_grid(RunRequest request);
+
+// The sup-norm distance of q from a reference on the same grid: the largest over the grid, or at
+// its last point with `final_only`; nullopt when the grids differ or are empty.
+std::optional<double> q_deviation(const std::vector<Eigen::VectorXd>& q,
+                                  const std::vector<Eigen::VectorXd>& reference, bool final_only);
+
 }  // namespace crbench

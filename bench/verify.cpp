@@ -37,60 +37,50 @@ std::string text(const std::optional<double>& x, int precision = 16) {
   return s.str();
 }
 
+// A run of the verified model: `solver` (limit or realization) with the request's case and model,
+// at N when given, at the request's tolerances or, with `tight`, at tolerances / tight_factor.
+RunRequest model_request(const VerifyRequest& request, const std::string& solver,
+                         std::optional<double> N, bool tight) {
+  RunRequest r;
+  r.case_name = request.case_name;
+  r.solver_name = solver;
+  r.case_assignments = request.case_assignments;
+  r.solver_assignments = request.model_assignments;
+  if (N) r.solver_assignments.push_back({"N", format_number(*N)});
+  r.rtol = tight ? tight_rtol(request.rtol, request.tight_factor) : request.rtol;
+  r.atol = tight ? tight_atol(request.atol, request.tight_factor) : request.atol;
+  return r;
+}
+
 // Kinematic constraints have no lift-off: the prediction is the limit member's motion, and the
 // ladder's max_q_deviation from it must fall at the theory's order 1 (Kozlov 1992 (6)–(7)).
 int verify_kinematic(const VerifyRequest& request, const std::vector<double>& ladder,
                      std::ostream& out) {
   constexpr int kSamples = 601;
-  const auto on_grid = [&](RunRequest r, std::vector<Eigen::VectorXd>& q) {
+  const auto on_grid = [&](RunRequest r) {
     r.samples = kSamples;
-    r.observer = [&q](const TrajectorySample& s) {
-      if (s.label.empty()) q.push_back(s.x.q);
-    };
-    return execute(r);
+    return solve_on_grid(std::move(r));
   };
-  RunRequest base;
-  base.case_name = request.case_name;
-  base.case_assignments = request.case_assignments;
-  base.solver_assignments = request.model_assignments;
-  base.rtol = request.rtol;
-  base.atol = request.atol;
-  RunRequest limit_request = base;
-  limit_request.solver_name = "limit";
-  limit_request.rtol = tight_rtol(request.rtol, request.tight_factor);
-  limit_request.atol = tight_atol(request.atol, request.tight_factor);
-  std::vector<Eigen::VectorXd> predicted;
-  const RunRecord prediction = on_grid(limit_request, predicted);
-  const auto deviation = [&](const std::vector<Eigen::VectorXd>& q) -> std::optional<double> {
-    if (q.size() != predicted.size() || q.empty()) return std::nullopt;
-    double worst = 0.0;
-    for (std::size_t i = 0; i < q.size(); ++i) {
-      worst = std::max(worst, (q[i] - predicted[i]).lpNorm<Eigen::Infinity>());
-    }
-    return worst;
-  };
+  // The prediction at the tight tolerances, far more accurate than the ladder points.
+  const GridRun prediction = on_grid(model_request(request, "limit", std::nullopt, true));
   std::vector<LadderInput> inputs;
   std::vector<long> steps;
   for (const double N : ladder) {
-    RunRequest r = base;
-    r.solver_name = "realization";
-    r.solver_assignments.push_back({"N", format_number(N)});
-    std::vector<Eigen::VectorXd> q, q_tight;
-    const RunRecord record = on_grid(r, q);
-    r.rtol = tight_rtol(request.rtol, request.tight_factor);
-    r.atol = tight_atol(request.atol, request.tight_factor);
-    const RunRecord tight = on_grid(r, q_tight);
-    inputs.push_back({N, record.status, record.reason, deviation(q),
-                      tight.status == "ok" ? deviation(q_tight) : std::nullopt});
-    steps.push_back(record.steps);
+    const GridRun normal = on_grid(model_request(request, "realization", N, false));
+    const GridRun tight = on_grid(model_request(request, "realization", N, true));
+    inputs.push_back(
+        {N, normal.record.status, normal.record.reason, q_deviation(normal.q, prediction.q, false),
+         tight.record.status == "ok" ? q_deviation(tight.q, prediction.q, false) : std::nullopt});
+    steps.push_back(normal.record.steps);
   }
   LadderRules rules;
   rules.digits = request.digits;
   const LadderAnalysis analysis = analyse_ladder(inputs, 0.0, 1.0, false, rules);
-  std::string verdict = prediction.status != "ok"
-                            ? "no prediction: the limit run ended with " + prediction.status
-                            : deviation_verdict("max_q_deviation", analysis, true, rules);
-  const bool confirmed = verdict.rfind("CONFIRMED", 0) == 0;
+  const bool predicted = prediction.record.status == "ok";
+  const std::string verdict =
+      predicted ? analysis.verdict
+                : "no prediction: the limit run ended with " + prediction.record.status;
+  const bool confirmed = predicted && analysis.confirmed;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::ostringstream table;
   table << std::left << std::setw(10) << "N" << std::setw(16) << "max_q_dev" << std::setw(10)
@@ -114,13 +104,13 @@ int verify_kinematic(const VerifyRequest& request, const std::vector<double>& la
     nlohmann::ordered_json j;
     j["crbench_version"] = version;
     j["case"] = request.case_name;
-    j["params"] = prediction.params;
-    j["model"] = prediction.solver_params;
+    j["params"] = prediction.record.params;
+    j["model"] = prediction.record.solver_params;
     j["observable"] = "max_q_deviation from the limit member on a 601-point grid";
     j["tolerances"] = {
         {"rtol", request.rtol}, {"atol", request.atol}, {"tight_factor", request.tight_factor}};
-    j["prediction"] = {{"status", prediction.status},
-                       {"member", prediction.diagnostics.value("member", std::string())}};
+    j["prediction"] = {{"status", prediction.record.status},
+                       {"member", prediction.record.diagnostics.value("member", std::string())}};
     j["points"] = rows;
     j["least_squares_order"] = optional_number(analysis.fitted_order);
     j["expected_order"] = 1.0;
@@ -129,7 +119,7 @@ int verify_kinematic(const VerifyRequest& request, const std::vector<double>& la
     out << j.dump(2) << "\n";
   } else {
     out << request.case_name << ": prediction = the limit member ("
-        << prediction.diagnostics.value("member", std::string())
+        << prediction.record.diagnostics.value("member", std::string())
         << "), observable max_q_deviation\n"
         << table.str() << "least-squares order " << text(analysis.fitted_order, 4) << "\n"
         << verdict << "\n";
@@ -171,14 +161,7 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
   }
 
   // The prediction.
-  RunRequest limit_request;
-  limit_request.case_name = request.case_name;
-  limit_request.solver_name = "limit";
-  limit_request.case_assignments = request.case_assignments;
-  limit_request.solver_assignments = request.model_assignments;
-  limit_request.rtol = request.rtol;
-  limit_request.atol = request.atol;
-  const RunRecord prediction = execute(limit_request);
+  const RunRecord prediction = execute(model_request(request, "limit", std::nullopt, false));
   const bool theorem_applies =
       prediction.diagnostics.value("theorem_applies", nlohmann::ordered_json(true)).get<bool>();
   const std::optional<double> tau_pred = prediction.lift_off_time;
@@ -194,22 +177,12 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
   for (int i = 0; i < count; ++i) {
     LadderPoint p;
     p.N = ladder[static_cast<std::size_t>(i)];
-    RunRequest r;
-    r.case_name = request.case_name;
-    r.solver_name = "realization";
-    r.case_assignments = request.case_assignments;
-    r.solver_assignments = request.model_assignments;
-    r.solver_assignments.push_back({"N", format_number(p.N)});
-    r.rtol = request.rtol;
-    r.atol = request.atol;
-    const RunRecord record = execute(r);
+    const RunRecord record = execute(model_request(request, "realization", p.N, false));
     p.status = record.status;
     p.reason = record.reason;
     p.tau = record.lift_off_time;
     p.steps = record.steps;
-    r.rtol = tight_rtol(request.rtol, request.tight_factor);
-    r.atol = tight_atol(request.atol, request.tight_factor);
-    const RunRecord tight = execute(r);
+    const RunRecord tight = execute(model_request(request, "realization", p.N, true));
     if (tight.status == "ok") p.tau_tight = tight.lift_off_time;
     points.push_back(p);
   }

@@ -66,6 +66,8 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
 }
 
 RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings) const {
+  // The step complementarity has no rows for kinematic constraints: refuse rather than ignore.
+  require_support(*this, model);
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
   const double h = p.at("h");

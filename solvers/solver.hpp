@@ -92,7 +92,8 @@ inline const ParamSpec kRestitutionSpec{.name = "restitution",
 void configure_solver(const Solver& solver, const std::vector<Assignment>& assignments,
                       RunSettings& settings, const CaseInfo* case_info = nullptr);
 
-// InputError when the case has kinematic constraints and the solver does not compute them.
+// InputError when the case has kinematic constraints and the solver does not compute them
+// (called by such a solver's run, so that no caller can get a run that ignores them).
 void require_support(const Solver& solver, const Model& model);
 
 const std::vector<std::unique_ptr<Solver>>& solver_registry();

@@ -43,7 +43,6 @@ struct SolveOptions {
 
 inline RunRecord solve(const Model& model, const SolveOptions& o = {}) {
   const Solver& solver = find_solver(o.solver);
-  require_support(solver, model);
   RunSettings s;
   s.rtol = o.rtol;
   s.atol = o.atol;
