@@ -16,14 +16,11 @@
 #include <string>
 
 #include "cases/case.hpp"
+#include "cases/skate_blade.hpp"
 
 namespace crbench::cases {
 
-struct ChaplyginSled : NoForce<3> {
-  static constexpr int n = 3;
-  static constexpr int m = 0;
-  static constexpr int kinematic = 1;
-
+struct ChaplyginSled : NoForce<3>, SkateBlade {
   double mass, inertia, b, v0, omega0;
 
   explicit ChaplyginSled(const ParamValues& p)
@@ -105,22 +102,6 @@ struct ChaplyginSled : NoForce<3> {
   template <class S>
   S potential(const Vec<S, n>& /*q*/, const S& /*t*/) const {
     return S(0.0);
-  }
-
-  template <class S>
-  Vec<S, m> constraints(const Vec<S, n>& /*q*/, const S& /*t*/) const {
-    return Vec<S, m>();
-  }
-
-  template <class S>
-  Mat<S, kinematic, n> kinematic_rows(const Vec<S, n>& q, const S& /*t*/) const {
-    using std::cos;
-    using std::sin;
-    Mat<S, kinematic, n> a;
-    a(0, 0) = -sin(q(2));
-    a(0, 1) = cos(q(2));
-    a(0, 2) = S(0.0);
-    return a;
   }
 
   State initial_state() const {

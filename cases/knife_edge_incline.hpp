@@ -12,14 +12,11 @@
 #include <string>
 
 #include "cases/case.hpp"
+#include "cases/skate_blade.hpp"
 
 namespace crbench::cases {
 
-struct KnifeEdgeIncline : NoForce<3> {
-  static constexpr int n = 3;
-  static constexpr int m = 0;
-  static constexpr int kinematic = 1;
-
+struct KnifeEdgeIncline : NoForce<3>, SkateBlade {
   double a_g, inertia, omega;
 
   explicit KnifeEdgeIncline(const ParamValues& p)
@@ -71,23 +68,6 @@ struct KnifeEdgeIncline : NoForce<3> {
   template <class S>
   S potential(const Vec<S, n>& q, const S& /*t*/) const {
     return -a_g * q(0);
-  }
-
-  template <class S>
-  Vec<S, m> constraints(const Vec<S, n>& /*q*/, const S& /*t*/) const {
-    return Vec<S, m>();
-  }
-
-  // The row a of a q̇ = 0: (−sin φ, cos φ, 0).
-  template <class S>
-  Mat<S, kinematic, n> kinematic_rows(const Vec<S, n>& q, const S& /*t*/) const {
-    using std::cos;
-    using std::sin;
-    Mat<S, kinematic, n> a;
-    a(0, 0) = -sin(q(2));
-    a(0, 1) = cos(q(2));
-    a(0, 2) = S(0.0);
-    return a;
   }
 
   State initial_state() const {

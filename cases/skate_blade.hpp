@@ -1,0 +1,37 @@
+// The skate's blade, shared by the cases of a body on a plane that cannot slip sideways:
+// q = (x, y, θ) with (x, y) the blade's contact point and θ its heading; the one kinematic
+// constraint −ẋ sin θ + ẏ cos θ = 0 (the contact point moves along the blade; Kozlov 1992 §2),
+// no unilateral constraint. A case inherits it beside NoForce<3> and writes the metric, V, the
+// initial data and the facts.
+#pragma once
+
+#include <cmath>
+
+#include "cases/case.hpp"
+
+namespace crbench::cases {
+
+struct SkateBlade {
+  static constexpr int n = 3;
+  static constexpr int m = 0;
+  static constexpr int kinematic = 1;
+
+  template <class S>
+  Vec<S, m> constraints(const Vec<S, n>& /*q*/, const S& /*t*/) const {
+    return Vec<S, m>();
+  }
+
+  // The row a of a q̇ = 0: (−sin θ, cos θ, 0).
+  template <class S>
+  Mat<S, kinematic, n> kinematic_rows(const Vec<S, n>& q, const S& /*t*/) const {
+    using std::cos;
+    using std::sin;
+    Mat<S, kinematic, n> a;
+    a(0, 0) = -sin(q(2));
+    a(0, 1) = cos(q(2));
+    a(0, 2) = S(0.0);
+    return a;
+  }
+};
+
+}  // namespace crbench::cases
