@@ -210,6 +210,9 @@ class Model {
   virtual void force_jacobians(const State& x, Modes modes, Eigen::MatrixXd& dF_dq,
                                Eigen::MatrixXd& dF_dv) const = 0;
   virtual Eigen::VectorXd constraint_values(double t, const Eigen::VectorXd& q) const = 0;
+  // The kinematic constraints' a(q,t) (k×n) and b(q,t) (g = a q̇ + b); empty without them.
+  virtual void kinematic_affine(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& a,
+                                Eigen::VectorXd& b) const = 0;
   virtual Eigen::VectorXd switching_values(const State& x) const = 0;
 
   // The case's own functions at double precision (finite-difference tests, energies).

@@ -101,6 +101,17 @@ class CaseModel final : public Model {
   Eigen::VectorXd constraint_values(double t, const Eigen::VectorXd& q) const override {
     return case_.template constraints<double>(Vn(q), t);
   }
+  void kinematic_affine(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& a,
+                        Eigen::VectorXd& b) const override {
+    a.resize(kk, n);
+    b.setZero(kk);
+    if constexpr (kk > 0) {
+      a = case_.template kinematic_rows<double>(Vn(q), t);
+      if constexpr (requires { case_.template kinematic_offset<double>(Vn(q), t); }) {
+        b = case_.template kinematic_offset<double>(Vn(q), t);
+      }
+    }
+  }
   Eigen::VectorXd switching_values(const State& x) const override {
     return case_.switching(Vn(x.q), Vn(x.v), x.t);
   }

@@ -16,6 +16,10 @@
 // solvers/rosenbrock.hpp, see why there) with the exact Jacobian of the right-hand side by
 // automatic differentiation (Model::evaluate_dual). Elsewhere — free flight,
 // obstacle not pushing, α > 0 (normal time scale √(α/γ), independent of N) — dopri5.
+// Kinematic constraints g = a q̇ + b (Kozlov 1992 §2–3) are realized everywhere, by added mass
+// αN g²/2 and friction βN g²/2 (realization_dynamics.hpp, kinematic_dynamics); both integrators
+// then work in the velocity chart (q, N g, q̇_F) of solvers/velocity_chart.hpp, where neither the
+// conditioning nor the step size depends on N.
 #include "solvers/realization.hpp"
 
 #include <Eigen/LU>
@@ -104,6 +108,7 @@ class Run {
     rec_.diagnostics["nonstiff_steps"] = counters_.steps - stiff_steps_;
     rec_.diagnostics["rejected_steps"] = rejected_steps();
     rec_.diagnostics["jacobian_evaluations"] = jacobian_evaluations_;
+    if (model_.kinematic_count() > 0) rec_.diagnostics["chart_changes"] = chart_changes_;
     rec_.diagnostics["factorizations"] = jacobian_evaluations_;
     rec_.diagnostics["event_function_evaluations"] = probe_evaluations_;
     rec_.diagnostics["max_event_bracket"] = counters_.max_bracket;
@@ -172,6 +177,7 @@ class Run {
     }
   }
 
+  // q̈ of the realized unilateral constraints at x (kinematic rows: kinematic_dynamics).
   Eigen::VectorXd qdd(const State& x, Eigen::VectorXd* would_be = nullptr) {
     model_.evaluate(x, modes_, rhs_point_);
     return acceleration<double>(rhs_point_, x.v, in_medium_, pushing_, opt_.medium, would_be);
@@ -225,95 +231,157 @@ class Run {
     const PhaseControl control{.t_end = settings_.t_end,
                                .event_time_tol = opt_.event_time_tol,
                                .max_steps = opt_.max_steps};
-    const auto inspect = [this](const State& xs, const Eigen::VectorXd&, const std::vector<char>&) {
-      update_minimum(model_.constraint_values(xs.t, xs.q));
-    };
-    const auto probe_fn = [this](const State& xs) { return probe(xs); };
-
+    // Both integrators work in the velocity chart (solvers/velocity_chart.hpp): with kinematic
+    // rows y = (q, ν, q̇_F), ν = N g; without them the identity chart y = (q, q̇).
+    chart_ = best_chart(x);
+    Eigen::VectorXd y0 = chart_.point(model_, x);
+    if (x.t == carried_nu_time_) y0.segment(n_, chart_.rows()) = carried_nu_;
     if (stiff_phase()) {
-      const auto rhs = [this](double t, const Eigen::VectorXd& y) {
-        ++rhs_evaluations_;
-        last_t_ = t;
-        const State s = to_state(t, y, n_);
-        const Eigen::VectorXd a = qdd(s);
-        if (!a.allFinite()) {
-          throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
-        }
-        Eigen::VectorXd dy(2 * n_);
-        dy << s.v, a;
-        return dy;
-      };
+      const auto rhs = [this](double t, const Eigen::VectorXd& y) { return chart_rate(t, y); };
       const auto jacobian = [this](double t, const Eigen::VectorXd& y, Eigen::MatrixXd& jac,
                                    Eigen::VectorXd& dfdt) {
         ++jacobian_evaluations_;
-        jacobian_of_rhs(to_state(t, y, n_), jac, dfdt);
+        realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
+                             dual_point_, jac, dfdt);
       };
-      Eigen::VectorXd atol(2 * n_);
-      atol << Eigen::VectorXd::Constant(n_, opt_.atol_effective),
-          Eigen::VectorXd::Constant(n_, opt_.atol_velocity);
-      RosenbrockDense stepper(atol, settings_.rtol, max_dt);
-      stepper.initialize(from_state<Eigen::VectorXd>(x), x.t, dt0);
+      RosenbrockDense stepper(chart_tolerances(), settings_.rtol, max_dt);
+      stepper.initialize(y0, x.t, dt0);
       const long steps_before = counters_.steps;
       struct Dense {
+        Run& run;
         RosenbrockDense& s;
         decltype(rhs)& f;
         decltype(jacobian)& j;
-        int n;
         std::pair<double, double> step() {
+          Eigen::VectorXd y = s.current_state();
+          if (run.change_chart(s.current_time(), y))
+            s.initialize(y, s.current_time(), s.step_size());
           try {
             return s.do_step(f, j);
           } catch (const std::runtime_error& e) {
             throw RunFailure{"step_failure", e.what()};
           }
         }
-        State at(double t) const { return to_state(t, s.calc_state(t), n); }
-      } dense{stepper, rhs, jacobian, n_};
-      const auto grid = [&](double t_limit, bool inclusive) {
-        emit_grid(dense, t_limit, inclusive);
-      };
-      PhaseEnd end =
-          advance_to_event(dense, x, probe_fn, threshold, control, counters_, inspect, grid);
+        Eigen::VectorXd point(double t) const { return s.calc_state(t); }
+        State at(double t) const { return run.chart_state(t, point(t)); }
+      } dense{*this, stepper, rhs, jacobian};
+      PhaseEnd end = advance_in_chart(dense, x, threshold, control);
       stiff_steps_ += counters_.steps - steps_before;
       stiff_rejected_ += stepper.rejected();
       return end;
     }
 
     auto system = [this](const OdeState& y, OdeState& dy, double t) {
-      ++rhs_evaluations_;
       ++nonstiff_evaluations_;
-      last_t_ = t;
-      const State s = to_state(t, y, n_);
-      const Eigen::VectorXd a = qdd(s);
-      if (!a.allFinite())
-        throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
-      dy.resize(y.size());
-      for (int i = 0; i < n_; ++i) {
-        dy[static_cast<std::size_t>(i)] = s.v(i);
-        dy[static_cast<std::size_t>(n_ + i)] = a(i);
-      }
+      const Eigen::VectorXd rate =
+          chart_rate(t, Eigen::Map<const Eigen::VectorXd>(y.data(), 2 * n_));
+      dy.assign(rate.data(), rate.data() + 2 * n_);
     };
+    // Here (α > 0, not stiff) ν is an O(1) state like the limit's λ and shares the scalar
+    // tolerances.
     auto stepper = odeint::make_dense_output(opt_.atol_effective, settings_.rtol, max_dt,
                                              odeint::runge_kutta_dopri5<OdeState>());
-    stepper.initialize(from_state<OdeState>(x), x.t, dt0);
+    stepper.initialize(std::vector<double>(y0.data(), y0.data() + 2 * n_), x.t, dt0);
     ++nonstiff_phases_;
     struct Dense {
+      Run& run;
       decltype(stepper)& s;
       decltype(system)& f;
-      int n;
-      std::pair<double, double> step() { return s.do_step(std::ref(f)); }
-      State at(double t) const {
-        OdeState y(static_cast<std::size_t>(2 * n));
-        s.calc_state(t, y);
-        return to_state(t, y, n);
+      std::pair<double, double> step() {
+        const OdeState& current = s.current_state();
+        Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(current.data(), 2 * run.n_);
+        if (run.change_chart(s.current_time(), y)) {
+          s.initialize(OdeState(y.data(), y.data() + 2 * run.n_), s.current_time(),
+                       s.current_time_step());
+          ++run.nonstiff_phases_;
+        }
+        return s.do_step(std::ref(f));
       }
-    } dense{stepper, system, n_};
-    const auto grid = [&](double t_limit, bool inclusive) { emit_grid(dense, t_limit, inclusive); };
-    return advance_to_event(dense, x, probe_fn, threshold, control, counters_, inspect, grid);
+      Eigen::VectorXd point(double t) const {
+        OdeState y(static_cast<std::size_t>(2 * run.n_));
+        s.calc_state(t, y);
+        return Eigen::Map<const Eigen::VectorXd>(y.data(), 2 * run.n_);
+      }
+      State at(double t) const { return run.chart_state(t, point(t)); }
+    } dense{*this, stepper, system};
+    return advance_in_chart(dense, x, threshold, control);
   }
 
-  void jacobian_of_rhs(const State& x, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt) {
-    realization_jacobian(model_, x, modes_, in_medium_, pushing_, opt_.medium, dual_point_, jac,
-                         dfdt);
+  template <class Dense>
+  PhaseEnd advance_in_chart(Dense& dense, const State& x, const std::vector<double>& threshold,
+                            const PhaseControl& control) {
+    const auto inspect = [this](const State& xs, const Eigen::VectorXd&, const std::vector<char>&) {
+      update_minimum(model_.constraint_values(xs.t, xs.q));
+    };
+    const auto probe_fn = [this](const State& xs) { return probe(xs); };
+    const auto grid = [&](double t_limit, bool inclusive) {
+      output_.grid(dense, t_limit, inclusive,
+                   [&](const State& xs) { return sample(xs, "", chart_nu(dense.point(xs.t))); });
+    };
+    PhaseEnd end =
+        advance_to_event(dense, x, probe_fn, threshold, control, counters_, inspect, grid);
+    carried_nu_time_ = end.x.t;
+    carried_nu_ = chart_nu(dense.point(end.x.t));
+    return end;
+  }
+
+  // ẏ = (q̇, ẇ) in the chart: ẇ = q̈ in the identity chart, (ν̇, q̈_F) with kinematic rows.
+  Eigen::VectorXd chart_rate(double t, const Eigen::VectorXd& y) {
+    ++rhs_evaluations_;
+    last_t_ = t;
+    const State s = chart_state(t, y);
+    Eigen::VectorXd a, nu_dot;
+    if (chart_.rows() == 0) {
+      a = qdd(s);
+    } else {
+      model_.evaluate(s, modes_, rhs_point_);
+      kinematic_dynamics<double>(rhs_point_, chart_nu(y), chart_.scale(), opt_.medium, a, nu_dot);
+    }
+    if (!a.allFinite() || !nu_dot.allFinite()) {
+      throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
+    }
+    Eigen::VectorXd dy(2 * n_);
+    dy << s.v, chart_.rate<double>(nu_dot, a);
+    return dy;
+  }
+
+  State chart_state(double t, const Eigen::VectorXd& y) const {
+    return chart_.state(model_, t, y, chart_a_, chart_b_);
+  }
+  Eigen::VectorXd chart_nu(const Eigen::VectorXd& y) const { return y.segment(n_, chart_.rows()); }
+
+  // Positions and velocities at the run's tolerances; ν = N g at N times that of g.
+  Eigen::VectorXd chart_tolerances() const {
+    Eigen::VectorXd atol(2 * n_);
+    atol << Eigen::VectorXd::Constant(n_, opt_.atol_effective),
+        Eigen::VectorXd::Constant(n_, opt_.atol_velocity);
+    atol.segment(n_, chart_.rows()) *= chart_.scale();
+    return atol;
+  }
+
+  VelocityChart best_chart(const State& x) const {
+    model_.kinematic_affine(x.t, x.q, chart_a_, chart_b_);
+    try {
+      return VelocityChart::best_for(chart_a_, opt_.N);
+    } catch (const std::runtime_error& e) {
+      throw RunFailure{"degenerate_constraints",
+                       std::string(e.what()) + " at t = " + format_number(x.t)};
+    }
+  }
+
+  // Between two steps: once the chart's a_C has lost more than half of the best chart's |det|,
+  // the integration goes on in the best chart from the same state, ν unchanged (an exact change
+  // of coordinates; the caller keeps the step size). y is the point, replaced when it changes.
+  bool change_chart(double t, Eigen::VectorXd& y) {
+    if (chart_.rows() == 0) return false;
+    const State x = chart_state(t, y);
+    if (chart_.relative_quality(chart_a_) >= 0.5) return false;
+    const Eigen::VectorXd nu = chart_nu(y);
+    chart_ = best_chart(x);
+    y = chart_.point(model_, x);
+    y.segment(n_, chart_.rows()) = nu;
+    ++chart_changes_;
+    return true;
   }
 
   long rejected_steps() const {
@@ -330,7 +398,8 @@ class Run {
     }
   }
 
-  TrajectorySample sample(const State& x, std::string label) {
+  // nu: the chart's ν = N g at x (empty without kinematic rows).
+  TrajectorySample sample(const State& x, std::string label, const Eigen::VectorXd& nu) {
     TrajectorySample s;
     s.x = x;
     s.label = std::move(label);
@@ -340,8 +409,8 @@ class Run {
     s.lambda = Eigen::VectorXd::Zero(m_);
     s.mu = Eigen::VectorXd::Zero(m_);
     s.impulse = Eigen::VectorXd::Zero(m_);
-    s.extra.resize(m_ + rhs_point_.g.size());
-    s.extra << opt_.N * s.f, opt_.N * rhs_point_.g;
+    s.extra.resize(m_ + nu.size());
+    s.extra << opt_.N * s.f, nu;
     std::vector<int> rows;
     for (int k = 0; k < m_; ++k) {
       if (pushing_[static_cast<std::size_t>(k)]) rows.push_back(k);
@@ -357,13 +426,9 @@ class Run {
     return s;
   }
 
+  // At an event: the state where the phase ended, with its ν.
   void emit(const State& x, const std::string& label) {
-    if (output_.wanted()) output_.deliver(sample(x, label));
-  }
-
-  template <class Dense>
-  void emit_grid(const Dense& dense, double t_limit, bool inclusive) {
-    output_.grid(dense, t_limit, inclusive, [this](const State& x) { return sample(x, ""); });
+    if (output_.wanted()) output_.deliver(sample(x, label, carried_nu_));
   }
 
   const Model& model_;
@@ -387,7 +452,15 @@ class Run {
   long probe_evaluations_ = 0;
   long stiff_steps_ = 0;
   long stiff_rejected_ = 0;
+  long chart_changes_ = 0;
   double last_t_ = 0.0;
+  VelocityChart chart_;
+  mutable Eigen::MatrixXd chart_a_;
+  mutable Eigen::VectorXd chart_b_;
+  // ν where the last phase ended, for the next phase and the event rows (recomputed from q̇ it
+  // would carry q̇'s round-off times N).
+  double carried_nu_time_ = std::numeric_limits<double>::quiet_NaN();
+  Eigen::VectorXd carried_nu_;
 };
 
 }  // namespace
@@ -499,9 +572,10 @@ RunRecord RealizationSolver::run(const Model& model, const RunSettings& settings
       .atol_velocity = settings.atol / std::sqrt(std::max(1.0, N)),
   };
   if (model.constraint_count() == 0) {
-    // Kinematic constraints only: no coordinate is a penetration of order 1/N, and the O(1/N)
-    // velocity g = a q̇ + b is a combination of O(1) velocities, resolved through rtol; the scaled
-    // absolute tolerances would only force tiny steps wherever a coordinate crosses zero.
+    // Kinematic constraints only: no coordinate is a penetration of order 1/N, and the chart's
+    // ν = N g is of order 1 (its absolute tolerance in the stiff phases is N·atol, that of g);
+    // the scaled absolute tolerances would only force tiny steps wherever a coordinate crosses
+    // zero.
     options.atol_effective = settings.atol;
     options.atol_velocity = settings.atol;
   }

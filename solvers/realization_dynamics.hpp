@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cases/case.hpp"
+#include "solvers/velocity_chart.hpp"
 
 namespace crbench {
 
@@ -46,19 +47,6 @@ Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
     }
     r -= Jt * normal;
   }
-  // Kinematic constraints g = a q̇ + b = 0, realized everywhere (not only in a medium) by the
-  // added mass αN g²/2 and the anisotropic friction βN g²/2 (Kozlov 1992 §2–3):
-  //   (A + αN aᵀa) q̈ = F − N aᵀ(α g_rate + β g) + αN Ωᵀ g.
-  for (Eigen::Index row = 0; row < p.a.rows(); ++row) {
-    const Vector at = p.a.row(row).transpose();
-    S normal = k.damping * p.g(row);
-    if (k.mass != 0.0) {
-      M += k.mass * at * at.transpose();
-      normal += k.mass * p.g_rate(row);
-      r += (k.mass * p.g(row)) * Vector(p.curl.row(row).transpose());
-    }
-    r -= at * normal;
-  }
   const Vector qdd = M.partialPivLu().solve(r);
   if (would_be != nullptr) {
     would_be->setZero(m);
@@ -72,10 +60,43 @@ Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
   return qdd;
 }
 
-// ∂(q̇, q̈)/∂(q, q̇) and ∂(q̇, q̈)/∂t of the first-order system by forward AD through the case and
-// the medium's equations. Needs α = 0 (d's derivatives are not available, see
-// Model::evaluate_dual); with α > 0 the medium is not stiff and no Jacobian is needed.
-inline void realization_jacobian(const Model& model, const State& x, Modes modes,
+// The realization of kinematic constraints g = a q̇ + b (Kozlov 1992 §2–3): L_N = T + αN/2 g² − V
+// and Φ_N = βN/2 g² give
+//   A q̈ = F − aᵀΛ + αN Ωᵀ g,  Λ = N(α ġ + β g),  ġ = a q̈ + g_rate
+// (Ω: the curl, docs/theory.md §2). Written for the chart's ν = σ g (solvers/velocity_chart.hpp)
+// without the ill-conditioned A + αN aᵀa: with W = a A⁻¹ aᵀ and c = a A⁻¹(F + αN Ωᵀ g) + g_rate,
+//   ġ = (I + αN W)⁻¹ (c − βN W g),  Λ = αN ġ + βN g,  q̈ = A⁻¹(F + αN Ωᵀ g − aᵀΛ),  ν̇ = σ ġ.
+// The unilateral constraints of the case are not realized here (the solver refuses cases that
+// mix them with kinematic ones).
+template <class S>
+void kinematic_dynamics(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic, 1>& nu,
+                        double scale, const Medium& k, Eigen::Matrix<S, Eigen::Dynamic, 1>& qdd,
+                        Eigen::Matrix<S, Eigen::Dynamic, 1>& nu_dot) {
+  using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+  using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  const Vector g = nu / scale;
+  const Vector F = p.free_force() + k.mass * Vector(p.curl.transpose() * g);
+  const Eigen::PartialPivLU<Matrix> A(p.A);
+  const Matrix Ainv_at = A.solve(Matrix(p.a.transpose()));
+  const Matrix W = p.a * Ainv_at;
+  const Vector c = p.a * A.solve(F) + p.g_rate;
+  const Matrix I = Matrix::Identity(W.rows(), W.cols());
+  const Vector g_dot = Matrix(I + k.mass * W).partialPivLu().solve(Vector(c - k.damping * (W * g)));
+  const Vector Lambda = k.mass * g_dot + k.damping * g;
+  qdd = A.solve(F) - Ainv_at * Lambda;
+  nu_dot = scale * g_dot;
+}
+
+// The Jacobian of the first-order system in a velocity chart (solvers/velocity_chart.hpp),
+// y = (q, w), ẏ = (q̇, ẇ): ∂ẏ/∂y and ∂ẏ/∂t at (t, y), by forward AD through the case and the
+// medium's equations. The case's quantities come with derivatives over (q, q̇, t); they are
+// carried over to (q, w, t) by C = ∂(q, q̇, t)/∂(q, w, t), with q̇ = V(q, w, t):
+//   ∂V/∂w = T⁻¹, ∂V/∂q = −T⁻¹ (σ ∂g/∂q; 0), ∂V/∂t = −T⁻¹ (σ ∂g/∂t; 0),  T = (σ a; E_F),
+// and ν enters as its own direction. In the identity chart this is ∂(q̇, q̈)/∂(q, q̇). Needs α = 0
+// (d's derivatives are not available, see Model::evaluate_dual); with α > 0 the medium is not
+// stiff and no Jacobian is needed.
+inline void realization_jacobian(const Model& model, const VelocityChart& chart, double t,
+                                 const Eigen::VectorXd& y, Modes modes,
                                  const std::vector<char>& in_medium,
                                  const std::vector<char>& pushing, const Medium& medium,
                                  PointT<Dual>& work, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt) {
@@ -84,17 +105,60 @@ inline void realization_jacobian(const Model& model, const State& x, Modes modes
         "realization_jacobian: the added-mass medium (alpha > 0) has no AD Jacobian");
   }
   const int n = model.dof();
-  model.evaluate_dual(x, modes, work);
+  const int k = chart.rows();
   const int directions = 2 * n + 1;
-  Eigen::Matrix<Dual, Eigen::Dynamic, 1> v(n);
-  for (int i = 0; i < n; ++i) v(i) = Dual(x.v(i), Eigen::VectorXd::Unit(directions, n + i));
-  const auto a = acceleration<Dual>(work, v, in_medium, pushing, medium, nullptr);
-  jac.setZero(2 * n, 2 * n);
-  dfdt.setZero(2 * n);
+  Eigen::MatrixXd a(k, n);
+  Eigen::VectorXd b;
+  const State x = chart.state(model, t, y, a, b);
+  model.evaluate_dual(x, modes, work);
+
+  Eigen::MatrixXd C = Eigen::MatrixXd::Identity(directions, directions);
+  if (k > 0) {
+    Eigen::MatrixXd g_by_qt = Eigen::MatrixXd::Zero(n, directions);
+    for (int r = 0; r < k; ++r) {
+      g_by_qt.row(r).head(n) = chart.scale() * work.g(r).derivatives().head(n).transpose();
+      g_by_qt(r, 2 * n) = chart.scale() * work.g(r).derivatives()(2 * n);
+    }
+    const Eigen::PartialPivLU<Eigen::MatrixXd> T(chart.transform(a));
+    C.middleRows(n, n) = -T.solve(g_by_qt);
+    C.block(n, n, n, n) = T.inverse();
+    const Eigen::MatrixXd Ct = C.transpose();
+    const auto carry = [&Ct](auto& m) {
+      for (Eigen::Index j = 0; j < m.cols(); ++j) {
+        for (Eigen::Index i = 0; i < m.rows(); ++i) {
+          m(i, j).derivatives() = Eigen::VectorXd(Ct * m(i, j).derivatives());
+        }
+      }
+    };
+    carry(work.A);
+    carry(work.c);
+    carry(work.grad_V);
+    carry(work.Q);
+    carry(work.f);
+    carry(work.J);
+    carry(work.f_t);
+    carry(work.d);
+    carry(work.a);
+    carry(work.g_rate);
+    carry(work.curl);
+  }
+  Eigen::Matrix<Dual, Eigen::Dynamic, 1> v(n), qdd, nu_dot;
+  for (int i = 0; i < n; ++i) v(i) = Dual(x.v(i), Eigen::VectorXd(C.row(n + i).transpose()));
+  if (k > 0) {
+    Eigen::Matrix<Dual, Eigen::Dynamic, 1> nu(k);
+    for (int r = 0; r < k; ++r) nu(r) = Dual(y(n + r), Eigen::VectorXd::Unit(directions, n + r));
+    kinematic_dynamics<Dual>(work, nu, chart.scale(), medium, qdd, nu_dot);
+  } else {
+    qdd = acceleration<Dual>(work, v, in_medium, pushing, medium, nullptr);
+  }
+  const auto w_dot = chart.rate<Dual>(nu_dot, qdd);
+  jac.resize(2 * n, 2 * n);
+  dfdt.resize(2 * n);
+  jac.topRows(n) = C.block(n, 0, n, 2 * n);
+  dfdt.head(n) = C.block(n, 2 * n, n, 1);
   for (int i = 0; i < n; ++i) {
-    jac(i, n + i) = 1.0;
-    for (int j = 0; j < 2 * n; ++j) jac(n + i, j) = a(i).derivatives()(j);
-    dfdt(n + i) = a(i).derivatives()(2 * n);
+    jac.row(n + i) = w_dot(i).derivatives().head(2 * n).transpose();
+    dfdt(n + i) = w_dot(i).derivatives()(2 * n);
   }
 }
 

@@ -6,7 +6,7 @@
 // rosenbrock4_dense_output (Boost 1.74) to Eigen: the same coefficients (the L-stable, stiffly
 // accurate RODAS-type set with γ = 1/4 of Hairer & Wanner), the same six stages, error estimate,
 // RMS error norm, step-size controller (with Gustafsson's predictive rule) and 3rd-order dense
-// output. One LU factorization of (I/(γh) − J) per attempted step.
+// output. One LU factorization of (I/(γh) − J) per attempted step, its rows equilibrated first.
 //
 // One deliberate difference: d4, the weight of ∂f/∂t in the fourth stage, is −0.0362 as in
 // Hairer's RODAS (D4), not Odeint's +0.0362. With Odeint's sign the method loses its order on
@@ -62,6 +62,7 @@ class RosenbrockDense {
   }
 
   double current_time() const { return t_; }
+  double step_size() const { return dt_; }
   const Eigen::VectorXd& current_state() const { return x_; }
   long attempts() const { return attempts_; }
   long rejected() const { return rejected_; }
@@ -103,22 +104,30 @@ class RosenbrockDense {
     Eigen::VectorXd dfdt(n);
     jac(t, x, J, dfdt);
     const Eigen::MatrixXd W = Eigen::MatrixXd::Identity(n, n) / (gamma * dt) - J;
-    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(W);
+    // Rows equilibrated before partial pivoting (Golub & Van Loan, Matrix Computations, §3.5.2):
+    // a stiff row (entries of order βN) would otherwise be chosen as the pivot of columns it only
+    // couples weakly, and the round-off of its right-hand side, harmless to its own component,
+    // would spread to the others.
+    const Eigen::VectorXd row_scale = W.rowwise().lpNorm<Eigen::Infinity>().cwiseInverse();
+    const Eigen::PartialPivLU<Eigen::MatrixXd> scaled_lu(row_scale.asDiagonal() * W);
+    const auto lu_solve = [&](const Eigen::VectorXd& b) -> Eigen::VectorXd {
+      return scaled_lu.solve(row_scale.cwiseProduct(b));
+    };
 
-    g1_ = lu.solve(dxdt + dt * d1 * dfdt);
+    g1_ = lu_solve(dxdt + dt * d1 * dfdt);
     Eigen::VectorXd f = rhs(t + c2 * dt, x + a21 * g1_);
-    g2_ = lu.solve(f + dt * d2 * dfdt + c21 * g1_ / dt);
+    g2_ = lu_solve(f + dt * d2 * dfdt + c21 * g1_ / dt);
     f = rhs(t + c3 * dt, x + a31 * g1_ + a32 * g2_);
-    g3_ = lu.solve(f + dt * d3 * dfdt + (c31 * g1_ + c32 * g2_) / dt);
+    g3_ = lu_solve(f + dt * d3 * dfdt + (c31 * g1_ + c32 * g2_) / dt);
     f = rhs(t + c4 * dt, x + a41 * g1_ + a42 * g2_ + a43 * g3_);
-    g4_ = lu.solve(f + dt * d4 * dfdt + (c41 * g1_ + c42 * g2_ + c43 * g3_) / dt);
+    g4_ = lu_solve(f + dt * d4 * dfdt + (c41 * g1_ + c42 * g2_ + c43 * g3_) / dt);
     Eigen::VectorXd x_tmp = x + a51 * g1_ + a52 * g2_ + a53 * g3_ + a54 * g4_;
     f = rhs(t + dt, x_tmp);
-    g5_ = lu.solve(f + (c51 * g1_ + c52 * g2_ + c53 * g3_ + c54 * g4_) / dt);
+    g5_ = lu_solve(f + (c51 * g1_ + c52 * g2_ + c53 * g3_ + c54 * g4_) / dt);
     x_tmp += g5_;
     f = rhs(t + dt, x_tmp);
     const Eigen::VectorXd x_err =
-        lu.solve(f + (c61 * g1_ + c62 * g2_ + c63 * g3_ + c64 * g4_ + c65 * g5_) / dt);
+        lu_solve(f + (c61 * g1_ + c62 * g2_ + c63 * g3_ + c64 * g4_ + c65 * g5_) / dt);
     const Eigen::VectorXd x_new = x_tmp + x_err;
 
     // RMS of err_i / (atol + rtol·max(|x_old,i|, |x_new,i|)).

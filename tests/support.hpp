@@ -96,7 +96,9 @@ inline void check_realization_jacobian(const Model& model, const State& x, Modes
   PointT<Dual> work;
   Eigen::MatrixXd jac;
   Eigen::VectorXd dfdt;
-  realization_jacobian(model, x, modes, in_medium, pushing, medium, work, jac, dfdt);
+  const VelocityChart identity = VelocityChart::identity(model.dof());
+  realization_jacobian(model, identity, x.t, identity.point(model, x), modes, in_medium, pushing,
+                       medium, work, jac, dfdt);
   const int n = model.dof();
   for (int j = 0; j < 2 * n; ++j) {
     const Eigen::VectorXd column = derivative([&](double h) {

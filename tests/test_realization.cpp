@@ -176,8 +176,9 @@ TEST_CASE("realization Jacobian by AD matches finite differences of the right-ha
   Eigen::MatrixXd jac;
   Eigen::VectorXd dfdt;
   CHECK_THROWS_AS(
-      realization_jacobian(*model, x, modes, all, all,
-                           {.mass = 1.0, .damping = 0.0, .stiffness = 1.0, .obstacle = false}, work,
-                           jac, dfdt),
+      realization_jacobian(*model, VelocityChart::identity(model->dof()), x.t,
+                           Eigen::VectorXd(Eigen::VectorXd::Zero(2 * model->dof())), modes, all,
+                           all, {.mass = 1.0, .damping = 0.0, .stiffness = 1.0, .obstacle = false},
+                           work, jac, dfdt),
       std::logic_error);
 }
