@@ -6,6 +6,7 @@
 #include <boost/numeric/odeint.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -197,6 +198,24 @@ Eigen::VectorXd final_q(const std::string& solver, std::vector<Assignment> param
   return r.final_state.q;
 }
 
+// The test-only row and the two skate cases, and a state away from their initial data (so that
+// every term of the equations is non-zero).
+std::vector<std::unique_ptr<Model>> models_with_rows() {
+  std::vector<std::unique_ptr<Model>> models;
+  models.push_back(testing::model_of<TimeDependentRow>());
+  models.push_back(make_model("knife-edge-incline", {}));
+  models.push_back(make_model("chaplygin-sled", {}));
+  return models;
+}
+State off_the_start(const Model& model) {
+  const int n = model.dof();
+  State x = model.initial_state();
+  x.t += 0.2;
+  x.q += Eigen::VectorXd::LinSpaced(n, 0.1, 0.7);
+  x.v += Eigen::VectorXd::LinSpaced(n, -0.3, 0.4);
+  return x;
+}
+
 const std::vector<std::pair<std::string, std::string>> kMembers{
     {"0", "1"}, {"1", "0"}, {"1", "1"}, {"1", "10"}};  // (alpha, beta)
 
@@ -321,14 +340,8 @@ TEST_CASE(
   // with the Rayleigh function beta N g^2/2, solved here directly at N = 10 (condition number small
   // enough).
   const double N = 10.0;
-  for (const auto& model :
-       {testing::model_of<TimeDependentRow>(), make_model("knife-edge-incline", {}),
-        make_model("chaplygin-sled", {})}) {
-    const int n = model->dof();
-    State x = model->initial_state();
-    x.t += 0.2;
-    x.q += Eigen::VectorXd::LinSpaced(n, 0.1, 0.7);
-    x.v += Eigen::VectorXd::LinSpaced(n, -0.3, 0.4);
+  for (const auto& model : models_with_rows()) {
+    const State x = off_the_start(*model);
     Point p;
     model->evaluate(x, {}, p);
     for (const auto& [alpha, beta] :
@@ -354,14 +367,9 @@ TEST_CASE(
     "differences, and the chart maps velocities both ways",
     "[kinematic][realization][ad]") {
   const Medium medium{.mass = 0.0, .damping = 300.0, .stiffness = 0.0, .obstacle = false};
-  for (const auto& model :
-       {testing::model_of<TimeDependentRow>(), make_model("knife-edge-incline", {}),
-        make_model("chaplygin-sled", {})}) {
+  for (const auto& model : models_with_rows()) {
     const int n = model->dof();
-    State x = model->initial_state();
-    x.t += 0.2;
-    x.q += Eigen::VectorXd::LinSpaced(n, 0.1, 0.7);
-    x.v += Eigen::VectorXd::LinSpaced(n, -0.3, 0.4);
+    const State x = off_the_start(*model);
     Eigen::MatrixXd a;
     Eigen::VectorXd b;
     model->kinematic_affine(x.t, x.q, a, b);
