@@ -818,7 +818,7 @@ ojson Converge::assemble() {
   }
   if (study_.paths) {
     ojson paths;
-    paths["x"] = study_.paths->x;
+    paths["x"] = study_.paths->x == PathsFigure::kTime ? ojson("t") : ojson(study_.paths->x);
     paths["y"] = study_.paths->y;
     paths["models"] = ojson::array();
     for (const auto& label : study_.paths->models) {

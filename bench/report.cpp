@@ -219,10 +219,10 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
   for (const auto& c : case_registry()) {
     fs::create_directories(out_dir / "cases" / c.info.name);
     for (const auto& s : solver_registry()) {
-      if (c.info.kinematic > 0 && !s->handles_kinematic_constraints()) {
+      if (const auto part = unsupported_part(*s, c.info)) {
         table << "| " << c.info.name << " | " << s->name()
-              << " | - | not run: the solver does not compute kinematic constraints | - | - | - | "
-                 "- | - | - | - | - |\n";
+              << " | - | not run: the solver does not compute " << *part
+              << " | - | - | - | - | - | - | - | - |\n";
         ++not_run;
         continue;
       }
@@ -235,6 +235,13 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       const auto model = make_model(c.info.name, {});
       RunSettings defaults;
       configure_solver(*s, {}, defaults, &model->info());
+      if (const auto why = s->refusal(*model, defaults)) {
+        // E.g. an ideal solver on data that violate Kozlov 1992 condition (10).
+        table << "| " << c.info.name << " | " << s->name() << " | - | not run: refused (" << *why
+              << ") | - | - | - | - | - | - | - | - |\n";
+        ++not_run;
+        continue;
+      }
       const std::string limit_model =
           s->limit_model(defaults.solver_params, defaults.solver_choices);
       const Facts facts = model->facts();

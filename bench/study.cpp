@@ -346,7 +346,11 @@ Study parse_study(const nlohmann::json& j) {
       }
       return static_cast<int>(v);
     };
-    figure.x = coordinate("x", 0.0);
+    // "x": "t" puts time on the horizontal axis (a path against t).
+    const auto* x_time = c.find("x");
+    figure.x = x_time && x_time->is_string() && x_time->get<std::string>() == "t"
+                   ? PathsFigure::kTime
+                   : coordinate("x", 0.0);
     figure.y = coordinate("y", 1.0);
     c.finish();
     study.paths = figure;

@@ -43,6 +43,7 @@ struct CollapseFigure {
 struct PathsFigure {
   std::vector<std::string> models;  // labels of models with an N ladder
   std::vector<double> N;
+  static constexpr int kTime = -1;  // x: time instead of a coordinate
   int x = 0;
   int y = 1;
 };

@@ -50,6 +50,9 @@ struct CaseInfo {
   // Kinematic (velocity) constraints a(q,t)·q̇ + b(q,t) = 0 (docs/theory.md §2); filled in by the
   // registry from the case's `kinematic` count.
   int kinematic = 0;
+  // Bilateral holonomic constraints f(q,t) = 0 (docs/theory.md §2): the last `bilateral` of the
+  // `constraints` rows; filled in by the registry from the case's `bilateral` count.
+  int bilateral = 0;
   std::vector<CaseSolverSetting> solver_settings;
 };
 
@@ -136,6 +139,19 @@ constexpr int kinematic_count() {
   }
 }
 
+// Optional in a case: `static constexpr int bilateral` bilateral holonomic constraints
+// f(q,t) = 0, given by `bilateral_constraints<S>(q, t)` (a vector of that size) beside the
+// unilateral `constraints<S>`; solvers see them as the last rows of f (see
+// cases/rubin_ungar_rail.hpp).
+template <class C>
+constexpr int bilateral_count() {
+  if constexpr (requires { C::bilateral; }) {
+    return C::bilateral;
+  } else {
+    return 0;
+  }
+}
+
 // What a case author writes (see cases/dk_plane.hpp for a complete example).
 template <class C>
 concept Case = requires(const C& c, const ParamValues& p, const Vec<double, C::n>& q,
@@ -199,6 +215,9 @@ class Model {
   int constraint_count() const { return info().constraints; }
   int switch_count() const { return info().switches; }
   int kinematic_count() const { return info().kinematic; }
+  int bilateral_count() const { return info().bilateral; }
+  // Row k of f is a bilateral constraint (the last bilateral_count() rows).
+  bool is_bilateral(int k) const { return k >= constraint_count() - bilateral_count(); }
 
   virtual void evaluate(const State& x, Modes modes, Point& out) const = 0;
   // The same quantities with their derivatives over (q, q̇, t) (see Dual), except d, whose

@@ -11,6 +11,8 @@
 #include "cases/particle_on_circle.hpp"
 #include "cases/pendulum_string.hpp"
 #include "cases/plane_reparametrized.hpp"
+#include "cases/rubin_ungar_rail.hpp"
+#include "cases/stiff_pendulum.hpp"
 #include "cases/vibrating_table.hpp"
 #include "solvers/dynamics.hpp"
 
@@ -38,6 +40,8 @@ const std::vector<CaseEntry>& case_registry() {
       entry<cases::KnifeEdgeIncline>(),
       entry<cases::ChaplyginSled>(),
       entry<cases::ParabolaIntegrable>(),
+      entry<cases::RubinUngarRail>(),
+      entry<cases::StiffPendulum>(),
   };
   return cases;
 }

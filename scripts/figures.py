@@ -182,11 +182,13 @@ def collapse(study, folder):
 
 
 def paths(study, folder):
-    """Each model's path in the (q_x, q_y) plane: its limit (thick) and realizations (thin)."""
+    """Each model's path in the (q_x, q_y) plane, or q_y against t: its limit (thick) and
+    realizations (thin)."""
     p = study.get("paths")
     if not p:
         return
-    x, y = "q%d" % p["x"], "q%d" % p["y"]
+    x = "t" if p["x"] == "t" else "q%d" % p["x"]
+    y = "q%d" % p["y"]
     fig, ax = plt.subplots(figsize=(7, 6))
     for k, m in enumerate(p["models"]):
         color = "C%d" % k

@@ -19,6 +19,8 @@ template <Case C>
 CaseInfo case_info() {
   CaseInfo info = C::info();
   info.kinematic = crbench::kinematic_count<C>();
+  info.bilateral = crbench::bilateral_count<C>();
+  info.constraints += info.bilateral;
   return info;
 }
 
@@ -27,7 +29,8 @@ CaseInfo case_info() {
 template <Case C>
 class CaseModel final : public Model {
   static constexpr int n = C::n;
-  static constexpr int m = C::m;
+  // The unilateral rows, then the bilateral ones.
+  static constexpr int m = C::m + crbench::bilateral_count<C>();
   static constexpr int kk = crbench::kinematic_count<C>();
   using Vn = Vec<double, n>;
 
@@ -99,7 +102,7 @@ class CaseModel final : public Model {
   }
 
   Eigen::VectorXd constraint_values(double t, const Eigen::VectorXd& q) const override {
-    return case_.template constraints<double>(Vn(q), t);
+    return all_constraints<double>(Vn(q), t);
   }
   void kinematic_affine(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& a,
                         Eigen::VectorXd& b) const override {
@@ -152,7 +155,7 @@ class CaseModel final : public Model {
     using Dz = Eigen::AutoDiffScalar<Vec<S, n + 1>>;
     Vec<Dz, n> qz;
     for (int i = 0; i < n; ++i) qz(i) = Dz(q(i), Vec<S, n + 1>::Unit(i));
-    const Vec<Dz, m> f_ad = case_.template constraints<Dz>(qz, Dz(t, Vec<S, n + 1>::Unit(n)));
+    const Vec<Dz, m> f_ad = all_constraints<Dz>(qz, Dz(t, Vec<S, n + 1>::Unit(n)));
     for (int r = 0; r < m; ++r) {
       out.f(r) = f_ad(r).value();
       for (int i = 0; i < n; ++i) out.J(r, i) = f_ad(r).derivatives()(i);
@@ -197,6 +200,17 @@ class CaseModel final : public Model {
     }
   }
 
+  template <class S>
+  Vec<S, m> all_constraints(const Vec<S, n>& q, const S& t) const {
+    if constexpr (crbench::bilateral_count<C>() == 0) {
+      return case_.template constraints<S>(q, t);
+    } else {
+      Vec<S, m> f;
+      f << case_.template constraints<S>(q, t), case_.template bilateral_constraints<S>(q, t);
+      return f;
+    }
+  }
+
   // d = d²/ds² f(q + s q̇, t + s) at s = 0 = żᵀ ∇²f ż, by nested forward mode along ż.
   template <class S>
   Vec<S, m> direction_second_derivative(const Vec<S, n>& q, const Vec<S, n>& v, const S& t) const {
@@ -208,7 +222,7 @@ class CaseModel final : public Model {
     };
     Vec<D2, n> qs;
     for (int i = 0; i < n; ++i) qs(i) = along(q(i), v(i));
-    const Vec<D2, m> f_s = case_.template constraints<D2>(qs, along(t, S(1.0)));
+    const Vec<D2, m> f_s = all_constraints<D2>(qs, along(t, S(1.0)));
     for (int r = 0; r < m; ++r) d(r) = f_s(r).derivatives()(0).derivatives()(0);
     return d;
   }

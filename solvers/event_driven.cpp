@@ -43,6 +43,7 @@ struct Options {
   // The (α,β,γ) limit model of Deryabin & Kozlov 1995 Theorem 1 instead of the classical model;
   // with α = β = 0 it is the classical model and this stays empty.
   std::optional<LimitCoefficients> limit;
+  HolonomicExtras extras;
 };
 
 // The ODE state is (q, q̇, aux): aux holds z_k then z'_k of the limit model, or nothing.
@@ -82,7 +83,10 @@ class Run {
         m_(model.constraint_count()) {}
 
   void execute() {
-    State x = model_.initial_state();
+    State x = opt_.extras.start ? *opt_.extras.start : model_.initial_state();
+    // Bilateral constraints stay in the active set from the start (their data satisfy Kozlov
+    // 1992 condition (10): EventDrivenSolver::refusal).
+    for (int k = m_ - model_.bilateral_count(); k < m_; ++k) active_.push_back(k);
     if (dynamic_z()) x.aux = Eigen::VectorXd::Zero(2 * m_);
     modes_ = model_.modes_at(x);
     z_extreme_.assign(static_cast<std::size_t>(m_), 0.0);
@@ -153,16 +157,26 @@ class Run {
     rec_.diagnostics["impacts"] = impacts_;
     rec_.diagnostics["max_projection_correction"] = max_projection_;
     if (model_.kinematic_count() > 0) rec_.diagnostics["max_kinematic_drift"] = kinematic_drift_;
+    if (model_.bilateral_count() > 0) {
+      rec_.diagnostics["max_bilateral_drift"] = bilateral_drift_;
+      rec_.diagnostics["max_bilateral_rate_drift"] = bilateral_rate_drift_;
+    }
     rec_.diagnostics["max_event_bracket"] = counters_.max_bracket;
     rec_.steps = counters_.steps;
   }
 
  private:
+  // The case's point, with the extra force of the holonomic limit (HolonomicExtras).
+  void evaluate(const State& x, Point& p) const {
+    model_.evaluate(x, modes_, p);
+    if (opt_.extras.extra_force) p.Q += opt_.extras.extra_force(x);
+  }
+
   // Event functions of the current phase (solvers/phase.hpp): f_k for the constraints not in
   // contact (contact), λ_k for those in contact (lift-off), then the switching functions.
   Eigen::VectorXd probe(const State& x) {
     ++probe_evaluations_;
-    model_.evaluate(x, modes_, point_);
+    evaluate(x, point_);
     const int S = model_.switch_count();
     Eigen::VectorXd g = Eigen::VectorXd::Ones(3 * m_ + S);
     Eigen::VectorXd lambda_active;
@@ -176,6 +190,7 @@ class Run {
     // Limit model only: [m + S, 2m + S): z'_k (a maximum of z, to catch a double zero);
     // [2m + S, 3m + S): λ_k (its first zero, for the propositions and the delay).
     for (int k = 0; k < m_; ++k) {
+      if (model_.is_bilateral(k)) continue;  // never an event
       const auto it = std::find(active_.begin(), active_.end(), k);
       if (it == active_.end()) {
         g(k) = point_.f(k);
@@ -213,7 +228,7 @@ class Run {
   }
 
   double lambda_of(const State& x, int k) {
-    model_.evaluate(x, modes_, point_);
+    evaluate(x, point_);
     const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
     if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
     const auto it = std::find(active_.begin(), active_.end(), k);
@@ -260,7 +275,7 @@ class Run {
   // λ may also stop being positive by a jump (a force switch), not only by crossing 0.
   void note_lambda_sign(const State& x) {
     if (!dynamic_z() || active_.empty()) return;
-    model_.evaluate(x, modes_, point_);
+    evaluate(x, point_);
     const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
     if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
     for (std::size_t r = 0; r < active_.size(); ++r) {
@@ -339,7 +354,7 @@ class Run {
   // so noise around f = 0 is not taken for a new contact; one that bounced off (ḟ > tol) arms as
   // soon as f > 0, however low its apex.
   std::vector<double> arm_thresholds(const State& x) {
-    model_.evaluate(x, modes_, point_);
+    evaluate(x, point_);
     const Eigen::VectorXd rate = point_.constraint_rate(x.v);
     std::vector<double> thresholds(static_cast<std::size_t>(3 * m_ + model_.switch_count()), 0.0);
     for (int k = 0; k < m_; ++k) {
@@ -356,7 +371,7 @@ class Run {
       ++rhs_evaluations_;
       last_t_ = t;
       const State s = unpack(t, y, n_);
-      model_.evaluate(s, modes_, rhs_point_);
+      evaluate(s, rhs_point_);
       const ConstrainedAcceleration acc = constrained_acceleration(rhs_point_, active_);
       if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
       if (!acc.qdd.allFinite()) {
@@ -436,7 +451,7 @@ class Run {
   // f = 0), so the crossing back is bracketed after f has been seen positive.
   double initial_step(const State& x, double max_dt) {
     double dt = std::min(max_dt, 1e-3 * std::max(settings_.t_end - x.t, 1e-12));
-    model_.evaluate(x, modes_, point_);
+    evaluate(x, point_);
     const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
     if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
     const Eigen::VectorXd rate = point_.constraint_rate(x.v);
@@ -453,14 +468,14 @@ class Run {
   // One Newton step onto f_K = 0 and ḟ_K = 0 in the kinetic metric, removing the drift of the
   // previous phase (a correction at the level of the integration tolerance).
   void project_onto_constraints(State& x) {
-    model_.evaluate(x, modes_, point_);
+    evaluate(x, point_);
     Delassus dq = delassus(point_, active_);
     Eigen::VectorXd f_active(static_cast<Eigen::Index>(active_.size()));
     for (std::size_t r = 0; r < active_.size(); ++r)
       f_active(static_cast<Eigen::Index>(r)) = point_.f(active_[r]);
     const Eigen::VectorXd dq_pos = -dq.Ainv_Jt * dq.W.ldlt().solve(f_active);
     x.q += dq_pos;
-    model_.evaluate(x, modes_, point_);
+    evaluate(x, point_);
     dq = delassus(point_, active_);
     const Eigen::VectorXd rate = point_.constraint_rate(x.v);
     Eigen::VectorXd rate_active(static_cast<Eigen::Index>(active_.size()));
@@ -474,9 +489,10 @@ class Run {
 
   // Impacts, then activation of the constraints at rest on Σ.
   void resolve_contacts(State& x, const std::vector<int>& leaving) {
-    model_.evaluate(x, modes_, point_);
+    evaluate(x, point_);
     std::vector<int> near;
     for (int k = 0; k < m_; ++k) {
+      if (model_.is_bilateral(k)) continue;
       const bool is_active = std::find(active_.begin(), active_.end(), k) != active_.end();
       if (is_active || std::abs(point_.f(k)) <= opt_.distance_tol) near.push_back(k);
     }
@@ -529,9 +545,13 @@ class Run {
     // (Deryabin & Kozlov 1995 Theorem 1); only constraints not in contact go through the
     // complementarity.
     std::vector<int> next_active;
+    for (int k = m_ - model_.bilateral_count(); k < m_; ++k) next_active.push_back(k);
     if (dynamic_z()) {
       for (const int k : active_) {
-        if (std::find(leaving.begin(), leaving.end(), k) == leaving.end()) next_active.push_back(k);
+        if (!model_.is_bilateral(k) &&
+            std::find(leaving.begin(), leaving.end(), k) == leaving.end()) {
+          next_active.push_back(k);
+        }
       }
     }
     std::vector<int> resting;
@@ -544,7 +564,7 @@ class Run {
     }
     if (!resting.empty()) {
       // 0 ≤ λ ⊥ f̈ = W λ + (J A⁻¹F + d) ≥ 0 on the constraints at rest.
-      model_.evaluate(x, modes_, point_);
+      evaluate(x, point_);
       const ConstrainedAcceleration free_motion = constrained_acceleration(point_, {});
       if (!free_motion.ok) throw RunFailure{"singular_active_set", free_motion.reason};
       const Delassus D = delassus(point_, resting);
@@ -606,10 +626,20 @@ class Run {
 
   void track_minimum(const State& x) {
     update_minimum(model_.constraint_values(x.t, x.q));
+    if (model_.bilateral_count() > 0) {
+      // The bilateral constraints hold at the acceleration level between phase starts (where
+      // project_onto_constraints puts f and ḟ back to 0); their drift is reported.
+      evaluate(x, drift_point_);
+      const Eigen::VectorXd rate = drift_point_.constraint_rate(x.v);
+      for (int k = m_ - model_.bilateral_count(); k < m_; ++k) {
+        bilateral_drift_ = std::max(bilateral_drift_, std::abs(drift_point_.f(k)));
+        bilateral_rate_drift_ = std::max(bilateral_rate_drift_, std::abs(rate(k)));
+      }
+    }
     if (model_.kinematic_count() > 0) {
       // The kinematic constraints hold at the acceleration level only; their drift |a q̇ + b| is
       // reported, not corrected.
-      model_.evaluate(x, modes_, drift_point_);
+      evaluate(x, drift_point_);
       kinematic_drift_ = std::max(kinematic_drift_, drift_point_.g.lpNorm<Eigen::Infinity>());
     }
   }
@@ -624,7 +654,7 @@ class Run {
     TrajectorySample s;
     s.x = x;
     s.label = std::move(label);
-    model_.evaluate(x, modes_, point_);
+    evaluate(x, point_);
     s.f = point_.f;
     s.lambda = Eigen::VectorXd::Zero(m_);
     s.mu = Eigen::VectorXd::Zero(m_);
@@ -674,6 +704,8 @@ class Run {
   double max_projection_ = 0.0;
   Point drift_point_;
   double kinematic_drift_ = 0.0;
+  double bilateral_drift_ = 0.0;
+  double bilateral_rate_drift_ = 0.0;
   PhaseCounters counters_;
   // Limit model bookkeeping, per constraint: start of the contact, most negative z, first zero
   // of λ in the contact; and the theorem's verdict.
@@ -752,9 +784,30 @@ std::vector<ParamSpec> EventDrivenSolver::parameters() const {
   };
 }
 
+std::optional<std::string> bilateral_start_refusal(const Model& model, double distance_tol,
+                                                   double velocity_tol) {
+  if (model.bilateral_count() == 0) return std::nullopt;
+  const State x = model.initial_state();
+  Point p;
+  model.evaluate(x, model.modes_at(x), p);
+  const Eigen::VectorXd rate = p.constraint_rate(x.v);
+  for (int k = model.constraint_count() - model.bilateral_count(); k < model.constraint_count();
+       ++k) {
+    if (std::abs(p.f(k)) > distance_tol || std::abs(rate(k)) > velocity_tol) {
+      return "initial data: bilateral constraint " + std::to_string(k) +
+             " has f = " + format_number(p.f(k)) + ", f' = " + format_number(rate(k)) +
+             "; the holonomic motion needs f(q0) = 0 and grad f . q0' = 0 (Kozlov 1992 condition "
+             "(10), within contact_distance_tol and contact_velocity_tol); the realization and "
+             "limit solvers take such data";
+    }
+  }
+  return std::nullopt;
+}
+
 RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
                                const std::string& solver_name,
-                               const std::optional<LimitCoefficients>& limit) {
+                               const std::optional<LimitCoefficients>& limit,
+                               const HolonomicExtras& extras) {
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
   const Options options{
@@ -768,6 +821,7 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
       .max_events = p.at("max_events"),
       .max_step_fraction = p.at("max_step_fraction"),
       .limit = limit,
+      .extras = extras,
   };
   RunRecord record;
   record.case_name = model.info().name;
@@ -799,7 +853,14 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
   return record;
 }
 
+std::optional<std::string> EventDrivenSolver::refusal(const Model& model,
+                                                      const RunSettings& settings) const {
+  return bilateral_start_refusal(model, settings.solver_params.at("contact_distance_tol"),
+                                 settings.solver_params.at("contact_velocity_tol"));
+}
+
 RunRecord EventDrivenSolver::run(const Model& model, const RunSettings& settings) const {
+  if (const auto why = refusal(model, settings)) throw InputError(*why);
   return run_contact_dynamics(model, settings, name(), std::nullopt);
 }
 

@@ -1,7 +1,10 @@
 // Solver `event-driven`: the ideal classical model (docs/theory.md §2) integrated phase by phase.
 #pragma once
 
+#include <Eigen/Core>
+#include <functional>
 #include <optional>
+#include <string>
 
 #include "solvers/solver.hpp"
 
@@ -18,9 +21,23 @@ struct LimitCoefficients {
 // (α or β > 0), the limit model of Deryabin & Kozlov 1995 Theorem 1, which moves on Σ by the same
 // equations and leaves at the first simple zero of z where λ < 0. Shared by `event-driven` and
 // `limit`.
+// What the limit of a realized bilateral constraint changes in the classical motion
+// (solvers/limit.cpp): the start, projected onto f = 0, and an extra generalized force (the
+// Rubin–Ungar potential's −∂U/∂q).
+struct HolonomicExtras {
+  std::optional<State> start;
+  std::function<Eigen::VectorXd(const State&)> extra_force;
+};
+
 RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
                                const std::string& solver_name,
-                               const std::optional<LimitCoefficients>& limit);
+                               const std::optional<LimitCoefficients>& limit,
+                               const HolonomicExtras& extras = {});
+
+// Why the ideal model cannot start from the case's initial data, if it cannot: a bilateral
+// constraint f = 0 needs f(q0) = 0 and ∇f·q̇0 + ∂f/∂t = 0 (Kozlov 1992 condition (10)).
+std::optional<std::string> bilateral_start_refusal(const Model& model, double distance_tol,
+                                                   double velocity_tol);
 
 class EventDrivenSolver final : public Solver {
  public:
@@ -33,6 +50,10 @@ class EventDrivenSolver final : public Solver {
   // Kinematic constraints enter as ideal (d'Alembert–Lagrange) reactions aᵀν: nonholonomic
   // motion (solvers/dynamics.cpp).
   bool handles_kinematic_constraints() const override { return true; }
+  // Bilateral constraints are always in the active set, their multipliers of either sign.
+  bool handles_bilateral_constraints() const override { return true; }
+  std::optional<std::string> refusal(const Model& model,
+                                     const RunSettings& settings) const override;
   RunRecord run(const Model& model, const RunSettings& settings) const override;
 };
 

@@ -10,10 +10,12 @@
 // when k² ≥ κ.
 #include "solvers/limit.hpp"
 
+#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
+#include "solvers/dynamics.hpp"
 #include "solvers/event_driven.hpp"
 #include "solvers/kinematic_limit.hpp"
 #include "solvers/model_parameters.hpp"
@@ -78,7 +80,8 @@ std::vector<std::string> LimitSolver::extra_columns(const Model& model, const Ru
   std::vector<std::string> names;
   // λ of the μ = β/α family, the limit of the realization's N g (its Ng<r> columns).
   for (int r = 0; r < model.kinematic_count(); ++r) names.push_back("Ng" + std::to_string(r));
-  if (model.kinematic_count() > 0) return names;
+  // The bilateral limit (holonomic or Rubin–Ungar) has no z.
+  if (model.kinematic_count() > 0 || model.bilateral_count() > 0) return names;
   for (int k = 0; k < model.constraint_count(); ++k) {
     std::string column = "z";  // appended, not "z" + ...: GCC 12 flags that with -Wrestrict
     column += std::to_string(k);
@@ -87,8 +90,89 @@ std::vector<std::string> LimitSolver::extra_columns(const Model& model, const Ru
   return names;
 }
 
+namespace {
+
+// The limit of the (0,β,γ)N realization of one bilateral constraint f = 0 (Kozlov 1992 §4):
+// V_N = V + γN f²/2, Φ_N = βN ḟ²/2. From data that satisfy condition (10) (f = 0, ḟ = 0), or
+// with damping β > 0, the holonomic motion on f = 0 (Courant). From f = 0 with ḟ ≠ 0 and β = 0
+// the normal oscillation of frequency ω(q) = √(γN)|∇f|_{A⁻¹} keeps its adiabatic invariant E⊥/ω,
+// and the slow motion is the holonomic one under the extra potential
+//   U(q) = E⊥(0) ω(q)/ω(q0),  E⊥(0) = ½ ḟ(0)²/|∇f(q0)|²_{A⁻¹}
+// (Rubin–Ungar; docs/theory.md §2), from the tangential part of q̇(0) in the kinetic metric.
+RunRecord run_bilateral_limit(const Model& model, const RunSettings& settings,
+                              const std::string& solver) {
+  const ParamValues& p = settings.solver_params;
+  check_bilateral_model(model, settings, solver);
+  if (model.bilateral_count() != model.constraint_count() || model.kinematic_count() > 0) {
+    throw InputError("--case: " + model.info().name +
+                     " mixes bilateral constraints with other constraints; the limit solver "
+                     "computes the limit of bilateral ones in cases that have no other");
+  }
+  if (model.bilateral_count() != 1) {
+    throw InputError("--case: " + model.info().name + " has " +
+                     std::to_string(model.bilateral_count()) +
+                     " bilateral constraints; the limit solver computes one (the normal modes of "
+                     "several may resonate)");
+  }
+  if (p.at("alpha") != 0.0) {
+    throw InputError(
+        "--alpha: the limit of the added-mass realization of a bilateral constraint is not "
+        "computed (its normal oscillation does not become fast); accepted: alpha = 0");
+  }
+  State start = model.initial_state();
+  const std::vector<int> modes = model.modes_at(start);
+  Point point;
+  model.evaluate(start, modes, point);
+  if (std::abs(point.f(0)) > p.at("contact_distance_tol")) {
+    throw InputError("initial data: f(q0) = " + format_number(point.f(0)) +
+                     ": the normal energy gamma N f^2/2 grows without bound with N, so the "
+                     "realizations have no finite limit; start on f = 0 (a normal velocity is "
+                     "accepted)");
+  }
+  const Delassus D = delassus(point, {0});
+  const double normal_rate = point.constraint_rate(start.v)(0);
+  const double omega0 = std::sqrt(D.W(0, 0));  // ω(q0)/√(γN)
+  const double normal_energy = 0.5 * normal_rate * normal_rate / D.W(0, 0);
+  start.v -= D.Ainv_Jt * (normal_rate / D.W(0, 0));
+
+  HolonomicExtras extras;
+  extras.start = start;
+  std::string kind = "holonomic", why;
+  if (std::abs(normal_rate) <= p.at("contact_velocity_tol")) {
+    why = "the initial data satisfy Kozlov 1992 condition (10): f = 0 and f' = 0";
+  } else if (p.at("beta") > 0.0) {
+    why = "the damping beta N f'^2/2 dissipates the normal energy; the limit is holonomic";
+  } else if (p.at("gamma") == 0.0) {
+    throw InputError(
+        "--gamma: the realization of a bilateral constraint needs gamma > 0 or "
+        "beta > 0");
+  } else {
+    kind = "rubin-ungar";
+    why = "f' = " + format_number(normal_rate) +
+          " at t = 0 and no damping: the normal oscillation keeps E/omega, and the slow motion "
+          "feels U = E omega(q)/omega(q0) (Rubin-Ungar)";
+    // −∂U/∂q by forward AD: |∇f|_{A⁻¹} = √(J A⁻¹ Jᵀ) with J and A carrying their derivatives.
+    extras.extra_force = [&model, normal_energy, omega0](const State& x) {
+      PointT<Dual> work;
+      model.evaluate_dual(x, model.modes_at(x), work);
+      using DualMatrix = Eigen::Matrix<Dual, Eigen::Dynamic, Eigen::Dynamic>;
+      const DualMatrix Ainv_Jt = work.A.partialPivLu().solve(DualMatrix(work.J.transpose()));
+      const Dual omega = sqrt(Dual(work.J.row(0).dot(Ainv_Jt.col(0))));
+      return Eigen::VectorXd(-normal_energy / omega0 * omega.derivatives().head(x.q.size()));
+    };
+  }
+  RunRecord record = run_contact_dynamics(model, settings, solver, std::nullopt, extras);
+  record.diagnostics["limit_kind"] = kind;
+  record.diagnostics["limit_why"] = why;
+  record.diagnostics["normal_energy"] = normal_energy;
+  return record;
+}
+
+}  // namespace
+
 RunRecord LimitSolver::run(const Model& model, const RunSettings& settings) const {
   const ParamValues& p = settings.solver_params;
+  if (model.bilateral_count() > 0) return run_bilateral_limit(model, settings, name());
   if (model.kinematic_count() > 0) {
     check_kinematic_model(model, settings, name());
     RunRecord record;

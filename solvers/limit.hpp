@@ -13,6 +13,7 @@ class LimitSolver final : public Solver {
   std::vector<ParamSpec> parameters() const override;
   std::vector<ChoiceSpec> choices() const override;
   bool handles_kinematic_constraints() const override { return true; }
+  bool handles_bilateral_constraints() const override { return true; }
   void finalize(ParamValues& params, ChoiceValues& choices,
                 const std::vector<std::string>& assigned) const override;
   std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const override;

@@ -165,4 +165,15 @@ inline void check_kinematic_model(const Model& model, const RunSettings& setting
   }
 }
 
+// A bilateral constraint is two-sided: the obstacle (a reaction that only pushes) has no meaning
+// for it. InputError (exit 2) otherwise.
+inline void check_bilateral_model(const Model& model, const RunSettings& settings,
+                                  const std::string& solver) {
+  if (settings.solver_choices.at("interaction") == "obstacle") {
+    throw InputError("solver " + solver + " on case " + model.info().name +
+                     ": --interaction obstacle has no meaning for bilateral constraints "
+                     "(they are two-sided); use medium");
+  }
+}
+
 }  // namespace crbench

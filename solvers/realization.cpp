@@ -127,6 +127,13 @@ class Run {
     const ConstrainedAcceleration free_motion = constrained_acceleration(point_, {});
     const Eigen::VectorXd free_f_dd = point_.J * free_motion.qdd + point_.d;
     for (int k = 0; k < m_; ++k) {
+      if (model_.is_bilateral(k)) {
+        // A bilateral constraint is realized on both sides of f = 0, all the time (Kozlov 1992
+        // §4: V_N = γN f²/2, Φ_N = βN ḟ²/2), without entry or exit.
+        in_medium_[static_cast<std::size_t>(k)] = 1;
+        pushing_[static_cast<std::size_t>(k)] = 1;
+        continue;
+      }
       const double f = point_.f(k);
       const bool inside =
           f < 0.0 || (f == 0.0 && (rate(k) < 0.0 || (rate(k) == 0.0 && free_f_dd(k) < 0.0)));
@@ -194,6 +201,10 @@ class Run {
       const bool inside = in_medium_[static_cast<std::size_t>(k)];
       g(k) = inside ? -rhs_point_.f(k) : rhs_point_.f(k);
       g(m_ + k) = 1.0;
+      if (model_.is_bilateral(k)) {
+        g(k) = 1.0;  // never an event
+        continue;
+      }
       if (inside && opt_.medium.obstacle) {
         g(m_ + k) = pushing_[static_cast<std::size_t>(k)] ? would_be(k) : -would_be(k);
       }
@@ -552,6 +563,7 @@ RunRecord RealizationSolver::run(const Model& model, const RunSettings& settings
   const ParamValues& p = settings.solver_params;
   const double N = p.at("N");
   if (model.kinematic_count() > 0) check_kinematic_model(model, settings, name());
+  if (model.bilateral_count() > 0) check_bilateral_model(model, settings, name());
   // The normal displacement in the medium scales like 1/N: the absolute tolerance of positions
   // is scaled with it, so that N·f is resolved to the same relative accuracy for every N. In the
   // stiff phases velocities get atol/√N: the normal velocity scales like 1/√N in a spring medium

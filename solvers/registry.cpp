@@ -78,13 +78,24 @@ void configure_solver(const Solver& solver, const std::vector<Assignment>& user,
   }
 }
 
-void require_support(const Solver& solver, const Model& model) {
-  if (model.kinematic_count() > 0 && !solver.handles_kinematic_constraints()) {
-    throw InputError("--solver: " + solver.name() +
-                     " does not compute kinematic constraints (case " + model.info().name +
-                     " has " + std::to_string(model.kinematic_count()) +
-                     "); event-driven computes their ideal (nonholonomic) motion");
+std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo& info) {
+  if (info.kinematic > 0 && !solver.handles_kinematic_constraints()) {
+    return "kinematic constraints";
   }
+  if (info.bilateral > 0 && !solver.handles_bilateral_constraints()) {
+    return "bilateral constraints";
+  }
+  return std::nullopt;
+}
+
+void require_support(const Solver& solver, const Model& model) {
+  const auto part = unsupported_part(solver, model.info());
+  if (!part) return;
+  const int count =
+      *part == "kinematic constraints" ? model.kinematic_count() : model.bilateral_count();
+  throw InputError("--solver: " + solver.name() + " does not compute " + *part + " (case " +
+                   model.info().name + " has " + std::to_string(count) +
+                   "); event-driven computes " + "their ideal motion");
 }
 
 const Solver& find_solver(std::string_view name) {

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,8 @@ class Solver {
   // Whether the solver computes cases with kinematic constraints a q̇ + b = 0; the others refuse
   // such a case (InputError, exit 2) rather than ignore the constraint.
   virtual bool handles_kinematic_constraints() const { return false; }
+  // Likewise for bilateral holonomic constraints f = 0.
+  virtual bool handles_bilateral_constraints() const { return false; }
   // Completes a configuration after defaults and the user's assignments: fills values that
   // depend on a choice (a preset's α, β, γ) where `assigned` does not name them, and rejects
   // inadmissible combinations with an InputError naming the items.
@@ -72,6 +75,12 @@ class Solver {
   virtual std::vector<std::string> extra_columns(const Model& /*model*/,
                                                  const RunSettings& /*settings*/) const {
     return {};
+  }
+  // Why the solver cannot start from this case's data with these settings (its run then throws
+  // InputError with the same text), or nothing.
+  virtual std::optional<std::string> refusal(const Model& /*model*/,
+                                             const RunSettings& /*settings*/) const {
+    return std::nullopt;
   }
   virtual RunRecord run(const Model& model, const RunSettings& settings) const = 0;
 };
@@ -92,8 +101,11 @@ inline const ParamSpec kRestitutionSpec{.name = "restitution",
 void configure_solver(const Solver& solver, const std::vector<Assignment>& assignments,
                       RunSettings& settings, const CaseInfo* case_info = nullptr);
 
-// InputError when the case has kinematic constraints and the solver does not compute them
-// (called by such a solver's run, so that no caller can get a run that ignores them).
+// What of the case the solver does not compute ("kinematic constraints", "bilateral
+// constraints"), or nothing when it computes all of it.
+std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo& info);
+// InputError when the case has constraints the solver does not compute (called by such a
+// solver's run, so that no caller can get a run that ignores them).
 void require_support(const Solver& solver, const Model& model);
 
 const std::vector<std::unique_ptr<Solver>>& solver_registry();
