@@ -2,6 +2,11 @@
 // study.json and the figures. Every output except the timings of the work–precision points is a
 // function of the study alone: results are assembled in point order from their JSON lines
 // (whether computed now or read back with --resume), so K and resumption do not change a byte.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -26,6 +31,28 @@
 
 namespace crbench {
 namespace {
+
+// Runs a program with these arguments, stdout and stderr to `log`, and waits for it; 0 when it
+// exits with 0. No shell: the arguments (an --out path among them) are passed as they are, so
+// no quote or metacharacter in them is ever interpreted.
+int run_program(const std::vector<std::string>& args, const std::filesystem::path& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<char*> argv;
+  std::vector<std::string> storage(args);
+  for (auto& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
@@ -82,21 +109,30 @@ class Converge {
       : study_(study), options_(options), out_(options.out_dir) {}
 
   ConvergeResult run() {
-    fs::create_directories(out_);
+    std::error_code error;
+    fs::create_directories(out_, error);
+    if (error || !fs::is_directory(out_)) {
+      throw InputError(
+          "--out: cannot create the folder '" + out_.string() + "'" +
+          (error ? " (" + error.message() + ")" : std::string(" (a file is in the way)")));
+    }
     compute_references();
     make_points();
     ConvergeResult result;
     result.points_total = static_cast<int>(points_.size());
     result.points_computed = run_points();
     result.summary = assemble();
-    std::ofstream(out_ / "study.json") << result.summary.dump(2) << "\n";
+    {
+      std::ostringstream text;
+      text << result.summary.dump(2) << "\n";
+      write_file(out_ / "study.json", text.str());
+    }
     log("converge " + study_.name + ": " + std::to_string(result.points_computed) + " of " +
         std::to_string(result.points_total) + " points computed, tables in " + out_.string());
     if (options_.figures) {
       const fs::path script = fs::path(CRBENCH_SOURCE_DIR) / "scripts/figures.py";
-      const std::string command = "/usr/bin/python3 '" + script.string() + "' '" + out_.string() +
-                                  "' > '" + (out_ / "figures.log").string() + "' 2>&1";
-      const int status = std::system(command.c_str());
+      const int status =
+          run_program({"/usr/bin/python3", script.string(), out_.string()}, out_ / "figures.log");
       result.figures_written = status == 0;
       if (status == 0) fs::remove(out_ / "figures.log");
       result.figures_message =
@@ -364,16 +400,19 @@ class Converge {
     fs::create_directories(out_ / "trajectories");
     // Rewritten with the kept lines only, then appended to as points complete.
     {
-      std::ofstream rewrite(jsonl, std::ios::trunc);
+      std::ostringstream rewrite;
       for (std::size_t i = 0; i < points_.size(); ++i) {
         if (done[i]) rewrite << lines_[i].dump() << "\n";
       }
+      write_file(jsonl, rewrite.str());
     }
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < points_.size(); ++i) {
       if (!done[i]) todo.push_back(i);
     }
+    // Each finished point is appended and flushed at once: an interrupted study keeps it.
     std::ofstream append(jsonl, std::ios::app);
+    bool append_failed = !append;
     std::mutex mutex;
     std::atomic<std::size_t> next{0};
     std::size_t finished = 0;
@@ -406,6 +445,7 @@ class Converge {
         const std::lock_guard<std::mutex> lock(mutex);
         append << line.dump() << "\n";
         append.flush();
+        if (!append) append_failed = true;
         lines_[i] = std::move(line);
         ++finished;
         progress();
@@ -418,9 +458,13 @@ class Converge {
     for (auto& t : threads) t.join();
     if (options_.progress_line) std::fprintf(stderr, "\n");
     append.close();
+    if (append_failed) {
+      throw InputError("--out: cannot append to '" + jsonl.string() +
+                       "' (an unwritable folder or a full disk); the points computed are lost");
+    }
     // Point order, so that a finished points.jsonl does not depend on K either (except the
     // work–precision timings).
-    std::ofstream sorted(jsonl, std::ios::trunc);
+    std::ostringstream sorted;
     std::ostringstream timing;
     for (const auto& line : lines_) {
       if (!line.contains("wall_time_s")) {
@@ -432,7 +476,12 @@ class Converge {
       sorted << without.dump() << "\n";
       timing << ojson{{"key", line["key"]}, {"wall_time_s", line["wall_time_s"]}}.dump() << "\n";
     }
-    if (!timing.str().empty()) std::ofstream(out_ / "timing.jsonl") << timing.str();
+    write_file(jsonl, sorted.str());
+    if (!timing.str().empty()) {
+      std::ostringstream text;
+      text << timing.str();
+      write_file(out_ / "timing.jsonl", text.str());
+    }
     return static_cast<int>(todo.size());
   }
 
@@ -530,17 +579,20 @@ std::string markdown(const Table& t) {
 }
 
 void write_table(const fs::path& stem, const Table& t) {
-  std::ofstream(stem.string() + ".md") << "### " << t.title << "\n\n"
-                                       << t.caption << "\n\n"
-                                       << markdown(t);
-  std::ofstream csv(stem.string() + ".csv");
+  {
+    std::ostringstream text;
+    text << "### " << t.title << "\n\n" << t.caption << "\n\n" << markdown(t);
+    write_file(stem.string() + ".md", text.str());
+  }
+  std::ostringstream csv;
   for (std::size_t i = 0; i < t.header.size(); ++i) csv << (i ? "," : "") << csv_field(t.header[i]);
   csv << "\n";
   for (const auto& r : t.rows) {
     for (std::size_t i = 0; i < r.size(); ++i) csv << (i ? "," : "") << csv_field(r[i]);
     csv << "\n";
   }
-  std::ofstream tex(stem.string() + ".tex");
+  write_file(stem.string() + ".csv", csv.str());
+  std::ostringstream tex;
   tex << "% " << t.title << " (crbench " << version << "; needs \\usepackage{booktabs})\n"
       << "\\begin{table}\n\\centering\n\\caption{" << tex_field(t.caption) << "}\n"
       << "\\begin{tabular}{l" << std::string(t.header.size() - 1, 'r') << "}\n\\toprule\n";
@@ -553,6 +605,7 @@ void write_table(const fs::path& stem, const Table& t) {
     tex << " \\\\\n";
   }
   tex << "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+  write_file(stem.string() + ".tex", tex.str());
 }
 
 ojson Converge::assemble() {
@@ -793,7 +846,11 @@ ojson Converge::assemble() {
                              {"fit", m["observables"][o]["fit"]},
                              {"rows", m["observables"][o]["rows"]}});
     }
-    std::ofstream(out_ / (o + ".json")) << j.dump(2) << "\n";
+    {
+      std::ostringstream text;
+      text << j.dump(2) << "\n";
+      write_file(out_ / (o + ".json"), text.str());
+    }
   }
   write_table(out_ / "models", verdicts);
 
@@ -866,7 +923,7 @@ ojson Converge::assemble() {
     const auto wp_model =
         make_model(study_.work_precision_case, study_.work_precision_case_assignments);
     const Facts wp_facts = wp_model->facts();
-    std::ofstream timing(out_ / "work_precision.csv");
+    std::ostringstream timing;
     timing << "series,vary,value,error,steps,rhs_evaluations,wall_time_s\n";
     for (std::size_t s = 0; s < study_.work_precision.size(); ++s) {
       const auto& w = study_.work_precision[s];
@@ -914,15 +971,20 @@ ojson Converge::assemble() {
       }
       wp["series"].push_back(js);
     }
+    write_file(out_ / "work_precision.csv", timing.str());
     // The Markdown table carries the timings; the CSV above is the figure's input.
     std::ostringstream notes;
     for (const auto& w : study_.work_precision) {
       if (!w.note.empty()) notes << "- " << w.label << ": " << w.note << "\n";
     }
-    std::ofstream(out_ / "work_precision.md") << "### " << t.title << "\n\n"
-                                              << t.caption << "\n\n"
-                                              << markdown(t) << "\n"
-                                              << notes.str();
+    {
+      std::ostringstream text;
+      text << "### " << t.title << "\n\n"
+           << t.caption << "\n\n"
+           << markdown(t) << "\n"
+           << notes.str();
+      write_file(out_ / "work_precision.md", text.str());
+    }
     summary["work_precision"] = wp;
   }
   return summary;

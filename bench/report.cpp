@@ -76,7 +76,11 @@ std::string siconos_comparison(const std::string& out_dir) {
     worst_impulse = std::max(worst_impulse, std::abs(s.impulse(0) - r[3]));
   };
   const RunRecord record = execute(request);
-  std::ofstream(fs::path(out_dir) / "moreau-jean.json") << to_json(record, false).dump(2) << "\n";
+  {
+    std::ostringstream text;
+    text << to_json(record, false).dump(2) << "\n";
+    write_file(fs::path(out_dir) / "moreau-jean.json", text.str());
+  }
   md << "crbench's `moreau-jean` on `bouncing-ball-siconos` with no flags (the case carries "
         "Siconos's settings: h 0.005, theta 0.5, restitution 0.9, t in [0, 10]) against the "
      << rows << " rows of Siconos 4.4.0's output (status " << record.status << ", " << row
@@ -186,7 +190,11 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
             "times, which differ from run to run (see ../../timing.md); steps and right-hand-side "
             "evaluations are in work_precision.csv beside them.\n";
     }
-    std::ofstream(dir / "README.md") << md.str();
+    {
+      std::ostringstream text;
+      text << md.str();
+      write_file(dir / "README.md", text.str());
+    }
     outcomes.push_back({study.name, file.filename().string(), result.summary});
   }
   return outcomes;
@@ -261,7 +269,11 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
 
       const RunRecord record = execute(request);
       if (compared == 0) max_q_error = std::nan("");
-      std::ofstream(stem.string() + ".json") << to_json(record, false).dump(2) << "\n";
+      {
+        std::ostringstream text;
+        text << to_json(record, false).dump(2) << "\n";
+        write_file(stem.string() + ".json", text.str());
+      }
       ++runs;
       runs_ok += record.status == "ok" ? 1 : 0;
 
@@ -304,23 +316,34 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       progress << "report: " << c.info.name << " / " << s->name() << ": " << record.status << "\n";
     }
   }
-  std::ofstream(out_dir / "cases" / "summary.json") << summary.dump(2) << "\n";
-  std::ofstream(out_dir / "cases" / "README.md")
-      << "# Every case through every solver\n\n"
-      << "Every registered case through every registered solver with the settings a user gets "
-         "without flags: the solver's defaults and the case's own settings (last column; e.g. "
-         "Siconos's step for bouncing-ball-siconos). Each run's record is "
-         "`<case>/<solver>.json` and its trajectory on a 1001-point grid plus event rows is "
-         "`<case>/<solver>.trajectory.csv`; `summary.json` holds this table.\n\n"
-      << "\"predicted\" is the case's analytic lift-off time for the model the solver "
-         "approximates (lift_off_time: the end of the last contact episode, docs/theory.md §5); "
-         "the error column after it is the largest deviation of q from the case's closed-form "
-         "trajectory for that model on the output grid. Wall times are in ../timing.md.\n\n"
-      << table.str();
+  {
+    std::ostringstream text;
+    text << summary.dump(2) << "\n";
+    write_file(out_dir / "cases" / "summary.json", text.str());
+  }
+  {
+    std::ostringstream text;
+    text << "# Every case through every solver\n\n"
+         << "Every registered case through every registered solver with the settings a user gets "
+            "without flags: the solver's defaults and the case's own settings (last column; e.g. "
+            "Siconos's step for bouncing-ball-siconos). Each run's record is "
+            "`<case>/<solver>.json` and its trajectory on a 1001-point grid plus event rows is "
+            "`<case>/<solver>.trajectory.csv`; `summary.json` holds this table.\n\n"
+         << "\"predicted\" is the case's analytic lift-off time for the model the solver "
+            "approximates (lift_off_time: the end of the last contact episode, docs/theory.md §5); "
+            "the error column after it is the largest deviation of q from the case's closed-form "
+            "trajectory for that model on the output grid. Wall times are in ../timing.md.\n\n"
+         << table.str();
+    write_file(out_dir / "cases" / "README.md", text.str());
+  }
 
   fs::create_directories(out_dir / "siconos");
   const std::string siconos = siconos_comparison((out_dir / "siconos").string());
-  std::ofstream(out_dir / "siconos" / "README.md") << siconos;
+  {
+    std::ostringstream text;
+    text << siconos;
+    write_file(out_dir / "siconos" / "README.md", text.str());
+  }
   const std::vector<StudyOutcome> studies = canonical_studies(out_dir, jobs, progress);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -365,7 +388,7 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
     }
   }
 
-  std::ofstream readme(out_dir / "README.md");
+  std::ostringstream readme;
   readme
       << "# crbench results\n\n"
       << "Written by `crbench report` (the main job, `bash scripts/run.sh`), crbench " << version
@@ -395,14 +418,18 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       << "| `cases/summary.json` | the case × solver table |\n"
       << "| `siconos/` | the external reference comparison |\n"
       << "| `timing.md` | wall times and the machine |\n";
+  write_file(out_dir / "README.md", readme.str());
 
-  std::ofstream(out_dir / "timing.md")
-      << "# Timing\n\n"
-      << "`crbench report` took " << std::fixed << std::setprecision(1) << seconds
-      << std::defaultfloat << " s with " << jobs << " threads on: " << machine() << ".\n\n"
-      << "Wall time of each case × solver run (the solve alone; the machine is shared, so these "
-         "vary from run to run; `bench/perf` has Google Benchmark medians):\n\n"
-      << timing.str();
+  {
+    std::ostringstream text;
+    text << "# Timing\n\n"
+         << "`crbench report` took " << std::fixed << std::setprecision(1) << seconds
+         << std::defaultfloat << " s with " << jobs << " threads on: " << machine() << ".\n\n"
+         << "Wall time of each case × solver run (the solve alone; the machine is shared, so these "
+            "vary from run to run; `bench/perf` has Google Benchmark medians):\n\n"
+         << timing.str();
+    write_file(out_dir / "timing.md", text.str());
+  }
   progress << "report: wrote " << out_dir.string() << "\n";
   return 0;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -21,8 +22,13 @@ std::string exact(double x) {
 
 class TrajectoryCsv {
  public:
+  // Written to PATH.partial while the solve runs and renamed to PATH by finish(): a trajectory
+  // file that exists is complete (a resumed study trusts it).
   TrajectoryCsv(const std::string& path, int n, int m, const std::vector<std::string>& extras)
-      : file_(path), extras_(static_cast<Eigen::Index>(extras.size())) {
+      : path_(path),
+        partial_(path + ".partial"),
+        file_(partial_),
+        extras_(static_cast<Eigen::Index>(extras.size())) {
     if (!file_) throw InputError("--trajectory: cannot open '" + path + "' for writing");
     file_ << "t,label";
     for (int i = 0; i < n; ++i) file_ << ",q" << i;
@@ -48,13 +54,57 @@ class TrajectoryCsv {
     put(s.extra.size() == extras_ ? s.extra : Eigen::VectorXd::Constant(extras_, std::nan("")));
     file_ << "\n";
   }
+  void finish() {
+    file_.close();
+    std::error_code error;
+    if (file_) std::filesystem::rename(partial_, path_, error);
+    if (!file_ || error) {
+      std::filesystem::remove(partial_, error);
+      throw InputError("--trajectory: cannot write '" + path_ +
+                       "' (an unwritable folder or a full disk)");
+    }
+    finished_ = true;
+  }
+  ~TrajectoryCsv() {
+    if (finished_) return;
+    std::error_code ignored;
+    file_.close();
+    std::filesystem::remove(partial_, ignored);
+  }
+  TrajectoryCsv(const TrajectoryCsv&) = delete;
+  TrajectoryCsv& operator=(const TrajectoryCsv&) = delete;
 
  private:
+  std::string path_, partial_;
   std::ofstream file_;
   Eigen::Index extras_;
+  bool finished_ = false;
 };
 
 }  // namespace
+
+void write_file(const std::filesystem::path& path, std::string_view content) {
+  std::filesystem::path partial = path;
+  partial += ".partial";
+  {
+    std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+    if (file) file.write(content.data(), static_cast<std::streamsize>(content.size()));
+    if (file) file.flush();
+    if (!file) {
+      std::error_code ignored;
+      std::filesystem::remove(partial, ignored);
+      throw InputError("--out: cannot write '" + path.string() +
+                       "' (an unwritable folder or a full disk); the previous file, if any, is "
+                       "left as it was");
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(partial, path, error);
+  if (error) {
+    std::filesystem::remove(partial, error);
+    throw InputError("--out: cannot write '" + path.string() + "' (" + error.message() + ")");
+  }
+}
 
 RunRecord execute(const RunRequest& request) {
   const Solver& solver = find_solver(request.solver_name);
@@ -91,6 +141,7 @@ RunRecord execute(const RunRequest& request) {
     };
   }
   RunRecord record = solver.run(*model, settings);
+  if (csv) csv->finish();
   record.parameter_sources = settings.parameter_sources;
   return record;
 }

@@ -2,9 +2,11 @@
 // every input, the output grid, and the trajectory CSV written while the solve runs.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cases/params.hpp"
@@ -46,5 +48,10 @@ GridRun solve_on_grid(RunRequest request);
 // its last point with `final_only`; nullopt when the grids differ or are empty.
 std::optional<double> q_deviation(const std::vector<Eigen::VectorXd>& q,
                                   const std::vector<Eigen::VectorXd>& reference, bool final_only);
+
+// Writes `content` to `path` through a temporary file in the same folder and a rename: `path` is
+// always either its previous complete version or the new one, never a truncated file.
+// InputError (exit 2) naming the path when the folder cannot be written or the disk is full.
+void write_file(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace crbench

@@ -1,11 +1,16 @@
 // Studies: the schema's errors, determinism across thread counts, --resume, the regeneration of
 // the committed canonical numbers, and the convergence orders a small study must show.
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "bench/cli.hpp"
 #include "bench/study.hpp"
 
 namespace fs = std::filesystem;
@@ -253,4 +258,105 @@ TEST_CASE("a small study shows the orders of the theory and regenerates the comm
     }
   }
   CHECK(compared == 7);  // classical + 3 viscous + 3 obstacle
+}
+
+TEST_CASE("converge runs the figures without a shell, and no model label writes outside --out",
+          "[study][security]") {
+  const fs::path base = fresh_dir("hostile");
+  fs::create_directories(base);
+  // The figures command once went through std::system with --out in single quotes: this --out
+  // ran the touch.
+  const fs::path marker = base / "PWNED";
+  const fs::path out = base / ("x';touch " + marker.string() + ";'");
+  json study = json::parse(R"({
+    "name": "hostile", "case": "dk-plane", "samples": 101,
+    "N": {"from": 100, "to": 10000},
+    "observables": ["lift_off_time"],
+    "models": [{"label": "../../escaped", "solver": "realization", "set": {"preset": "viscous"},
+                "expected_order": {"lift_off_time": 1}}],
+    "paths": {"models": ["../../escaped"], "N": [100]}
+  })");
+  crbench::ConvergeOptions options;
+  options.out_dir = out.string();
+  options.jobs = 2;
+  options.figures = true;
+  const crbench::ConvergeResult result = crbench::run_study(crbench::parse_study(study), options);
+  CHECK(result.points_computed == result.points_total);
+  CHECK_FALSE(fs::exists(marker));
+  // Every file the study wrote is inside --out, the trajectories inside out/trajectories.
+  const std::string inside = fs::weakly_canonical(out).string() + "/";
+  long files = 0, trajectories = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(base)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string path = fs::weakly_canonical(entry.path()).string();
+    INFO(path);
+    CHECK(path.rfind(inside, 0) == 0);
+    ++files;
+    if (entry.path().parent_path().filename() == "trajectories") ++trajectories;
+  }
+  CHECK(files > 0);
+  CHECK(trajectories == 2);  // the realization at N = 100 and its limit
+  fs::remove_all(base);
+}
+
+TEST_CASE(
+    "A write that fails ends the study with an input error naming the path, and the previous "
+    "complete files stay as they were",
+    "[study][output]") {
+  const fs::path dir = fresh_dir("full_disk");
+  converge(dir, 2);
+  const std::string points_before = read(dir / "points.jsonl");
+  const std::string table_before = read(dir / "lift_off_time.md");
+  REQUIRE(points_before.size() > 4096);
+  // A full disk, injected: files may not grow past 4 KiB (SIGXFSZ ignored, so that the write
+  // fails with EFBIG instead of killing the process).
+  rlimit saved{};
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit tiny = saved;
+  tiny.rlim_cur = 4096;
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &tiny) == 0);
+  std::string message;
+  try {
+    converge(dir, 2, /*resume=*/true);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, previous_handler);
+  INFO(message);
+  CHECK_THAT(message, Catch::Contains("--out: cannot write"));
+  CHECK_THAT(message, Catch::Contains(dir.string()));
+  CHECK(read(dir / "points.jsonl") == points_before);
+  CHECK(read(dir / "lift_off_time.md") == table_before);
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    CHECK(entry.path().extension() != ".partial");
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("An --out that cannot be a folder or a --trajectory that cannot be written exit 2",
+          "[study][output][cli]") {
+  const fs::path dir = fresh_dir("not_a_folder");
+  fs::create_directories(dir);
+  std::ofstream(dir / "file") << "x";
+  const auto status_of = [](std::vector<std::string> args, std::string& err_text) {
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    const int status = crbench::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+    err_text = err.str();
+    return status;
+  };
+  std::string err;
+  CHECK(status_of({"crbench", "converge", "--study", kData + "/studies/small.json", "--out",
+                   (dir / "file" / "sub").string(), "--no-figures"},
+                  err) == 2);
+  CHECK_THAT(err, Catch::Contains("--out: cannot create the folder"));
+  CHECK(status_of({"crbench", "run", "--case", "dk-plane", "--solver", "event-driven",
+                   "--trajectory", (dir / "file" / "t.csv").string()},
+                  err) == 2);
+  CHECK_THAT(err, Catch::Contains("--trajectory"));
+  CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+  fs::remove_all(dir);
 }
