@@ -113,6 +113,25 @@ struct Facts {
   }
 };
 
+// For a case of unit point masses in Cartesian coordinates: A = I.
+template <int N>
+struct UnitMetric {
+  template <class S>
+  Mat<S, N, N> metric(const Vec<S, N>& /*q*/) const {
+    return Mat<S, N, N>::Identity();
+  }
+};
+
+// For a case without unilateral constraints (its constraints are kinematic or bilateral).
+template <int N>
+struct NoUnilateralConstraints {
+  static constexpr int m = 0;
+  template <class S>
+  Vec<S, 0> constraints(const Vec<S, N>& /*q*/, const S& /*t*/) const {
+    return {};
+  }
+};
+
 // For a case without a non-potential force Q and without force switches: inheriting it leaves
 // the author the metric, V, f, the initial data and the facts.
 template <int N>

@@ -14,7 +14,7 @@
 
 namespace crbench::cases {
 
-struct DkCounterexample {
+struct DkCounterexample : UnitMetric<2> {
   static constexpr int n = 2;
   static constexpr int m = 1;
   static constexpr int switches = 1;
@@ -67,10 +67,6 @@ struct DkCounterexample {
     };
   }
 
-  template <class S>
-  Mat<S, n, n> metric(const Vec<S, n>& /*q*/) const {
-    return Mat<S, n, n>::Identity();
-  }
   template <class S>
   S potential(const Vec<S, n>& /*q*/, const S& /*t*/) const {
     return S(0.0);

@@ -10,7 +10,7 @@
 
 namespace crbench::cases {
 
-struct DkPlane {
+struct DkPlane : UnitMetric<2> {
   static constexpr int n = 2;
   static constexpr int m = 1;
   static constexpr int switches = 1;
@@ -42,11 +42,6 @@ struct DkPlane {
         .switches = switches,
         .switch_names = {"x"},
     };
-  }
-
-  template <class S>
-  Mat<S, n, n> metric(const Vec<S, n>& /*q*/) const {
-    return Mat<S, n, n>::Identity();
   }
 
   template <class S>

@@ -12,9 +12,8 @@
 
 namespace crbench::cases {
 
-struct ParabolaIntegrable : NoForce<2> {
+struct ParabolaIntegrable : NoForce<2>, UnitMetric<2>, NoUnilateralConstraints<2> {
   static constexpr int n = 2;
-  static constexpr int m = 0;
   static constexpr int kinematic = 1;
 
   double g, x0, u0;
@@ -56,18 +55,8 @@ struct ParabolaIntegrable : NoForce<2> {
   }
 
   template <class S>
-  Mat<S, n, n> metric(const Vec<S, n>& /*q*/) const {
-    return Mat<S, n, n>::Identity();
-  }
-
-  template <class S>
   S potential(const Vec<S, n>& q, const S& /*t*/) const {
     return g * q(1);
-  }
-
-  template <class S>
-  Vec<S, m> constraints(const Vec<S, n>& /*q*/, const S& /*t*/) const {
-    return Vec<S, m>();
   }
 
   template <class S>

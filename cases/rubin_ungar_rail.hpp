@@ -14,9 +14,8 @@
 
 namespace crbench::cases {
 
-struct RubinUngarRail : NoForce<2> {
+struct RubinUngarRail : NoForce<2>, UnitMetric<2>, NoUnilateralConstraints<2> {
   static constexpr int n = 2;
-  static constexpr int m = 0;
   static constexpr int bilateral = 1;
 
   double kappa, x0, vx0, vn;
@@ -64,18 +63,8 @@ struct RubinUngarRail : NoForce<2> {
   }
 
   template <class S>
-  Mat<S, n, n> metric(const Vec<S, n>& /*q*/) const {
-    return Mat<S, n, n>::Identity();
-  }
-
-  template <class S>
   S potential(const Vec<S, n>& /*q*/, const S& /*t*/) const {
     return S(0.0);
-  }
-
-  template <class S>
-  Vec<S, m> constraints(const Vec<S, n>& /*q*/, const S& /*t*/) const {
-    return Vec<S, m>();
   }
 
   template <class S>

@@ -11,15 +11,9 @@
 
 namespace crbench::cases {
 
-struct SkateBlade {
+struct SkateBlade : NoUnilateralConstraints<3> {
   static constexpr int n = 3;
-  static constexpr int m = 0;
   static constexpr int kinematic = 1;
-
-  template <class S>
-  Vec<S, m> constraints(const Vec<S, n>& /*q*/, const S& /*t*/) const {
-    return Vec<S, m>();
-  }
 
   // The row a of a q̇ = 0: (−sin θ, cos θ, 0).
   template <class S>

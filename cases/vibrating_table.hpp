@@ -13,7 +13,7 @@
 
 namespace crbench::cases {
 
-struct VibratingTable : NoForce<1> {
+struct VibratingTable : NoForce<1>, UnitMetric<1> {
   static constexpr int n = 1;
   static constexpr int m = 1;
 
@@ -62,10 +62,6 @@ struct VibratingTable : NoForce<1> {
     };
   }
 
-  template <class S>
-  Mat<S, n, n> metric(const Vec<S, n>& /*q*/) const {
-    return Mat<S, n, n>::Identity();
-  }
   template <class S>
   S potential(const Vec<S, n>& q, const S& /*t*/) const {
     return g * q(0);

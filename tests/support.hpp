@@ -6,7 +6,11 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
 
+#include "bench/cli.hpp"
 #include "bench/convergence.hpp"
 #include "cases/registry.hpp"
 #include "solvers/dynamics.hpp"
@@ -115,6 +119,35 @@ inline void check_realization_jacobian(const Model& model, const State& x, Modes
     return qdd(y);
   });
   CHECK(close(dfdt.tail(n), time_column, 1e-7));
+}
+
+// `crbench ARGS...` in-process: its exit status and what it wrote.
+struct CliResult {
+  int status;
+  std::string out;
+  std::string err;
+};
+inline CliResult cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "crbench");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+// Exactly one line, ending in a newline (the form of every input error).
+inline bool one_line(const std::string& s) {
+  return !s.empty() && s.back() == '\n' && s.find('\n') == s.size() - 1;
+}
+
+// `crbench ARGS...` is refused: exit 2 and one line that contains `expected`.
+inline void check_refused(const std::vector<std::string>& args, const std::string& expected) {
+  const CliResult r = cli(args);
+  INFO(Catch::Detail::stringify(args) << ": " << r.err);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains(expected));
+  CHECK(one_line(r.err));
 }
 
 }  // namespace crbench::testing

@@ -138,15 +138,8 @@ TEST_CASE("Bilateral cases: what cannot be computed is refused with one line (ex
        "--alpha"},
   };
   for (const auto& [flags, expected] : refused) {
-    std::vector<std::string> args{"crbench", "run"};
+    std::vector<std::string> args{"run"};
     args.insert(args.end(), flags.begin(), flags.end());
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    CHECK(run_cli(static_cast<int>(argv.size()), argv.data(), out, err) == 2);
-    const std::string message = err.str();
-    INFO(Catch::Detail::stringify(flags) << ": " << message);
-    CHECK_THAT(message, Catch::Contains(expected));
-    CHECK(std::count(message.begin(), message.end(), '\n') == 1);
+    testing::check_refused(args, expected);
   }
 }

@@ -6,27 +6,13 @@
 #include <sstream>
 
 #include "bench/cli.hpp"
+#include "support.hpp"
 
 namespace {
 
-struct CliResult {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-CliResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "crbench");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int status = crbench::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
-
-bool one_line(const std::string& s) {
-  return !s.empty() && s.back() == '\n' && s.find('\n') == s.size() - 1;
-}
+using crbench::testing::cli;
+using crbench::testing::CliResult;
+using crbench::testing::one_line;
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 
 #include "bench/cli.hpp"
 #include "bench/study.hpp"
+#include "support.hpp"
 
 namespace fs = std::filesystem;
 using crbench::InputError;
@@ -340,23 +341,16 @@ TEST_CASE("An --out that cannot be a folder or a --trajectory that cannot be wri
   const fs::path dir = fresh_dir("not_a_folder");
   fs::create_directories(dir);
   std::ofstream(dir / "file") << "x";
-  const auto status_of = [](std::vector<std::string> args, std::string& err_text) {
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    const int status = crbench::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-    err_text = err.str();
-    return status;
-  };
-  std::string err;
-  CHECK(status_of({"crbench", "converge", "--study", kData + "/studies/small.json", "--out",
-                   (dir / "file" / "sub").string(), "--no-figures"},
-                  err) == 2);
-  CHECK_THAT(err, Catch::Contains("--out: cannot create the folder"));
-  CHECK(status_of({"crbench", "run", "--case", "dk-plane", "--solver", "event-driven",
-                   "--trajectory", (dir / "file" / "t.csv").string()},
-                  err) == 2);
-  CHECK_THAT(err, Catch::Contains("--trajectory"));
-  CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+  const auto converge_out =
+      crbench::testing::cli({"converge", "--study", kData + "/studies/small.json", "--out",
+                             (dir / "file" / "sub").string(), "--no-figures"});
+  CHECK(converge_out.status == 2);
+  CHECK_THAT(converge_out.err, Catch::Contains("--out: cannot create the folder"));
+  const auto trajectory =
+      crbench::testing::cli({"run", "--case", "dk-plane", "--solver", "event-driven",
+                             "--trajectory", (dir / "file" / "t.csv").string()});
+  CHECK(trajectory.status == 2);
+  CHECK_THAT(trajectory.err, Catch::Contains("--trajectory"));
+  CHECK(crbench::testing::one_line(trajectory.err));
   fs::remove_all(dir);
 }
