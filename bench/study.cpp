@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -455,6 +456,10 @@ Study parse_study(const nlohmann::json& j) {
 }
 
 Study load_study(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    throw InputError("--study: '" + path + "' is not a file (a study file is JSON)");
+  }
   std::ifstream in(path);
   if (!in) throw InputError("--study: cannot open '" + path + "'");
   nlohmann::json j;
@@ -463,6 +468,10 @@ Study load_study(const std::string& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError("--study: '" + path + "' is not valid JSON (at byte " +
                      std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond the range of a double (1e999).
+    throw InputError("--study: '" + path + "' holds a number outside the range of a double (" +
+                     e.what() + ")");
   }
   return parse_study(j);
 }
