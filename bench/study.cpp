@@ -457,7 +457,7 @@ Study parse_study(const nlohmann::json& j) {
 
 Study load_study(const std::string& path) {
   std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
+  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
     throw InputError("--study: '" + path + "' is not a file (a study file is JSON)");
   }
   std::ifstream in(path);

@@ -7,6 +7,7 @@ namespace crbench {
 
 bool ParamSpec::admits(double value) const {
   if (!std::isfinite(value)) return false;
+  if (whole && value != std::floor(value)) return false;
   const bool above = min_inclusive ? value >= min : value > min;
   const bool below = max_inclusive ? value <= max : value < max;
   return above && below;
@@ -25,6 +26,7 @@ std::string ParamSpec::range_text() const {
   std::string text = min_inclusive ? "[" : "(";
   text += format_number(min) + ", " + format_number(max);
   text += max_inclusive ? "]" : ")";
+  if (whole) text += " (whole numbers)";
   return text;
 }
 

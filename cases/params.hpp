@@ -28,6 +28,8 @@ struct ParamSpec {
   // Non-empty when the effective default depends on other settings (e.g. a preset's α, β, γ):
   // `list` shows this instead of default_value, and records name it as the value's source.
   std::string default_note;
+  // Counts and switches (max_steps, impulse_history): only whole numbers are admitted.
+  bool whole = false;
 
   bool admits(double value) const;
   // "[0, 1]", "(0, inf)", ...

@@ -56,12 +56,14 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
        .default_value = 0.0,
        .min = 0.0,
        .max = 1.0,
-       .description = "1: the record lists every nonzero impulse (t, constraint, P)"},
+       .description = "1: the record lists every nonzero impulse (t, constraint, P)",
+       .whole = true},
       {.name = "max_steps",
        .default_value = 1e9,
        .min = 1.0,
        .max = 1e12,
-       .description = "steps allowed; more needed ends the run before it starts (too_many_steps)"},
+       .description = "steps allowed; more needed ends the run before it starts (too_many_steps)",
+       .whole = true},
   };
 }
 

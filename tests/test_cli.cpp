@@ -204,3 +204,17 @@ TEST_CASE("crbench run --solver realization --trajectory adds N*f", "[cli]") {
   CHECK(header == "t,label,q0,q1,v0,v1,f0,lambda0,mu0,impulse0,Nf0");
   std::filesystem::remove(path);
 }
+
+TEST_CASE("Counts and switches take whole numbers only", "[cli]") {
+  crbench::testing::check_refused(
+      {"run", "--case", "dk-plane", "--solver", "moreau-jean", "--max-steps", "2.5"},
+      "(whole numbers)");
+  crbench::testing::check_refused(
+      {"run", "--case", "dk-plane", "--solver", "moreau-jean", "--impulse-history", "0.5"},
+      "impulse_history");
+  crbench::testing::check_refused(
+      {"run", "--case", "dk-plane", "--solver", "event-driven", "--max-events", "10.5"},
+      "max_events");
+  CHECK(cli({"run", "--case", "dk-plane", "--solver", "event-driven", "--max-events", "1e3"})
+            .status == 0);
+}
