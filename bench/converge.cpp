@@ -385,6 +385,8 @@ class Converge {
         if (line.is_discarded() || !line.contains("key") || !line["key"].is_string()) continue;
         const auto it = index.find(line["key"].get<std::string>());
         if (it == index.end()) continue;
+        // A point that failed inside crbench (not a solver status) is tried again.
+        if (line.value("status", std::string()) == "internal_error") continue;
         if (points_[it->second].kind == "trajectory" &&
             !fs::exists(out_ / line.value("file", std::string()))) {
           continue;

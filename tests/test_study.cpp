@@ -354,3 +354,23 @@ TEST_CASE("An --out that cannot be a folder or a --trajectory that cannot be wri
   CHECK(crbench::testing::one_line(trajectory.err));
   fs::remove_all(dir);
 }
+
+TEST_CASE("A resumed study computes again a point that ended in an internal error", "[study]") {
+  const fs::path dir = fresh_dir("internal_error");
+  converge(dir, 2);
+  const std::string complete = read(dir / "points.jsonl");
+  // The first point as an interrupted run would have recorded an exception thrown inside it.
+  std::istringstream lines(complete);
+  std::string first, rest, line;
+  std::getline(lines, first);
+  while (std::getline(lines, line)) rest += line + "\n";
+  const json failed = {{"key", json::parse(first)["key"]},
+                       {"kind", json::parse(first)["kind"]},
+                       {"status", "internal_error"},
+                       {"reason", "injected"}};
+  std::ofstream(dir / "points.jsonl", std::ios::trunc) << failed.dump() << "\n" << rest;
+  const crbench::ConvergeResult resumed = converge(dir, 2, /*resume=*/true);
+  CHECK(resumed.points_computed == 1);
+  CHECK(read(dir / "points.jsonl") == complete);
+  fs::remove_all(dir);
+}
