@@ -20,6 +20,21 @@ std::string exact(double x) {
   return buffer;
 }
 
+// The end of a write through PATH.partial: renamed to PATH when `written` (the stream is still
+// good), removed otherwise; InputError naming `option` and PATH when the write or the rename
+// failed. PATH keeps its previous version in that case.
+void put_in_place(const std::filesystem::path& partial, const std::filesystem::path& path,
+                  bool written, const std::string& option) {
+  std::error_code error;
+  if (written) std::filesystem::rename(partial, path, error);
+  if (written && !error) return;
+  std::error_code ignored;
+  std::filesystem::remove(partial, ignored);
+  throw InputError(option + ": cannot write '" + path.string() + "' (" +
+                   (error ? error.message() : std::string("an unwritable folder or a full disk")) +
+                   "); the previous file, if any, is left as it was");
+}
+
 class TrajectoryCsv {
  public:
   // Written to PATH.partial while the solve runs and renamed to PATH by finish(): a trajectory
@@ -56,14 +71,8 @@ class TrajectoryCsv {
   }
   void finish() {
     file_.close();
-    std::error_code error;
-    if (file_) std::filesystem::rename(partial_, path_, error);
-    if (!file_ || error) {
-      std::filesystem::remove(partial_, error);
-      throw InputError("--trajectory: cannot write '" + path_ +
-                       "' (an unwritable folder or a full disk)");
-    }
     finished_ = true;
+    put_in_place(partial_, path_, static_cast<bool>(file_), "--trajectory");
   }
   ~TrajectoryCsv() {
     if (finished_) return;
@@ -86,24 +95,12 @@ class TrajectoryCsv {
 void write_file(const std::filesystem::path& path, std::string_view content) {
   std::filesystem::path partial = path;
   partial += ".partial";
-  {
-    std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-    if (file) file.write(content.data(), static_cast<std::streamsize>(content.size()));
-    if (file) file.flush();
-    if (!file) {
-      std::error_code ignored;
-      std::filesystem::remove(partial, ignored);
-      throw InputError("--out: cannot write '" + path.string() +
-                       "' (an unwritable folder or a full disk); the previous file, if any, is "
-                       "left as it was");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(partial, path, error);
-  if (error) {
-    std::filesystem::remove(partial, error);
-    throw InputError("--out: cannot write '" + path.string() + "' (" + error.message() + ")");
-  }
+  std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+  if (file) file.write(content.data(), static_cast<std::streamsize>(content.size()));
+  if (file) file.flush();
+  const bool written = static_cast<bool>(file);
+  file.close();
+  put_in_place(partial, path, written && file, "--out");
 }
 
 RunRecord execute(const RunRequest& request) {

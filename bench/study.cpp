@@ -349,9 +349,11 @@ Study parse_study(const nlohmann::json& j) {
     };
     // "x": "t" puts time on the horizontal axis (a path against t).
     const auto* x_time = c.find("x");
-    figure.x = x_time && x_time->is_string() && x_time->get<std::string>() == "t"
-                   ? PathsFigure::kTime
-                   : coordinate("x", 0.0);
+    if (x_time && x_time->is_string() && x_time->get<std::string>() != "t") {
+      throw InputError("study.paths.x: a coordinate index, 0 to " + std::to_string(dof - 1) +
+                       ", or \"t\" (time)");
+    }
+    figure.x = x_time && x_time->is_string() ? PathsFigure::kTime : coordinate("x", 0.0);
     figure.y = coordinate("y", 1.0);
     c.finish();
     study.paths = figure;

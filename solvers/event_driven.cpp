@@ -826,12 +826,7 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
       .limit = limit,
       .extras = extras,
   };
-  RunRecord record;
-  record.case_name = model.info().name;
-  record.solver = solver_name;
-  record.params = model.params();
-  record.solver_params = p;
-  record.solver_choices = settings.solver_choices;
+  RunRecord record = start_record(model, solver_name, settings);
   record.tolerances = {{"rtol", settings.rtol},
                        {"atol", settings.atol},
                        {"event_time_tol", options.event_time_tol},
@@ -848,11 +843,7 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
             "switch) gives lambda = 0 and f'' > 0; an impact alone is an episode of zero duration";
   Run run(model, settings, options, record);
   run.execute();
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  record.wall_time_s = elapsed - run.output_seconds();
-  record.output_time_s = run.output_seconds();
-  finish_contact_episodes(record, model.initial_state().t);
+  finish_record(record, model, started, run.output_seconds());
   return record;
 }
 

@@ -190,11 +190,7 @@ void run_kinematic_limit(const Model& model, const RunSettings& settings, double
   record.episode_definition = "none: the case has no unilateral constraint";
   KinematicLimit run(model, settings, alpha, beta, record);
   run.execute();
-  record.output_time_s = run.output_seconds();
-  record.wall_time_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
-      record.output_time_s;
-  finish_contact_episodes(record, model.initial_state().t);
+  finish_record(record, model, started, run.output_seconds());
 }
 
 }  // namespace crbench

@@ -175,13 +175,8 @@ RunRecord LimitSolver::run(const Model& model, const RunSettings& settings) cons
   if (model.bilateral_count() > 0) return run_bilateral_limit(model, settings, name());
   if (model.kinematic_count() > 0) {
     check_kinematic_model(model, settings, name());
-    RunRecord record;
-    record.case_name = model.info().name;
-    record.solver = name();
-    record.params = model.params();
-    record.solver_params = p;
+    RunRecord record = start_record(model, name(), settings);
     record.solver_params.erase("restitution");  // no impacts without unilateral constraints
-    record.solver_choices = settings.solver_choices;
     run_kinematic_limit(model, settings, p.at("alpha"), p.at("beta"), record);
     return record;
   }

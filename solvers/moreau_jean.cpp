@@ -80,11 +80,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   const int n = model.dof();
   const int m = model.constraint_count();
 
-  RunRecord record;
-  record.case_name = model.info().name;
-  record.solver = name();
-  record.params = model.params();
-  record.solver_params = p;
+  RunRecord record = start_record(model, name(), settings);
   record.tolerances = {{"h", h}, {"theta", theta}, {"activation_gamma", gamma}};
   record.episode_definition =
       "consecutive steps with an impulse on the constraint: from the end of the first (an impact "
@@ -257,11 +253,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   record.diagnostics["jacobian_evaluations"] = record.steps;
   record.diagnostics["lcp_solves"] = lcp_solves;
   if (keep_impulses) record.diagnostics["impulse_history"] = impulse_history;
-  record.output_time_s = output_seconds;
-  record.wall_time_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
-      output_seconds;
-  finish_contact_episodes(record, model.initial_state().t);
+  finish_record(record, model, started, output_seconds);
   return record;
 }
 

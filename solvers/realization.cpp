@@ -40,17 +40,6 @@ namespace {
 namespace odeint = boost::numeric::odeint;
 using OdeState = std::vector<double>;
 
-template <class V>
-V from_state(const State& x) {
-  const auto n = static_cast<std::size_t>(x.q.size());
-  V y(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    y[i] = x.q(static_cast<Eigen::Index>(i));
-    y[n + i] = x.v(static_cast<Eigen::Index>(i));
-  }
-  return y;
-}
-
 struct Options {
   double N;
   Medium medium;
@@ -593,12 +582,7 @@ RunRecord RealizationSolver::run(const Model& model, const RunSettings& settings
     options.atol_effective = settings.atol;
     options.atol_velocity = settings.atol;
   }
-  RunRecord record;
-  record.case_name = model.info().name;
-  record.solver = name();
-  record.params = model.params();
-  record.solver_params = p;
-  record.solver_choices = settings.solver_choices;
+  RunRecord record = start_record(model, name(), settings);
   record.tolerances = {{"rtol", settings.rtol},
                        {"atol", settings.atol},
                        {"atol_effective", options.atol_effective},
@@ -609,11 +593,7 @@ RunRecord RealizationSolver::run(const Model& model, const RunSettings& settings
       "upward";
   Run run(model, settings, options, record);
   run.execute();
-  record.output_time_s = run.output_seconds();
-  record.wall_time_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
-      record.output_time_s;
-  finish_contact_episodes(record, model.initial_state().t);
+  finish_record(record, model, started, run.output_seconds());
   return record;
 }
 

@@ -78,6 +78,25 @@ void configure_solver(const Solver& solver, const std::vector<Assignment>& user,
   }
 }
 
+RunRecord start_record(const Model& model, const std::string& solver, const RunSettings& settings) {
+  RunRecord record;
+  record.case_name = model.info().name;
+  record.solver = solver;
+  record.params = model.params();
+  record.solver_params = settings.solver_params;
+  record.solver_choices = settings.solver_choices;
+  return record;
+}
+
+void finish_record(RunRecord& record, const Model& model,
+                   std::chrono::steady_clock::time_point started, double output_seconds) {
+  record.output_time_s = output_seconds;
+  record.wall_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
+      output_seconds;
+  finish_contact_episodes(record, model.initial_state().t);
+}
+
 std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo& info) {
   if (info.kinematic > 0 && !solver.handles_kinematic_constraints()) {
     return "kinematic constraints";

@@ -1,6 +1,7 @@
 // The one small interface every solver implements, and the solver registry.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -104,6 +105,14 @@ void configure_solver(const Solver& solver, const std::vector<Assignment>& assig
 // What of the case the solver does not compute ("kinematic constraints", "bilateral
 // constraints"), or nothing when it computes all of it.
 std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo& info);
+// A record with what identifies the run: case, solver, the case's parameters, the solver's
+// parameters and choices.
+RunRecord start_record(const Model& model, const std::string& solver, const RunSettings& settings);
+// The end of every solve: wall time without the caller's callbacks (`output_seconds`), and the
+// contact episodes with the lift-off time (finish_contact_episodes).
+void finish_record(RunRecord& record, const Model& model,
+                   std::chrono::steady_clock::time_point started, double output_seconds);
+
 // InputError when the case has constraints the solver does not compute (called by such a
 // solver's run, so that no caller can get a run that ignores them).
 void require_support(const Solver& solver, const Model& model);

@@ -108,6 +108,11 @@ TEST_CASE("malformed studies name the field", "[study]") {
       {"N from negative", [](json& j) { j["N"]["from"] = -1; }, "study.N.from:"},
       {"N to below from", [](json& j) { j["N"]["to"] = 10; }, "study.N.to:"},
       {"N text", [](json& j) { j["N"]["to"] = "1e4"; }, "study.N.to: must be a number"},
+      {"paths x neither an index nor t",
+       [](json& j) {
+         j["paths"] = {{"models", {"viscous"}}, {"N", {100}}, {"x", "time"}};
+       },
+       "study.paths.x: a coordinate index, 0 to 1, or \"t\""},
       {"per decade fraction", [](json& j) { j["N"]["per_decade"] = 1.5; }, "study.N.per_decade:"},
       {"rtol out of range",
        [](json& j) {
