@@ -128,7 +128,12 @@ void print_summary(const RunRecord& r, std::ostream& out) {
   out << "  events:";
   for (const auto& e : r.events) {
     out << "  " << e.kind << "@" << format_number(e.t);
-    if (e.index >= 0) out << (e.kind == "switch" ? " s" : " f") << e.index;
+    if (e.index >= 0) {
+      out << (e.kind == "switch"                 ? " s"
+              : e.kind.starts_with("kinematic_") ? " g"
+                                                 : " f")
+          << e.index;
+    }
   }
   out << "\n  min_constraint:";
   for (const double f : r.min_constraint) out << " " << format_number(f);

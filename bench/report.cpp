@@ -402,8 +402,9 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       << "### Every case through every solver\n\n"
       << runs << " runs, " << runs_ok << " with status ok"
       << (not_run > 0 ? " (" + std::to_string(not_run) +
-                            " case × solver pairs not run: the solver does not compute the "
-                            "case's kinematic constraints)"
+                            " case × solver pairs not run: the solver does not compute a kind "
+                            "of constraint of the case, or refuses its initial data; the reasons "
+                            "are in the table)"
                       : std::string())
       << ": [cases/README.md](cases/README.md).\n\n"
       << "### External reference\n\n"

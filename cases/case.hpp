@@ -50,6 +50,9 @@ struct CaseInfo {
   // Kinematic (velocity) constraints a(q,t)·q̇ + b(q,t) = 0 (docs/theory.md §2); filled in by the
   // registry from the case's `kinematic` count.
   int kinematic = 0;
+  // Of those, the first `unilateral_kinematic` are one-sided, a(q,t)·q̇ + b(q,t) ≥ 0
+  // (Berezinskaya, Sorokina & Kugushev 2003 §1, §6); filled in by the registry.
+  int unilateral_kinematic = 0;
   // Bilateral holonomic constraints f(q,t) = 0 (docs/theory.md §2): the last `bilateral` of the
   // `constraints` rows; filled in by the registry from the case's `bilateral` count.
   int bilateral = 0;
@@ -158,6 +161,20 @@ constexpr int kinematic_count() {
   }
 }
 
+// Optional in a case: `static constexpr int unilateral_kinematic`: the first that many of the
+// `kinematic` rows are one-sided, a(q,t)·q̇ + b(q,t) ≥ 0, with a reaction λ aᵀ, λ ≥ 0,
+// λ·(a q̇ + b) = 0 (Berezinskaya, Sorokina & Kugushev 2003 (1.5)); see cases/unilateral_skate.hpp.
+template <class C>
+constexpr int unilateral_kinematic_count() {
+  if constexpr (requires { C::unilateral_kinematic; }) {
+    static_assert(C::unilateral_kinematic <= kinematic_count<C>(),
+                  "unilateral_kinematic counts rows of kinematic_rows");
+    return C::unilateral_kinematic;
+  } else {
+    return 0;
+  }
+}
+
 // Optional in a case: `static constexpr int bilateral` bilateral holonomic constraints
 // f(q,t) = 0, given by `bilateral_constraints<S>(q, t)` (a vector of that size) beside the
 // unilateral `constraints<S>`; solvers see them as the last rows of f (see
@@ -235,6 +252,9 @@ class Model {
   int switch_count() const { return info().switches; }
   int kinematic_count() const { return info().kinematic; }
   int bilateral_count() const { return info().bilateral; }
+  int unilateral_kinematic_count() const { return info().unilateral_kinematic; }
+  // Kinematic row r is one-sided (the first unilateral_kinematic_count() rows).
+  bool is_unilateral_kinematic(int r) const { return r < unilateral_kinematic_count(); }
   // Row k of f is a bilateral constraint (the last bilateral_count() rows).
   bool is_bilateral(int k) const { return k >= constraint_count() - bilateral_count(); }
 

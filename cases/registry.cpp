@@ -13,6 +13,7 @@
 #include "cases/plane_reparametrized.hpp"
 #include "cases/rubin_ungar_rail.hpp"
 #include "cases/stiff_pendulum.hpp"
+#include "cases/unilateral_skate.hpp"
 #include "cases/vibrating_table.hpp"
 #include "solvers/dynamics.hpp"
 
@@ -42,6 +43,7 @@ const std::vector<CaseEntry>& case_registry() {
       entry<cases::ParabolaIntegrable>(),
       entry<cases::RubinUngarRail>(),
       entry<cases::StiffPendulum>(),
+      entry<cases::UnilateralSkate>(),
   };
   return cases;
 }

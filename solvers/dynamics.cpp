@@ -53,10 +53,32 @@ KinematicMotion kinematic_motion(const Point& p, const Eigen::LDLT<Eigen::Matrix
 
 }  // namespace
 
+void keep_kinematic_rows(Point& p, const std::vector<int>& rows) {
+  if (static_cast<Eigen::Index>(rows.size()) == p.a.rows()) return;
+  const auto k = static_cast<Eigen::Index>(rows.size());
+  Eigen::MatrixXd a(k, p.a.cols()), curl(k, p.curl.cols());
+  Eigen::VectorXd g(k), g_rate(k);
+  for (Eigen::Index r = 0; r < k; ++r) {
+    const int row = rows[static_cast<std::size_t>(r)];
+    a.row(r) = p.a.row(row);
+    curl.row(r) = p.curl.row(row);
+    g(r) = p.g(row);
+    g_rate(r) = p.g_rate(row);
+  }
+  p.a = std::move(a);
+  p.curl = std::move(curl);
+  p.g = std::move(g);
+  p.g_rate = std::move(g_rate);
+}
+
 Delassus delassus(const Point& p, const std::vector<int>& rows) {
   const Eigen::Index k = static_cast<Eigen::Index>(rows.size());
   Eigen::MatrixXd Jk(k, p.J.cols());
   for (Eigen::Index r = 0; r < k; ++r) Jk.row(r) = p.J.row(rows[static_cast<std::size_t>(r)]);
+  return delassus_of_rows(p, Jk);
+}
+
+Delassus delassus_of_rows(const Point& p, const Eigen::MatrixXd& Jk) {
   const Eigen::LDLT<Eigen::MatrixXd> A_ldlt(p.A);
   Delassus out;
   if (p.a.rows() > 0) {

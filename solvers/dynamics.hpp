@@ -19,6 +19,7 @@ template <Case C>
 CaseInfo case_info() {
   CaseInfo info = C::info();
   info.kinematic = crbench::kinematic_count<C>();
+  info.unilateral_kinematic = crbench::unilateral_kinematic_count<C>();
   info.bilateral = crbench::bilateral_count<C>();
   info.constraints += info.bilateral;
   return info;
@@ -332,6 +333,10 @@ double reciprocal_condition(const Eigen::LDLT<Eigen::MatrixXd>& ldlt);
 
 ConstrainedAcceleration constrained_acceleration(const Point& p, const std::vector<int>& active);
 
+// Keeps only the kinematic rows in `rows` (sorted) of a point: the one-sided kinematic
+// constraints that are not active carry no reaction.
+void keep_kinematic_rows(Point& p, const std::vector<int>& rows);
+
 // The Delassus matrix W = J_K A⁻¹ J_Kᵀ and A⁻¹ J_Kᵀ for the rows in `rows`; with kinematic
 // constraints A⁻¹ is restricted to the velocities that keep them (see dynamics.cpp).
 struct Delassus {
@@ -339,5 +344,7 @@ struct Delassus {
   Eigen::MatrixXd Ainv_Jt;
 };
 Delassus delassus(const Point& p, const std::vector<int>& rows);
+// The same for explicit rows G (k×n) in place of the rows of J.
+Delassus delassus_of_rows(const Point& p, const Eigen::MatrixXd& G);
 
 }  // namespace crbench

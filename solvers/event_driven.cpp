@@ -5,6 +5,10 @@
 //  - contact: an inactive f_k reaches 0;
 //  - lift_off: the multiplier λ_k of an active constraint reaches 0 from above;
 //  - switch: a switching function of a piecewise force changes sign (the mode flips there);
+//  - kinematic_contact / kinematic_release: a one-sided kinematic constraint a q̇ + b ≥ 0
+//    (Berezinskaya, Sorokina & Kugushev 2003 (1.5)) becomes active where g = a q̇ + b reaches 0
+//    from above, and is released where its multiplier ν reaches 0 from above. g is continuous
+//    along a motion that keeps g ≥ 0, so no velocity jump is needed there (ibid. §8);
 //  - horizon.
 // At each event the contact set is resolved anew: constraints arriving with ḟ < 0 get a Newton
 // impact in the kinetic metric (Kugushev & Sorokina 2002 (1.2)–(1.4)), then the constraints at rest
@@ -12,6 +16,7 @@
 #include "solvers/event_driven.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <boost/numeric/odeint.hpp>
 #include <chrono>
 #include <cmath>
@@ -80,7 +85,10 @@ class Run {
         opt_(options),
         rec_(record),
         n_(model.dof()),
-        m_(model.constraint_count()) {}
+        m_(model.constraint_count()),
+        ku_(model.unilateral_kinematic_count()) {
+    for (int r = ku_; r < model.kinematic_count(); ++r) kinematic_rows_.push_back(r);
+  }
 
   void execute() {
     State x = opt_.extras.start ? *opt_.extras.start : model_.initial_state();
@@ -96,7 +104,8 @@ class Run {
                                std::numeric_limits<double>::infinity());
     track_minimum(x);
     try {
-      resolve_contacts(x, {});
+      const bool start_impact = resolve_contacts(x, {});
+      resolve_kinematic(x, resting_kinematic_rows(x), start_impact);
       while (x.t < settings_.t_end) {
         const PhaseEnd end = integrate_phase(x);
         if (end.horizon) break;
@@ -107,9 +116,19 @@ class Run {
         }
         emit(x, label + "-");
         std::vector<int> leaving;
+        std::vector<int> kinematic_entering;
         for (const Eigen::Index i : end.crossed) {
           const int S = model_.switch_count();
-          if (i >= m_ && i < m_ + S) {
+          if (i >= 3 * m_ + S) {
+            const int r = static_cast<int>(i - 3 * m_ - S);
+            if (kinematic_active(r)) {
+              // ν has reached 0: released here, not a candidate of resolve_kinematic.
+              kinematic_rows_.erase(std::find(kinematic_rows_.begin(), kinematic_rows_.end(), r));
+              rec_.events.push_back({.t = x.t, .kind = "kinematic_release", .index = r});
+            } else {
+              kinematic_entering.push_back(r);
+            }
+          } else if (i >= m_ && i < m_ + S) {
             const auto j = static_cast<std::size_t>(i - m_);
             modes_[j] = -modes_[j];
             rec_.events.push_back({.t = x.t, .kind = "switch", .index = static_cast<int>(j)});
@@ -139,7 +158,8 @@ class Run {
           throw RunFailure{"too_many_events", "more than " + format_number(opt_.max_events) +
                                                   " events before the horizon"};
         }
-        resolve_contacts(x, leaving);
+        const bool impact = resolve_contacts(x, leaving);
+        resolve_kinematic(x, kinematic_entering, impact);
         note_lambda_sign(x);
         emit(x, label + "+");
       }
@@ -168,8 +188,115 @@ class Run {
  private:
   // The case's point, with the extra force of the holonomic limit (HolonomicExtras).
   void evaluate(const State& x, Point& p) const {
+    evaluate_all_rows(x, p);
+    if (ku_ > 0) keep_kinematic_rows(p, kinematic_rows_);
+  }
+  // The same with every kinematic row, active or not.
+  void evaluate_all_rows(const State& x, Point& p) const {
     model_.evaluate(x, modes_, p);
     if (opt_.extras.extra_force) p.Q += opt_.extras.extra_force(x);
+  }
+
+  bool kinematic_active(int r) const {
+    return std::find(kinematic_rows_.begin(), kinematic_rows_.end(), r) != kinematic_rows_.end();
+  }
+
+  // g = a q̇ + b of every kinematic row (active or not).
+  Eigen::VectorXd kinematic_values(const State& x) const {
+    model_.kinematic_affine(x.t, x.q, kinematic_a_, kinematic_b_);
+    return kinematic_a_ * x.v + kinematic_b_;
+  }
+
+  // The one-sided kinematic rows with g = 0 (within contact_velocity_tol) at the start: they
+  // become active if their reaction pushes.
+  std::vector<int> resting_kinematic_rows(const State& x) const {
+    std::vector<int> rows;
+    if (ku_ == 0) return rows;
+    const Eigen::VectorXd g = kinematic_values(x);
+    for (int r = 0; r < ku_; ++r) {
+      if (std::abs(g(r)) <= opt_.velocity_tol) rows.push_back(r);
+    }
+    return rows;
+  }
+
+  // The one-sided kinematic rows in force after an event, from the acceleration-level
+  // complementarity 0 ≤ ν ⊥ ġ ≥ 0 (Berezinskaya, Sorokina & Kugushev 2003 (1.5)) over the
+  // candidates: the rows reaching g = 0 (`entering`), the rows already active, and after an
+  // impact every row left at g = 0. Solved exactly by enumerating the candidates' subsets,
+  // smallest first (a row whose ν and ġ both vanish is left inactive). An active row that an
+  // impact has moved off g = 0 is released.
+  void resolve_kinematic(const State& x, const std::vector<int>& entering, bool after_impact) {
+    if (ku_ == 0) return;
+    const std::vector<int> before = kinematic_rows_;
+    const Eigen::VectorXd g = kinematic_values(x);
+    std::vector<int> base, candidates = entering;
+    for (const int r : kinematic_rows_) {
+      if (r >= ku_) {
+        base.push_back(r);
+      } else if (std::abs(g(r)) <= opt_.velocity_tol) {
+        candidates.push_back(r);
+      }
+    }
+    if (after_impact) {
+      for (int r = 0; r < ku_; ++r) {
+        if (std::abs(g(r)) <= opt_.velocity_tol) candidates.push_back(r);
+      }
+    }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    if (candidates.size() > 16) {
+      throw RunFailure{"lcp_failure", "more than 16 one-sided kinematic rows at g = 0 at t = " +
+                                          format_number(x.t)};
+    }
+    Point full;
+    evaluate_all_rows(x, full);
+    const double slack = 1e-10 * (1.0 + full.free_force().lpNorm<Eigen::Infinity>() +
+                                  full.g_rate.lpNorm<Eigen::Infinity>());
+    const auto count = static_cast<unsigned>(candidates.size());
+    std::optional<std::vector<int>> chosen;
+    for (unsigned size = 0; size <= count && !chosen; ++size) {
+      for (unsigned mask = 0; mask < (1u << count) && !chosen; ++mask) {
+        if (static_cast<unsigned>(std::popcount(mask)) != size) continue;
+        std::vector<int> rows = base;
+        for (unsigned j = 0; j < count; ++j) {
+          if (mask & (1u << j)) rows.push_back(candidates[j]);
+        }
+        std::sort(rows.begin(), rows.end());
+        Point p = full;
+        keep_kinematic_rows(p, rows);
+        const ConstrainedAcceleration acc = constrained_acceleration(p, active_);
+        if (!acc.ok) continue;
+        bool complementary = true;
+        for (unsigned j = 0; j < count; ++j) {
+          const int r = candidates[j];
+          if (mask & (1u << j)) {
+            const auto at = std::find(rows.begin(), rows.end(), r) - rows.begin();
+            complementary = complementary && acc.kinematic_lambda(at) >= -slack;
+          } else {
+            complementary = complementary && full.a.row(r).dot(acc.qdd) + full.g_rate(r) >= -slack;
+          }
+        }
+        if (complementary) chosen = rows;
+      }
+    }
+    if (!chosen) {
+      throw RunFailure{"lcp_failure",
+                       "no set of one-sided kinematic rows solves the complementarity at t = " +
+                           format_number(x.t) + " for rows " + join(candidates)};
+    }
+    kinematic_rows_ = *chosen;
+    for (int r = 0; r < ku_; ++r) {
+      const bool was = std::find(before.begin(), before.end(), r) != before.end();
+      if (was != kinematic_active(r)) {
+        rec_.events.push_back(
+            {.t = x.t, .kind = was ? "kinematic_release" : "kinematic_contact", .index = r});
+      }
+      if (!kinematic_active(r) && g(r) < -opt_.velocity_tol) {
+        throw RunFailure{"kinematic_violation",
+                         "one-sided kinematic constraint " + std::to_string(r) + " has g = " +
+                             format_number(g(r)) + " < 0 at t = " + format_number(x.t)};
+      }
+    }
   }
 
   // Event functions of the current phase (solvers/phase.hpp): f_k for the constraints not in
@@ -178,12 +305,23 @@ class Run {
     ++probe_evaluations_;
     evaluate(x, point_);
     const int S = model_.switch_count();
-    Eigen::VectorXd g = Eigen::VectorXd::Ones(3 * m_ + S);
+    Eigen::VectorXd g = Eigen::VectorXd::Ones(3 * m_ + S + ku_);
     Eigen::VectorXd lambda_active;
-    if (!active_.empty()) {
+    if (!active_.empty() || ku_ > 0) {
       const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
       if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
       lambda_active = acc.lambda;
+      if (ku_ > 0) {
+        // [3m + S, 3m + S + ku): g_r of an inactive one-sided kinematic row (its contact), ν_r of
+        // an active one (its release).
+        const Eigen::VectorXd values = kinematic_values(x);
+        for (int r = 0; r < ku_; ++r) {
+          const auto at = std::find(kinematic_rows_.begin(), kinematic_rows_.end(), r);
+          g(3 * m_ + S + r) = at == kinematic_rows_.end()
+                                  ? values(r)
+                                  : acc.kinematic_lambda(at - kinematic_rows_.begin());
+        }
+      }
     }
     // [0, m): f_k off the constraint (contact); on it λ_k (classical lift-off) or −z_k (limit
     // model: lift-off candidate where z reaches 0 from below). [m, m + S): switching functions.
@@ -214,6 +352,10 @@ class Run {
 
   std::string event_name(Eigen::Index i) const {
     const int S = model_.switch_count();
+    if (i >= 3 * m_ + S) {
+      return kinematic_active(static_cast<int>(i - 3 * m_ - S)) ? "kinematic_release"
+                                                                : "kinematic_contact";
+    }
     if (i >= m_ && i < m_ + S) return "switch";
     if (i >= m_ + S && i < 2 * m_ + S) return "z_maximum";
     if (i >= 2 * m_ + S) return "lambda_zero";
@@ -356,7 +498,8 @@ class Run {
   std::vector<double> arm_thresholds(const State& x) {
     evaluate(x, point_);
     const Eigen::VectorXd rate = point_.constraint_rate(x.v);
-    std::vector<double> thresholds(static_cast<std::size_t>(3 * m_ + model_.switch_count()), 0.0);
+    std::vector<double> thresholds(static_cast<std::size_t>(3 * m_ + model_.switch_count() + ku_),
+                                   0.0);
     for (int k = 0; k < m_; ++k) {
       if (!is_active(k) && rate(k) <= opt_.velocity_tol) {
         thresholds[static_cast<std::size_t>(k)] = opt_.distance_tol;
@@ -487,8 +630,8 @@ class Run {
         std::max({max_projection_, dq_pos.lpNorm<Eigen::Infinity>(), dv.lpNorm<Eigen::Infinity>()});
   }
 
-  // Impacts, then activation of the constraints at rest on Σ.
-  void resolve_contacts(State& x, const std::vector<int>& leaving) {
+  // Impacts, then activation of the constraints at rest on Σ; whether there was an impact.
+  bool resolve_contacts(State& x, const std::vector<int>& leaving) {
     evaluate(x, point_);
     std::vector<int> near;
     for (int k = 0; k < m_; ++k) {
@@ -510,12 +653,27 @@ class Run {
       // 0 ≤ P ⊥ ḟ⁺ + e·min(ḟ⁻, 0) ≥ 0, ḟ⁺ = ḟ⁻ + W P, q̇⁺ = q̇⁻ + A⁻¹J_Cᵀ P. For one constraint
       // this is ḟ⁺ = −e ḟ⁻; Jw = 0 ⇒ wᵀA q̇ is kept (Appell, Kugushev & Sorokina 2002 (1.2)) and e =
       // 1 keeps the energy when ∂f/∂t = 0 (Kugushev & Sorokina 2002 (1.4)).
-      const Delassus D = delassus(point_, approaching);
-      Eigen::VectorXd b(static_cast<Eigen::Index>(approaching.size()));
-      for (std::size_t r = 0; r < approaching.size(); ++r) {
-        const double before = rate(approaching[r]);
-        b(static_cast<Eigen::Index>(r)) = before + opt_.restitution * std::min(before, 0.0);
+      // With one-sided kinematic rows, each of them is a row of the same complementarity,
+      // 0 ≤ P_r ⊥ g_r⁺ ≥ 0 without restitution (the impulse has a component along every row
+      // it needs; Berezinskaya, Sorokina & Kugushev 2003 §7), and only the two-sided rows
+      // restrict the impulse directions.
+      const auto holonomic = static_cast<Eigen::Index>(approaching.size());
+      Point impact_point;
+      evaluate_all_rows(x, impact_point);
+      const Eigen::VectorXd g_before = impact_point.g;
+      Eigen::MatrixXd G(holonomic + ku_, n_);
+      for (Eigen::Index r = 0; r < holonomic; ++r) {
+        G.row(r) = point_.J.row(approaching[static_cast<std::size_t>(r)]);
       }
+      G.bottomRows(ku_) = impact_point.a.topRows(ku_);
+      if (ku_ > 0) keep_kinematic_rows(impact_point, two_sided_rows());
+      const Delassus D = delassus_of_rows(impact_point, G);
+      Eigen::VectorXd b(holonomic + ku_);
+      for (Eigen::Index r = 0; r < holonomic; ++r) {
+        const double before = rate(approaching[static_cast<std::size_t>(r)]);
+        b(r) = before + opt_.restitution * std::min(before, 0.0);
+      }
+      b.tail(ku_) = g_before.head(ku_);
       const auto lcp = solve_lcp(D.W, b);
       if (!lcp) {
         throw RunFailure{"lcp_failure", "no impulse solves the impact complementarity at t = " +
@@ -540,6 +698,7 @@ class Run {
       emit(x, "impact+");
       last_impulse_.setZero();
     }
+    const bool impact = !impacting.empty();
 
     // In the limit model a contact is kept whatever the sign of λ until z says otherwise
     // (Deryabin & Kozlov 1995 Theorem 1); only constraints not in contact go through the
@@ -603,6 +762,13 @@ class Run {
       }
     }
     active_ = next_active;
+    return impact;
+  }
+
+  std::vector<int> two_sided_rows() const {
+    std::vector<int> rows;
+    for (int r = ku_; r < model_.kinematic_count(); ++r) rows.push_back(r);
+    return rows;
   }
 
   void record_lift_off(double t, int k) {
@@ -692,6 +858,12 @@ class Run {
   RunRecord& rec_;
   const int n_;
   const int m_;
+  const int ku_;  // one-sided kinematic rows (the first ku_ kinematic rows)
+  // The kinematic rows in force, sorted: the two-sided ones always, the one-sided ones while
+  // active.
+  std::vector<int> kinematic_rows_;
+  mutable Eigen::MatrixXd kinematic_a_;
+  mutable Eigen::VectorXd kinematic_b_;
   std::vector<int> modes_;
   std::vector<int> active_;
   Point point_;
@@ -847,10 +1019,29 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
   return record;
 }
 
+std::optional<std::string> kinematic_start_refusal(const Model& model, double velocity_tol) {
+  if (model.unilateral_kinematic_count() == 0) return std::nullopt;
+  const State x = model.initial_state();
+  Eigen::MatrixXd a;
+  Eigen::VectorXd b;
+  model.kinematic_affine(x.t, x.q, a, b);
+  const Eigen::VectorXd g = a * x.v + b;
+  for (int r = 0; r < model.unilateral_kinematic_count(); ++r) {
+    if (g(r) < -velocity_tol) {
+      return "initial data: one-sided kinematic constraint " + std::to_string(r) +
+             " has g = a q' + b = " + format_number(g(r)) +
+             " < 0; the ideal motion needs g >= 0 at the start (within contact_velocity_tol)";
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> EventDrivenSolver::refusal(const Model& model,
                                                       const RunSettings& settings) const {
+  const double velocity_tol = settings.solver_params.at("contact_velocity_tol");
+  if (auto why = kinematic_start_refusal(model, velocity_tol)) return why;
   return bilateral_start_refusal(model, settings.solver_params.at("contact_distance_tol"),
-                                 settings.solver_params.at("contact_velocity_tol"));
+                                 velocity_tol);
 }
 
 RunRecord EventDrivenSolver::run(const Model& model, const RunSettings& settings) const {

@@ -39,6 +39,10 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
 std::optional<std::string> bilateral_start_refusal(const Model& model, double distance_tol,
                                                    double velocity_tol);
 
+// Why the ideal model cannot start from the case's initial data because a one-sided kinematic
+// constraint is violated there (g = a q̇ + b < −velocity_tol), if it cannot.
+std::optional<std::string> kinematic_start_refusal(const Model& model, double velocity_tol);
+
 class EventDrivenSolver final : public Solver {
  public:
   std::string name() const override { return "event-driven"; }
@@ -50,6 +54,8 @@ class EventDrivenSolver final : public Solver {
   // Kinematic constraints enter as ideal (d'Alembert–Lagrange) reactions aᵀν: nonholonomic
   // motion (solvers/dynamics.cpp).
   bool handles_kinematic_constraints() const override { return true; }
+  // One-sided kinematic constraints enter while active (kinematic_contact to kinematic_release).
+  bool handles_unilateral_kinematic_constraints() const override { return true; }
   // Bilateral constraints are always in the active set, their multipliers of either sign.
   bool handles_bilateral_constraints() const override { return true; }
   std::optional<std::string> refusal(const Model& model,

@@ -13,7 +13,11 @@ class LimitSolver final : public Solver {
   std::vector<ParamSpec> parameters() const override;
   std::vector<ChoiceSpec> choices() const override;
   bool handles_kinematic_constraints() const override { return true; }
+  // The limit of the one-sided friction (α = 0) is the ideal one-sided motion (event-driven's).
+  bool handles_unilateral_kinematic_constraints() const override { return true; }
   bool handles_bilateral_constraints() const override { return true; }
+  std::optional<std::string> refusal(const Model& model,
+                                     const RunSettings& settings) const override;
   void finalize(ParamValues& params, ChoiceValues& choices,
                 const std::vector<std::string>& assigned) const override;
   std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const override;

@@ -158,6 +158,11 @@ inline void check_kinematic_model(const Model& model, const RunSettings& setting
                      ": --interaction obstacle has no meaning for kinematic constraints "
                      "(they are two-sided); use medium");
   }
+  if (model.unilateral_kinematic_count() > 0 && p.at("alpha") != 0.0) {
+    throw InputError(owner + ": alpha = " + format_number(p.at("alpha")) +
+                     " with one-sided kinematic constraints: they are realized by the one-sided "
+                     "friction -beta N min(g, 0) a^T only; give --alpha 0 (e.g. --preset viscous)");
+  }
   if (model.constraint_count() > 0) {
     throw InputError(owner +
                      ": unilateral and kinematic constraints in one case are not "

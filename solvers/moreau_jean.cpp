@@ -12,6 +12,12 @@
 //     with ḟ = J(q_k) q̇ + ∂f/∂t(q_k, t_k): one constraint in closed form, several by the exact
 //     enumerative LCP of solvers/lcp.hpp (at most kLcpMaxSize active at once);
 //  4. q_{k+1} = q_k + h (θ q̇_{k+1} + (1 − θ) q̇_k).
+// Kinematic constraints g = a q̇ + b enter step 3 at the velocity level with a, b at (q_k, t_k)
+// (Berezinskaya, Sorokina & Kugushev 2003 (1.5): reactions aᵀ dν): the two-sided rows E as
+// equalities E q̇_{k+1} + b_E = 0, eliminated first (their impulse by the Schur complement
+// E W⁻¹ Eᵀ), the one-sided rows U as complementarity rows 0 ≤ U q̇_{k+1} + b_U ⊥ P_U ≥ 0 beside
+// the holonomic ones, without restitution: a one-sided kinematic row is reached with g = 0, where
+// Newton's law has nothing to restore (ibid. §8).
 // The force mode of a piecewise force is that of (q_k, q̇_k, t_k): no event is located.
 #include "solvers/moreau_jean.hpp"
 
@@ -68,7 +74,7 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
 }
 
 RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings) const {
-  // The step complementarity has no rows for kinematic constraints: refuse rather than ignore.
+  // The step has no rows for bilateral holonomic constraints: refuse rather than ignore them.
   require_support(*this, model);
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
@@ -108,6 +114,13 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   Eigen::VectorXd lambda = Eigen::VectorXd::Zero(m);
   Eigen::VectorXd mu = Eigen::VectorXd::Zero(m);
   std::vector<char> had_impulse(static_cast<std::size_t>(m), 0);
+  const int one_sided = model.unilateral_kinematic_count();
+  const int two_sided = model.kinematic_count() - one_sided;
+  Eigen::VectorXd kinematic_impulse = Eigen::VectorXd::Zero(one_sided);
+  std::vector<char> had_kinematic_impulse(static_cast<std::size_t>(one_sided), 0);
+  // The kinematic constraints hold at t_{k+1} only through a(q_k): |g| of the two-sided rows and
+  // −min g of the one-sided ones at the step ends are reported.
+  double kinematic_drift = 0.0;
   long force_evaluations = 0;
   long lcp_solves = 0;
   double output_seconds = 0.0;
@@ -171,19 +184,43 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
     impulse.setZero();
     lambda.setZero();
     mu.setZero();
-    if (!active.empty()) {
-      const Eigen::Index a = static_cast<Eigen::Index>(active.size());
-      Eigen::MatrixXd J_active(a, n);
-      Eigen::VectorXd b(a);
-      for (Eigen::Index r = 0; r < a; ++r) {
+    kinematic_impulse.setZero();
+    // The two-sided kinematic rows E: v_next and every later impulse direction W⁻¹X are
+    // projected onto E q̇ + b_E = 0 (X ↦ W⁻¹X − W⁻¹Eᵀ (E W⁻¹ Eᵀ)⁻¹ E W⁻¹X).
+    Eigen::MatrixXd E, Winv_Et;
+    Eigen::PartialPivLU<Eigen::MatrixXd> schur;
+    if (two_sided > 0) {
+      E = point.a.bottomRows(two_sided);
+      Winv_Et = W_lu.solve(E.transpose());
+      schur.compute(E * Winv_Et);
+      v_next -= Winv_Et * schur.solve(E * v_next + point.g.tail(two_sided) - E * x.v);
+    }
+    const auto solve_in_constraints = [&](const Eigen::MatrixXd& X) -> Eigen::MatrixXd {
+      Eigen::MatrixXd Y = W_lu.solve(X);
+      if (two_sided > 0) Y -= Winv_Et * schur.solve(E * Y);
+      return Y;
+    };
+    // The complementarity rows: the active holonomic constraints, then the one-sided kinematic
+    // rows (all of them: a row with g > 0 gets P = 0).
+    const auto holonomic_rows = static_cast<Eigen::Index>(active.size());
+    const Eigen::Index rows = holonomic_rows + one_sided;
+    if (rows > 0) {
+      Eigen::MatrixXd G(rows, n);
+      Eigen::VectorXd b(rows);
+      for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
         const int i = active[static_cast<std::size_t>(r)];
-        J_active.row(r) = point.J.row(i);
+        G.row(r) = point.J.row(i);
         b(r) = point.J.row(i).dot(v_next) + point.f_t(i) + e * rate(i);
       }
-      const Eigen::MatrixXd Winv_Jt = W_lu.solve(J_active.transpose());
-      const Eigen::MatrixXd D = J_active * Winv_Jt;
-      Eigen::VectorXd P(a);
-      if (a == 1) {
+      for (int r = 0; r < one_sided; ++r) {
+        G.row(holonomic_rows + r) = point.a.row(r);
+        // g at the new velocity: a q̇_{k+1} + b = a (q̇_{k+1} − q̇_k) + g(q_k, q̇_k).
+        b(holonomic_rows + r) = point.a.row(r).dot(v_next - x.v) + point.g(r);
+      }
+      const Eigen::MatrixXd Winv_Gt = solve_in_constraints(G.transpose());
+      const Eigen::MatrixXd D = G * Winv_Gt;
+      Eigen::VectorXd P(rows);
+      if (rows == 1) {
         if (!(D(0, 0) > 0.0)) {
           record.status = "singular_active_set";
           record.reason =
@@ -201,9 +238,9 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
         }
         P = lcp->x;
       }
-      v_next += Winv_Jt * P;
+      v_next += Winv_Gt * P;
       const Eigen::VectorXd rate_next = point.J * v_next + point.f_t;
-      for (Eigen::Index r = 0; r < a; ++r) {
+      for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
         const int i = active[static_cast<std::size_t>(r)];
         impulse(i) = P(r);
         lambda(i) = P(r) / dt;
@@ -221,6 +258,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
           impulse_history.push_back({{"t", t_next}, {"constraint", i}, {"impulse", P(r)}});
         }
       }
+      kinematic_impulse = P.tail(one_sided);
     }
     for (int i = 0; i < m; ++i) {
       // The constraint's episode ends with the last step that had an impulse, at this step's start.
@@ -228,6 +266,16 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
         record.events.push_back({.t = x.t, .kind = "lift_off", .index = i});
       }
       had_impulse[static_cast<std::size_t>(i)] = impulse(i) > 0.0;
+    }
+    for (int r = 0; r < one_sided; ++r) {
+      const bool pushes = kinematic_impulse(r) > 0.0;
+      const bool pushed = had_kinematic_impulse[static_cast<std::size_t>(r)] != 0;
+      if (pushes != pushed) {
+        record.events.push_back({.t = pushes ? t_next : x.t,
+                                 .kind = pushes ? "kinematic_contact" : "kinematic_release",
+                                 .index = r});
+      }
+      had_kinematic_impulse[static_cast<std::size_t>(r)] = pushes ? 1 : 0;
     }
 
     x.q += dt * (theta * v_next + (1.0 - theta) * x.v);
@@ -240,6 +288,16 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
       break;
     }
 
+    if (model.kinematic_count() > 0) {
+      Eigen::MatrixXd a_next;
+      Eigen::VectorXd b_next;
+      model.kinematic_affine(x.t, x.q, a_next, b_next);
+      const Eigen::VectorXd g_next = a_next * x.v + b_next;
+      for (int r = 0; r < model.kinematic_count(); ++r) {
+        kinematic_drift =
+            std::max(kinematic_drift, r < one_sided ? -g_next(r) : std::abs(g_next(r)));
+      }
+    }
     const Eigen::VectorXd f_next = model.constraint_values(x.t, x.q);
     for (int i = 0; i < m; ++i) {
       auto& slot = record.min_constraint[static_cast<std::size_t>(i)];
@@ -252,6 +310,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   record.rhs_evaluations = force_evaluations;
   record.diagnostics["jacobian_evaluations"] = record.steps;
   record.diagnostics["lcp_solves"] = lcp_solves;
+  if (model.kinematic_count() > 0) record.diagnostics["max_kinematic_drift"] = kinematic_drift;
   if (keep_impulses) record.diagnostics["impulse_history"] = impulse_history;
   finish_record(record, model, started, output_seconds);
   return record;

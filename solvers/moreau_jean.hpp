@@ -16,6 +16,10 @@ class MoreauJeanSolver final : public Solver {
   std::string limit_model(const ParamValues&, const ChoiceValues&) const override {
     return "classical";
   }
+  // Kinematic rows enter the step's impulse problem at the velocity level (two-sided as
+  // equalities, one-sided as complementarity rows).
+  bool handles_kinematic_constraints() const override { return true; }
+  bool handles_unilateral_kinematic_constraints() const override { return true; }
   RunRecord run(const Model& model, const RunSettings& settings) const override;
 };
 

@@ -19,7 +19,9 @@
 // Kinematic constraints g = a q̇ + b (Kozlov 1992 §2–3) are realized everywhere, by added mass
 // αN g²/2 and friction βN g²/2 (realization_dynamics.hpp, kinematic_dynamics); both integrators
 // then work in the velocity chart (q, N g, q̇_F) of solvers/velocity_chart.hpp, where neither the
-// conditioning nor the step size depends on N.
+// conditioning nor the step size depends on N. A one-sided row a q̇ + b ≥ 0 is realized by the
+// one-sided friction −βN min(g, 0) aᵀ: it engages where ν = N g crosses 0 downward and
+// disengages where ν returns to 0 (events on the chart's ν).
 #include "solvers/realization.hpp"
 
 #include <Eigen/LU>
@@ -68,8 +70,10 @@ class Run {
     pushing_.assign(static_cast<std::size_t>(m_), 0);
     rec_.min_constraint.assign(static_cast<std::size_t>(m_),
                                std::numeric_limits<double>::infinity());
+    engaged_.assign(static_cast<std::size_t>(model_.kinematic_count()), 1);
     try {
       classify(x);
+      classify_kinematic(x);
       update_minimum(model_.constraint_values(x.t, x.q));
       while (x.t < settings_.t_end) {
         const PhaseEnd end = integrate_phase(x);
@@ -130,6 +134,24 @@ class Run {
     }
   }
 
+  // A one-sided kinematic row starts engaged when g < 0, or g = 0 and the free motion would make
+  // it negative.
+  void classify_kinematic(const State& x) {
+    const int ku = model_.unilateral_kinematic_count();
+    if (ku == 0) return;
+    std::vector<char> none(engaged_.size(), 0);
+    for (int r = ku; r < model_.kinematic_count(); ++r) none[static_cast<std::size_t>(r)] = 1;
+    model_.evaluate(x, modes_, point_);
+    Eigen::VectorXd qdd_free, nu_dot;
+    kinematic_dynamics<double>(point_, point_.g, 1.0, opt_.medium, qdd_free, nu_dot, &none);
+    for (int r = 0; r < ku; ++r) {
+      const double g = point_.g(r);
+      const bool engage = g < 0.0 || (g == 0.0 && nu_dot(r) < 0.0);
+      engaged_[static_cast<std::size_t>(r)] = engage ? 1 : 0;
+      if (engage) rec_.events.push_back({.t = x.t, .kind = "kinematic_contact", .index = r});
+    }
+  }
+
   void enter(const State& x, int k) {
     in_medium_[static_cast<std::size_t>(k)] = 1;
     rec_.events.push_back({.t = x.t, .kind = "enter_medium", .index = k});
@@ -152,7 +174,14 @@ class Run {
   }
 
   void apply_event(const State& x, Eigen::Index i) {
-    if (i < m_) {
+    const int S = model_.switch_count();
+    if (i >= 2 * m_ + S) {
+      const int r = static_cast<int>(i - 2 * m_ - S);
+      auto& on = engaged_[static_cast<std::size_t>(r)];
+      on = !on;
+      rec_.events.push_back(
+          {.t = x.t, .kind = on ? "kinematic_contact" : "kinematic_release", .index = r});
+    } else if (i < m_) {
       const int k = static_cast<int>(i);
       if (in_medium_[static_cast<std::size_t>(k)]) {
         in_medium_[static_cast<std::size_t>(k)] = 0;
@@ -180,12 +209,19 @@ class Run {
   }
 
   // Event functions: [0, m) entry (f_k) or exit (−f_k); [m, 2m) for the obstacle in the medium,
-  // end of pushing (λ_k) or start (−λ_k would-be); then the switching functions.
+  // end of pushing (λ_k) or start (−λ_k would-be); then the switching functions; then, per
+  // one-sided kinematic row, ν_r = N g_r while free (engagement) or −ν_r while engaged (release),
+  // with ν the chart's coordinate (State::aux), not N(a q̇ + b) with q̇'s round-off times N.
   Eigen::VectorXd probe(const State& x) {
     ++probe_evaluations_;
     Eigen::VectorXd would_be;
-    qdd(x, &would_be);
-    Eigen::VectorXd g(2 * m_ + model_.switch_count());
+    if (m_ > 0) qdd(x, &would_be);
+    const int ku = model_.unilateral_kinematic_count();
+    Eigen::VectorXd g(2 * m_ + model_.switch_count() + ku);
+    for (int r = 0; r < ku; ++r) {
+      g(2 * m_ + model_.switch_count() + r) =
+          engaged_[static_cast<std::size_t>(r)] ? -x.aux(r) : x.aux(r);
+    }
     for (int k = 0; k < m_; ++k) {
       const bool inside = in_medium_[static_cast<std::size_t>(k)];
       g(k) = inside ? -rhs_point_.f(k) : rhs_point_.f(k);
@@ -206,9 +242,10 @@ class Run {
   }
 
   bool stiff_phase() const {
-    // Kinematic rows act everywhere: with α = 0 their friction βN makes every phase stiff.
+    // Two-sided kinematic rows act everywhere, one-sided ones while engaged: with α = 0 their
+    // friction βN makes the phase stiff.
     return opt_.medium.mass == 0.0 &&
-           (model_.kinematic_count() > 0 ||
+           (std::any_of(engaged_.begin(), engaged_.end(), [](char c) { return c != 0; }) ||
             std::any_of(pushing_.begin(), pushing_.end(), [](char c) { return c != 0; }));
   }
 
@@ -222,7 +259,9 @@ class Run {
     // f = 0 tangentially, as the undamped penalty oscillation does every period) f turns negative
     // again at once and the entry fires at the start of the phase, undoing the exit; an unarmed
     // entry function would miss it.
-    std::vector<double> threshold(static_cast<std::size_t>(2 * m_ + model_.switch_count()), 0.0);
+    std::vector<double> threshold(static_cast<std::size_t>(2 * m_ + model_.switch_count() +
+                                                           model_.unilateral_kinematic_count()),
+                                  0.0);
     for (int k = 0; k < m_; ++k) {
       if (!in_medium_[static_cast<std::size_t>(k)]) {
         threshold[static_cast<std::size_t>(k)] = -std::numeric_limits<double>::infinity();
@@ -236,13 +275,15 @@ class Run {
     chart_ = best_chart(x);
     Eigen::VectorXd y0 = chart_.point(model_, x);
     if (x.t == carried_nu_time_) y0.segment(n_, chart_.rows()) = carried_nu_;
+    State start = x;
+    start.aux = chart_nu(y0);
     if (stiff_phase()) {
       const auto rhs = [this](double t, const Eigen::VectorXd& y) { return chart_rate(t, y); };
       const auto jacobian = [this](double t, const Eigen::VectorXd& y, Eigen::MatrixXd& jac,
                                    Eigen::VectorXd& dfdt) {
         ++jacobian_evaluations_;
         realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
-                             dual_point_, jac, dfdt);
+                             dual_point_, jac, dfdt, &engaged_);
       };
       RosenbrockDense stepper(chart_tolerances(), settings_.rtol, max_dt);
       stepper.initialize(y0, x.t, dt0);
@@ -265,7 +306,7 @@ class Run {
         Eigen::VectorXd point(double t) const { return s.calc_state(t); }
         State at(double t) const { return run.chart_state(t, point(t)); }
       } dense{*this, stepper, rhs, jacobian};
-      PhaseEnd end = advance_in_chart(dense, x, threshold, control);
+      PhaseEnd end = advance_in_chart(dense, start, threshold, control);
       stiff_steps_ += counters_.steps - steps_before;
       stiff_rejected_ += stepper.rejected();
       return end;
@@ -304,7 +345,7 @@ class Run {
       }
       State at(double t) const { return run.chart_state(t, point(t)); }
     } dense{*this, stepper, system};
-    return advance_in_chart(dense, x, threshold, control);
+    return advance_in_chart(dense, start, threshold, control);
   }
 
   template <class Dense>
@@ -335,7 +376,8 @@ class Run {
       a = qdd(s);
     } else {
       model_.evaluate(s, modes_, rhs_point_);
-      kinematic_dynamics<double>(rhs_point_, chart_nu(y), chart_.scale(), opt_.medium, a, nu_dot);
+      kinematic_dynamics<double>(rhs_point_, chart_nu(y), chart_.scale(), opt_.medium, a, nu_dot,
+                                 &engaged_);
     }
     if (!a.allFinite() || !nu_dot.allFinite()) {
       throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
@@ -345,8 +387,11 @@ class Run {
     return dy;
   }
 
+  // (q, q̇) at the chart's point y, with the chart's ν in State::aux.
   State chart_state(double t, const Eigen::VectorXd& y) const {
-    return chart_.state(model_, t, y, chart_a_, chart_b_);
+    State x = chart_.state(model_, t, y, chart_a_, chart_b_);
+    x.aux = chart_nu(y);
+    return x;
   }
   Eigen::VectorXd chart_nu(const Eigen::VectorXd& y) const { return y.segment(n_, chart_.rows()); }
 
@@ -440,6 +485,9 @@ class Run {
   std::vector<int> modes_;
   std::vector<char> in_medium_;
   std::vector<char> pushing_;
+  // Per kinematic row: whether its friction acts (two-sided rows always, one-sided rows where
+  // g ≤ 0).
+  std::vector<char> engaged_;
   Point point_;
   Point rhs_point_;
   PointT<Dual> dual_point_;

@@ -13,6 +13,8 @@ class RealizationSolver final : public Solver {
   std::vector<ParamSpec> parameters() const override;
   std::vector<ChoiceSpec> choices() const override;
   bool handles_kinematic_constraints() const override { return true; }
+  // One-sided kinematic rows by one-sided friction (α = 0).
+  bool handles_unilateral_kinematic_constraints() const override { return true; }
   bool handles_bilateral_constraints() const override { return true; }
   void finalize(ParamValues& params, ChoiceValues& choices,
                 const std::vector<std::string>& assigned) const override;

@@ -66,23 +66,35 @@ Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
 // (Ω: the curl, docs/theory.md §2). Written for the chart's ν = σ g (solvers/velocity_chart.hpp)
 // without the ill-conditioned A + αN aᵀa: with W = a A⁻¹ aᵀ and c = a A⁻¹(F + αN Ωᵀ g) + g_rate,
 //   ġ = (I + αN W)⁻¹ (c − βN W g),  Λ = αN ġ + βN g,  q̈ = A⁻¹(F + αN Ωᵀ g − aᵀΛ),  ν̇ = σ ġ.
-// The unilateral constraints of the case are not realized here (the solver refuses cases that
-// mix them with kinematic ones).
+// A one-sided row a q̇ + b ≥ 0 is realized by the one-sided friction −βN min(g, 0) aᵀ
+// (docs/theory.md §2): `engaged` (null: every row) says which rows act, i.e. the two-sided rows
+// and the one-sided rows with g ≤ 0; with k_r = 1 for the rows that act and 0 otherwise, Λ_r =
+// k_r N(α ġ_r + β g_r), so ġ = (I + αN W K)⁻¹ (c − βN W K g). The solver stops where a one-sided
+// g changes sign, so each phase is smooth. The unilateral holonomic constraints of the case are
+// not realized here (the solver refuses cases that mix them with kinematic ones).
 template <class S>
 void kinematic_dynamics(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic, 1>& nu,
                         double scale, const Medium& k, Eigen::Matrix<S, Eigen::Dynamic, 1>& qdd,
-                        Eigen::Matrix<S, Eigen::Dynamic, 1>& nu_dot) {
+                        Eigen::Matrix<S, Eigen::Dynamic, 1>& nu_dot,
+                        const std::vector<char>* engaged = nullptr) {
   using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
   using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
-  const Vector g = nu / scale;
-  const Vector F = p.free_force() + k.mass * Vector(p.curl.transpose() * g);
+  Vector g = nu / scale;
+  Matrix K = Matrix::Identity(nu.size(), nu.size());
+  if (engaged != nullptr) {
+    for (Eigen::Index r = 0; r < nu.size(); ++r) {
+      if (!(*engaged)[static_cast<std::size_t>(r)]) K(r, r) = S(0.0);
+    }
+  }
+  const Vector F = p.free_force() + k.mass * Vector(p.curl.transpose() * Vector(K * g));
   const Eigen::PartialPivLU<Matrix> A(p.A);
   const Matrix Ainv_at = A.solve(Matrix(p.a.transpose()));
   const Matrix W = p.a * Ainv_at;
   const Vector c = p.a * A.solve(F) + p.g_rate;
   const Matrix I = Matrix::Identity(W.rows(), W.cols());
-  const Vector g_dot = Matrix(I + k.mass * W).partialPivLu().solve(Vector(c - k.damping * (W * g)));
-  const Vector Lambda = k.mass * g_dot + k.damping * g;
+  const Vector g_dot =
+      Matrix(I + k.mass * W * K).partialPivLu().solve(Vector(c - k.damping * (W * Vector(K * g))));
+  const Vector Lambda = K * Vector(k.mass * g_dot + k.damping * g);
   qdd = A.solve(F) - Ainv_at * Lambda;
   nu_dot = scale * g_dot;
 }
@@ -99,7 +111,8 @@ inline void realization_jacobian(const Model& model, const VelocityChart& chart,
                                  const Eigen::VectorXd& y, Modes modes,
                                  const std::vector<char>& in_medium,
                                  const std::vector<char>& pushing, const Medium& medium,
-                                 PointT<Dual>& work, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt) {
+                                 PointT<Dual>& work, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt,
+                                 const std::vector<char>* engaged = nullptr) {
   if (medium.mass != 0.0) {
     throw std::logic_error(
         "realization_jacobian: the added-mass medium (alpha > 0) has no AD Jacobian");
@@ -147,7 +160,7 @@ inline void realization_jacobian(const Model& model, const VelocityChart& chart,
   if (k > 0) {
     Eigen::Matrix<Dual, Eigen::Dynamic, 1> nu(k);
     for (int r = 0; r < k; ++r) nu(r) = Dual(y(n + r), Eigen::VectorXd::Unit(directions, n + r));
-    kinematic_dynamics<Dual>(work, nu, chart.scale(), medium, qdd, nu_dot);
+    kinematic_dynamics<Dual>(work, nu, chart.scale(), medium, qdd, nu_dot, engaged);
   } else {
     qdd = acceleration<Dual>(work, v, in_medium, pushing, medium, nullptr);
   }

@@ -99,8 +99,10 @@ nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   for (const auto& e : r.events) {
     nlohmann::ordered_json ej = {{"t", number(e.t)}, {"kind", e.kind}};
-    ej[e.kind == "switch" ? "switch" : "constraint"] =
-        e.index >= 0 ? nlohmann::ordered_json(e.index) : nlohmann::ordered_json();
+    const char* index_name = e.kind == "switch"                 ? "switch"
+                             : e.kind.starts_with("kinematic_") ? "kinematic_row"
+                                                                : "constraint";
+    ej[index_name] = e.index >= 0 ? nlohmann::ordered_json(e.index) : nlohmann::ordered_json();
     if (e.rate_before) ej["rate_before"] = number(*e.rate_before);
     if (e.rate_after) ej["rate_after"] = number(*e.rate_after);
     events.push_back(ej);

@@ -101,6 +101,9 @@ std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo
   if (info.kinematic > 0 && !solver.handles_kinematic_constraints()) {
     return "kinematic constraints";
   }
+  if (info.unilateral_kinematic > 0 && !solver.handles_unilateral_kinematic_constraints()) {
+    return "one-sided kinematic constraints";
+  }
   if (info.bilateral > 0 && !solver.handles_bilateral_constraints()) {
     return "bilateral constraints";
   }
@@ -110,8 +113,10 @@ std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo
 void require_support(const Solver& solver, const Model& model) {
   const auto part = unsupported_part(solver, model.info());
   if (!part) return;
-  const int count =
-      *part == "kinematic constraints" ? model.kinematic_count() : model.bilateral_count();
+  const int count = *part == "kinematic constraints" ? model.kinematic_count()
+                    : *part == "one-sided kinematic constraints"
+                        ? model.unilateral_kinematic_count()
+                        : model.bilateral_count();
   throw InputError("--solver: " + solver.name() + " does not compute " + *part + " (case " +
                    model.info().name + " has " + std::to_string(count) +
                    "); event-driven computes " + "their ideal motion");

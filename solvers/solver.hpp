@@ -62,6 +62,8 @@ class Solver {
   // Whether the solver computes cases with kinematic constraints a q̇ + b = 0; the others refuse
   // such a case (InputError, exit 2) rather than ignore the constraint.
   virtual bool handles_kinematic_constraints() const { return false; }
+  // Likewise for one-sided kinematic constraints a q̇ + b ≥ 0.
+  virtual bool handles_unilateral_kinematic_constraints() const { return false; }
   // Likewise for bilateral holonomic constraints f = 0.
   virtual bool handles_bilateral_constraints() const { return false; }
   // Completes a configuration after defaults and the user's assignments: fills values that
@@ -102,8 +104,8 @@ inline const ParamSpec kRestitutionSpec{.name = "restitution",
 void configure_solver(const Solver& solver, const std::vector<Assignment>& assignments,
                       RunSettings& settings, const CaseInfo* case_info = nullptr);
 
-// What of the case the solver does not compute ("kinematic constraints", "bilateral
-// constraints"), or nothing when it computes all of it.
+// What of the case the solver does not compute ("kinematic constraints", "one-sided kinematic
+// constraints", "bilateral constraints"), or nothing when it computes all of it.
 std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo& info);
 // A record with what identifies the run: case, solver, the case's parameters, the solver's
 // parameters and choices.

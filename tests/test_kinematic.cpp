@@ -163,7 +163,6 @@ TEST_CASE(
 TEST_CASE("Kinematic cases: what has no meaning is refused with one line (exit 2)",
           "[kinematic][cli]") {
   const std::vector<std::pair<std::vector<std::string>, std::string>> refused{
-      {{"--solver", "moreau-jean"}, "does not compute kinematic constraints"},
       {{"--solver", "realization", "--gamma", "1"}, "gamma = 1 has no meaning"},
       {{"--solver", "realization", "--preset", "penalty"}, "gamma = 1 has no meaning"},
       {{"--solver", "limit", "--preset", "kozlov-impact"}, "has no meaning"},
