@@ -53,6 +53,11 @@ struct CaseInfo {
   // Of those, the first `unilateral_kinematic` are one-sided, a(q,t)·q̇ + b(q,t) ≥ 0
   // (Berezinskaya, Sorokina & Kugushev 2003 §1, §6); filled in by the registry.
   int unilateral_kinematic = 0;
+  // Conditional constraints (Berezinskaya, Sorokina & Kugushev 2003 §1, §5): per kinematic row,
+  // the unilateral constraint k while which it holds (the row is two-sided while f_k is in
+  // contact and absent otherwise), or −1 for a row that always holds; empty: none. Written by the
+  // case in info().
+  std::vector<int> kinematic_condition;
   // Bilateral holonomic constraints f(q,t) = 0 (docs/theory.md §2): the last `bilateral` of the
   // `constraints` rows; filled in by the registry from the case's `bilateral` count.
   int bilateral = 0;
@@ -255,6 +260,17 @@ class Model {
   int unilateral_kinematic_count() const { return info().unilateral_kinematic; }
   // Kinematic row r is one-sided (the first unilateral_kinematic_count() rows).
   bool is_unilateral_kinematic(int r) const { return r < unilateral_kinematic_count(); }
+  // The unilateral constraint that conditions kinematic row r, or −1
+  // (CaseInfo::kinematic_condition).
+  int kinematic_condition(int r) const {
+    const auto& c = info().kinematic_condition;
+    return c.empty() ? -1 : c[static_cast<std::size_t>(r)];
+  }
+  // The impact law of a conditional row r (the seed's "roughness", Berezinskaya, Sorokina &
+  // Kugushev 2003 §5): at an impact of its constraint, g⁺ = −e_t g⁻ with e_t ∈ [−1, 1]
+  // (−1: the row does not act, a smooth impact; 0: it holds, sticking; 1: elastic). 0 unless the
+  // case says otherwise (`slip_restitution(r)`).
+  virtual double slip_restitution(int /*r*/) const { return 0.0; }
   // Row k of f is a bilateral constraint (the last bilateral_count() rows).
   bool is_bilateral(int k) const { return k >= constraint_count() - bilateral_count(); }
 

@@ -11,7 +11,9 @@
 #include "cases/particle_on_circle.hpp"
 #include "cases/pendulum_string.hpp"
 #include "cases/plane_reparametrized.hpp"
+#include "cases/rough_disk.hpp"
 #include "cases/rubin_ungar_rail.hpp"
+#include "cases/skate_wall.hpp"
 #include "cases/stiff_pendulum.hpp"
 #include "cases/unilateral_skate.hpp"
 #include "cases/vibrating_table.hpp"
@@ -44,6 +46,8 @@ const std::vector<CaseEntry>& case_registry() {
       entry<cases::RubinUngarRail>(),
       entry<cases::StiffPendulum>(),
       entry<cases::UnilateralSkate>(),
+      entry<cases::SkateWall>(),
+      entry<cases::RoughDisk>(),
   };
   return cases;
 }

@@ -128,6 +128,13 @@ class CaseModel final : public Model {
   Eigen::VectorXd force(const State& x, Modes modes) const override {
     return case_.template force<double>(Vn(x.q), Vn(x.v), x.t, modes);
   }
+  double slip_restitution(int r) const override {
+    if constexpr (requires { case_.slip_restitution(r); }) {
+      return case_.slip_restitution(r);
+    } else {
+      return 0.0;
+    }
+  }
   State initial_state() const override { return case_.initial_state(); }
   double horizon() const override { return case_.horizon(); }
   Facts facts() const override { return case_.facts(); }

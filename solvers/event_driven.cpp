@@ -15,6 +15,7 @@
 // on Σ are activated by the acceleration-level complementarity 0 ≤ λ ⊥ f̈ ≥ 0.
 #include "solvers/event_driven.hpp"
 
+#include <Eigen/LU>
 #include <algorithm>
 #include <bit>
 #include <boost/numeric/odeint.hpp>
@@ -87,7 +88,10 @@ class Run {
         n_(model.dof()),
         m_(model.constraint_count()),
         ku_(model.unilateral_kinematic_count()) {
-    for (int r = ku_; r < model.kinematic_count(); ++r) kinematic_rows_.push_back(r);
+    for (int r = ku_; r < model.kinematic_count(); ++r) {
+      if (model.kinematic_condition(r) < 0) kinematic_rows_.push_back(r);
+    }
+    select_rows_ = static_cast<int>(kinematic_rows_.size()) < model.kinematic_count();
   }
 
   void execute() {
@@ -189,7 +193,7 @@ class Run {
   // The case's point, with the extra force of the holonomic limit (HolonomicExtras).
   void evaluate(const State& x, Point& p) const {
     evaluate_all_rows(x, p);
-    if (ku_ > 0) keep_kinematic_rows(p, kinematic_rows_);
+    if (select_rows_) keep_kinematic_rows(p, kinematic_rows_);
   }
   // The same with every kinematic row, active or not.
   void evaluate_all_rows(const State& x, Point& p) const {
@@ -657,30 +661,63 @@ class Run {
       // 0 ≤ P_r ⊥ g_r⁺ ≥ 0 without restitution (the impulse has a component along every row
       // it needs; Berezinskaya, Sorokina & Kugushev 2003 §7), and only the two-sided rows
       // restrict the impulse directions.
+      // A conditional row whose constraint strikes takes the seed's roughness law
+      // g⁺ = −e_t g⁻ (Berezinskaya, Sorokina & Kugushev 2003 §5): an equality row of the same
+      // problem, eliminated by its Schur complement; e_t = −1 leaves it out (a smooth impact).
       const auto holonomic = static_cast<Eigen::Index>(approaching.size());
       Point impact_point;
       evaluate_all_rows(x, impact_point);
       const Eigen::VectorXd g_before = impact_point.g;
-      Eigen::MatrixXd G(holonomic + ku_, n_);
+      std::vector<int> slipping;
+      for (int r = ku_; r < model_.kinematic_count(); ++r) {
+        const int k = model_.kinematic_condition(r);
+        if (k >= 0 && std::find(impacting.begin(), impacting.end(), k) != impacting.end() &&
+            model_.slip_restitution(r) > -1.0) {
+          slipping.push_back(r);
+        }
+      }
+      const auto lcp_rows = holonomic + ku_;
+      const auto eq_rows = static_cast<Eigen::Index>(slipping.size());
+      Eigen::MatrixXd G(lcp_rows + eq_rows, n_);
       for (Eigen::Index r = 0; r < holonomic; ++r) {
         G.row(r) = point_.J.row(approaching[static_cast<std::size_t>(r)]);
       }
-      G.bottomRows(ku_) = impact_point.a.topRows(ku_);
-      if (ku_ > 0) keep_kinematic_rows(impact_point, two_sided_rows());
-      const Delassus D = delassus_of_rows(impact_point, G);
-      Eigen::VectorXd b(holonomic + ku_);
+      G.middleRows(holonomic, ku_) = impact_point.a.topRows(ku_);
+      Eigen::VectorXd b(lcp_rows + eq_rows);
       for (Eigen::Index r = 0; r < holonomic; ++r) {
         const double before = rate(approaching[static_cast<std::size_t>(r)]);
         b(r) = before + opt_.restitution * std::min(before, 0.0);
       }
-      b.tail(ku_) = g_before.head(ku_);
-      const auto lcp = solve_lcp(D.W, b);
+      b.segment(holonomic, ku_) = g_before.head(ku_);
+      for (Eigen::Index j = 0; j < eq_rows; ++j) {
+        const int r = slipping[static_cast<std::size_t>(j)];
+        G.row(lcp_rows + j) = impact_point.a.row(r);
+        b(lcp_rows + j) = (1.0 + model_.slip_restitution(r)) * g_before(r);
+      }
+      keep_kinematic_rows(impact_point, rows_through_impact(impacting));
+      const Delassus D = delassus_of_rows(impact_point, G);
+      Eigen::MatrixXd M = D.W.topLeftCorner(lcp_rows, lcp_rows);
+      Eigen::VectorXd b_lcp = b.head(lcp_rows);
+      Eigen::PartialPivLU<Eigen::MatrixXd> eq_lu;
+      if (eq_rows > 0) {
+        eq_lu.compute(D.W.bottomRightCorner(eq_rows, eq_rows));
+        const Eigen::MatrixXd coupling = D.W.topRightCorner(lcp_rows, eq_rows);
+        M -= coupling * eq_lu.solve(D.W.bottomLeftCorner(eq_rows, lcp_rows));
+        b_lcp -= coupling * eq_lu.solve(b.tail(eq_rows));
+      }
+      const auto lcp = solve_lcp(M, b_lcp);
       if (!lcp) {
         throw RunFailure{"lcp_failure", "no impulse solves the impact complementarity at t = " +
                                             format_number(x.t) + " for constraints " +
                                             join(approaching)};
       }
-      x.v += D.Ainv_Jt * lcp->x;
+      Eigen::VectorXd P(lcp_rows + eq_rows);
+      P.head(lcp_rows) = lcp->x;
+      if (eq_rows > 0) {
+        P.tail(eq_rows) = -eq_lu.solve(
+            Eigen::VectorXd(b.tail(eq_rows) + D.W.bottomLeftCorner(eq_rows, lcp_rows) * lcp->x));
+      }
+      x.v += D.Ainv_Jt * P;
       last_impulse_ = Eigen::VectorXd::Zero(m_);
       for (std::size_t r = 0; r < approaching.size(); ++r) {
         last_impulse_(approaching[r]) = lcp->x(static_cast<Eigen::Index>(r));
@@ -762,13 +799,34 @@ class Run {
       }
     }
     active_ = next_active;
+    sync_conditional_rows();
     return impact;
   }
 
-  std::vector<int> two_sided_rows() const {
+  // The kinematic rows that an impact's impulse keeps as they are: the two-sided rows in force,
+  // except the conditional rows of the striking constraints (they take the roughness law).
+  std::vector<int> rows_through_impact(const std::vector<int>& impacting) const {
     std::vector<int> rows;
-    for (int r = ku_; r < model_.kinematic_count(); ++r) rows.push_back(r);
+    for (const int r : kinematic_rows_) {
+      const int k = model_.kinematic_condition(r);
+      if (r < ku_) continue;
+      if (k >= 0 && std::find(impacting.begin(), impacting.end(), k) != impacting.end()) continue;
+      rows.push_back(r);
+    }
     return rows;
+  }
+
+  // A conditional row holds exactly while its constraint is active.
+  void sync_conditional_rows() {
+    for (int r = ku_; r < model_.kinematic_count(); ++r) {
+      const int k = model_.kinematic_condition(r);
+      if (k < 0) continue;
+      const bool holds = is_active(k);
+      const auto at = std::lower_bound(kinematic_rows_.begin(), kinematic_rows_.end(), r);
+      const bool present = at != kinematic_rows_.end() && *at == r;
+      if (holds && !present) kinematic_rows_.insert(at, r);
+      if (!holds && present) kinematic_rows_.erase(at);
+    }
   }
 
   void record_lift_off(double t, int k) {
@@ -862,6 +920,7 @@ class Run {
   // The kinematic rows in force, sorted: the two-sided ones always, the one-sided ones while
   // active.
   std::vector<int> kinematic_rows_;
+  bool select_rows_ = false;  // some kinematic rows are one-sided or conditional
   mutable Eigen::MatrixXd kinematic_a_;
   mutable Eigen::VectorXd kinematic_b_;
   std::vector<int> modes_;

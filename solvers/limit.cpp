@@ -172,18 +172,23 @@ RunRecord run_bilateral_limit(const Model& model, const RunSettings& settings,
 
 std::optional<std::string> LimitSolver::refusal(const Model& model,
                                                 const RunSettings& settings) const {
+  if (model.kinematic_count() > 0 && model.constraint_count() > 0) {
+    return "solver limit on case " + model.info().name +
+           ": unilateral and kinematic constraints in one case have no limit model here; "
+           "event-driven computes their ideal motion";
+  }
   return kinematic_start_refusal(model, settings.solver_params.at("contact_velocity_tol"));
 }
 
 RunRecord LimitSolver::run(const Model& model, const RunSettings& settings) const {
   const ParamValues& p = settings.solver_params;
+  if (const auto why = refusal(model, settings)) throw InputError(*why);
   if (model.bilateral_count() > 0) return run_bilateral_limit(model, settings, name());
   if (model.unilateral_kinematic_count() > 0) {
     // The one-sided friction −βN min(g, 0) aᵀ (α = 0: check_kinematic_model) tends to the ideal
     // one-sided constraint, as the two-sided friction tends to the nonholonomic motion (Kozlov
     // 1992 §2, applied while g ≤ 0): its limit is the classical motion with the one-sided rows.
     check_kinematic_model(model, settings, name());
-    if (const auto why = refusal(model, settings)) throw InputError(*why);
     return run_contact_dynamics(model, settings, name(), std::nullopt);
   }
   if (model.kinematic_count() > 0) {

@@ -141,13 +141,16 @@ inline std::optional<StatedOrder> stated_lift_off_order(const ParamValues& param
 namespace crbench {
 
 // The (α, β) realization of kinematic constraints and its limit family admit no stiffness, no
-// obstacle (a kinematic constraint is two-sided), and, for now, no unilateral constraint in the
-// same case. InputError (exit 2) naming the item otherwise.
+// obstacle (a kinematic constraint is two-sided), and a unilateral constraint in the same case
+// only where the solver says so (`mixed`, the realization with α = 0). InputError (exit 2) naming
+// the item otherwise. `mixed`: the solver computes unilateral and kinematic constraints in one case
+// (with α = 0).
 inline void check_kinematic_model(const Model& model, const RunSettings& settings,
-                                  const std::string& solver) {
+                                  const std::string& solver, bool mixed = false) {
   const ParamValues& p = settings.solver_params;
   const std::string owner = "solver " + solver + " on case " + model.info().name;
-  if (p.at("gamma") != 0.0) {
+  // With unilateral constraints in the case, γ is their medium's stiffness.
+  if (p.at("gamma") != 0.0 && !(mixed && model.constraint_count() > 0)) {
     throw InputError(owner + ": gamma = " + format_number(p.at("gamma")) +
                      " has no meaning for kinematic constraints, which are realized by added "
                      "mass alpha and friction beta only; give --gamma 0 (e.g. --preset viscous, "
@@ -163,10 +166,14 @@ inline void check_kinematic_model(const Model& model, const RunSettings& setting
                      " with one-sided kinematic constraints: they are realized by the one-sided "
                      "friction -beta N min(g, 0) a^T only; give --alpha 0 (e.g. --preset viscous)");
   }
-  if (model.constraint_count() > 0) {
+  if (model.constraint_count() > 0 && !(mixed && p.at("alpha") == 0.0)) {
     throw InputError(owner +
-                     ": unilateral and kinematic constraints in one case are not "
-                     "computed by this solver yet; event-driven computes their ideal motion");
+                     (mixed ? ": alpha = " + format_number(p.at("alpha")) +
+                                  " with unilateral and kinematic constraints in one case: the "
+                                  "medium is realized without added mass here; give --alpha 0"
+                            : std::string(": unilateral and kinematic constraints in one case "
+                                          "are not computed by this solver; event-driven "
+                                          "computes their ideal motion")));
   }
 }
 

@@ -22,6 +22,7 @@
 #include "solvers/moreau_jean.hpp"
 
 #include <Eigen/LU>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -115,7 +116,6 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   Eigen::VectorXd mu = Eigen::VectorXd::Zero(m);
   std::vector<char> had_impulse(static_cast<std::size_t>(m), 0);
   const int one_sided = model.unilateral_kinematic_count();
-  const int two_sided = model.kinematic_count() - one_sided;
   Eigen::VectorXd kinematic_impulse = Eigen::VectorXd::Zero(one_sided);
   std::vector<char> had_kinematic_impulse(static_cast<std::size_t>(one_sided), 0);
   // The kinematic constraints hold at t_{k+1} only through a(q_k): |g| of the two-sided rows and
@@ -185,26 +185,51 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
     lambda.setZero();
     mu.setZero();
     kinematic_impulse.setZero();
-    // The two-sided kinematic rows E: v_next and every later impulse direction W⁻¹X are
-    // projected onto E q̇ + b_E = 0 (X ↦ W⁻¹X − W⁻¹Eᵀ (E W⁻¹ Eᵀ)⁻¹ E W⁻¹X).
-    Eigen::MatrixXd E, Winv_Et;
-    Eigen::PartialPivLU<Eigen::MatrixXd> schur;
-    if (two_sided > 0) {
-      E = point.a.bottomRows(two_sided);
-      Winv_Et = W_lu.solve(E.transpose());
-      schur.compute(E * Winv_Et);
-      v_next -= Winv_Et * schur.solve(E * v_next + point.g.tail(two_sided) - E * x.v);
+    // The equality rows E: the two-sided kinematic rows in force, with their targets
+    // E q̇_{k+1} + b_E = −e_E g_E(q_k, q̇_k) (e_E = 0 except for a conditional row, which takes the
+    // seed's roughness law, Berezinskaya, Sorokina & Kugushev 2003 §5). v_next and every later
+    // impulse direction W⁻¹X are projected onto them (X ↦ W⁻¹X − W⁻¹Eᵀ (E W⁻¹ Eᵀ)⁻¹ E W⁻¹X).
+    // A conditional row is in force while its constraint takes an impulse in this step: it is
+    // assumed so when the constraint is active, and the step is solved again without it if the
+    // constraint's impulse comes out 0.
+    std::vector<int> equality_rows;
+    for (int r = one_sided; r < model.kinematic_count(); ++r) {
+      const int cond = model.kinematic_condition(r);
+      if (cond < 0 || (std::find(active.begin(), active.end(), cond) != active.end() &&
+                       model.slip_restitution(r) > -1.0)) {
+        equality_rows.push_back(r);
+      }
     }
-    const auto solve_in_constraints = [&](const Eigen::MatrixXd& X) -> Eigen::MatrixXd {
-      Eigen::MatrixXd Y = W_lu.solve(X);
-      if (two_sided > 0) Y -= Winv_Et * schur.solve(E * Y);
-      return Y;
-    };
-    // The complementarity rows: the active holonomic constraints, then the one-sided kinematic
-    // rows (all of them: a row with g > 0 gets P = 0).
+    const Eigen::VectorXd v_free = v_next;
     const auto holonomic_rows = static_cast<Eigen::Index>(active.size());
     const Eigen::Index rows = holonomic_rows + one_sided;
-    if (rows > 0) {
+    Eigen::VectorXd P(rows);
+    bool failed = false;
+    while (true) {
+      const auto equalities = static_cast<Eigen::Index>(equality_rows.size());
+      Eigen::MatrixXd E(equalities, n), Winv_Et;
+      Eigen::VectorXd E_target(equalities);
+      for (Eigen::Index j = 0; j < equalities; ++j) {
+        const int r = equality_rows[static_cast<std::size_t>(j)];
+        E.row(j) = point.a.row(r);
+        const double slip = model.kinematic_condition(r) >= 0 ? model.slip_restitution(r) : 0.0;
+        E_target(j) = (1.0 + slip) * point.g(r);
+      }
+      Eigen::PartialPivLU<Eigen::MatrixXd> schur;
+      v_next = v_free;
+      if (equalities > 0) {
+        Winv_Et = W_lu.solve(E.transpose());
+        schur.compute(E * Winv_Et);
+        v_next -= Winv_Et * schur.solve(E * (v_next - x.v) + E_target);
+      }
+      const auto solve_in_constraints = [&](const Eigen::MatrixXd& X) -> Eigen::MatrixXd {
+        Eigen::MatrixXd Y = W_lu.solve(X);
+        if (equalities > 0) Y -= Winv_Et * schur.solve(E * Y);
+        return Y;
+      };
+      if (rows == 0) break;
+      // The complementarity rows: the active holonomic constraints, then the one-sided
+      // kinematic rows (all of them: a row with g > 0 gets P = 0).
       Eigen::MatrixXd G(rows, n);
       Eigen::VectorXd b(rows);
       for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
@@ -219,12 +244,12 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
       }
       const Eigen::MatrixXd Winv_Gt = solve_in_constraints(G.transpose());
       const Eigen::MatrixXd D = G * Winv_Gt;
-      Eigen::VectorXd P(rows);
       if (rows == 1) {
         if (!(D(0, 0) > 0.0)) {
           record.status = "singular_active_set";
           record.reason =
               "J W^-1 J^T = " + format_number(D(0, 0)) + " at t = " + format_number(x.t);
+          failed = true;
           break;
         }
         P(0) = std::max(0.0, -b(0) / D(0, 0));
@@ -234,11 +259,26 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
         if (!lcp) {
           record.status = "lcp_failure";
           record.reason = "no impulse solves the step complementarity at t = " + format_number(x.t);
+          failed = true;
           break;
         }
         P = lcp->x;
       }
-      v_next += Winv_Gt * P;
+      const auto without_impulse =
+          std::remove_if(equality_rows.begin(), equality_rows.end(), [&](int r) {
+            const int cond = model.kinematic_condition(r);
+            if (cond < 0) return false;
+            const auto at = std::find(active.begin(), active.end(), cond) - active.begin();
+            return !(P(at) > 0.0);
+          });
+      if (without_impulse == equality_rows.end()) {
+        v_next += Winv_Gt * P;
+        break;
+      }
+      equality_rows.erase(without_impulse, equality_rows.end());
+    }
+    if (failed) break;
+    if (rows > 0) {
       const Eigen::VectorXd rate_next = point.J * v_next + point.f_t;
       for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
         const int i = active[static_cast<std::size_t>(r)];
@@ -294,6 +334,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
       model.kinematic_affine(x.t, x.q, a_next, b_next);
       const Eigen::VectorXd g_next = a_next * x.v + b_next;
       for (int r = 0; r < model.kinematic_count(); ++r) {
+        if (model.kinematic_condition(r) >= 0) continue;  // holds only in contact
         kinematic_drift =
             std::max(kinematic_drift, r < one_sided ? -g_next(r) : std::abs(g_next(r)));
       }

@@ -45,6 +45,7 @@ using OdeState = std::vector<double>;
 struct Options {
   double N;
   Medium medium;
+  double slip_damping;  // β_t N: the friction of conditional kinematic rows in contact
   double event_time_tol;
   double max_steps;
   double max_events;
@@ -139,11 +140,11 @@ class Run {
   void classify_kinematic(const State& x) {
     const int ku = model_.unilateral_kinematic_count();
     if (ku == 0) return;
-    std::vector<char> none(engaged_.size(), 0);
-    for (int r = ku; r < model_.kinematic_count(); ++r) none[static_cast<std::size_t>(r)] = 1;
+    std::vector<double> damping = row_damping();
+    for (int r = 0; r < ku; ++r) damping[static_cast<std::size_t>(r)] = 0.0;
     model_.evaluate(x, modes_, point_);
     Eigen::VectorXd qdd_free, nu_dot;
-    kinematic_dynamics<double>(point_, point_.g, 1.0, opt_.medium, qdd_free, nu_dot, &none);
+    kinematic_dynamics<double>(point_, point_.g, 1.0, opt_.medium, qdd_free, nu_dot, &damping);
     for (int r = 0; r < ku; ++r) {
       const double g = point_.g(r);
       const bool engage = g < 0.0 || (g == 0.0 && nu_dot(r) < 0.0);
@@ -241,12 +242,36 @@ class Run {
     return g;
   }
 
+  // The friction of each kinematic row (kinematic_dynamics): βN for a two-sided row and a
+  // one-sided row that is engaged, β_t N (`slip_beta`) for a conditional row while its
+  // constraint is in the medium, 0 for the others.
+  std::vector<double> row_damping() const {
+    std::vector<double> damping(engaged_.size(), 0.0);
+    for (int r = 0; r < model_.kinematic_count(); ++r) {
+      const int k = model_.kinematic_condition(r);
+      const bool acts = k >= 0 ? in_medium_[static_cast<std::size_t>(k)] != 0
+                               : engaged_[static_cast<std::size_t>(r)] != 0;
+      if (acts) {
+        damping[static_cast<std::size_t>(r)] = k >= 0 ? opt_.slip_damping : opt_.medium.damping;
+      }
+    }
+    return damping;
+  }
+  // kinematic_dynamics' row frictions: all rows with βN (null) unless some row switches.
+  const std::vector<double>* switched_rows() {
+    if (!rows_switch_) return nullptr;
+    damping_ = row_damping();
+    return &damping_;
+  }
+
   bool stiff_phase() const {
-    // Two-sided kinematic rows act everywhere, one-sided ones while engaged: with α = 0 their
-    // friction βN makes the phase stiff.
-    return opt_.medium.mass == 0.0 &&
-           (std::any_of(engaged_.begin(), engaged_.end(), [](char c) { return c != 0; }) ||
-            std::any_of(pushing_.begin(), pushing_.end(), [](char c) { return c != 0; }));
+    // Two-sided kinematic rows act everywhere, one-sided and conditional ones while engaged:
+    // with α = 0 their friction makes the phase stiff, as does a pushing medium.
+    if (opt_.medium.mass != 0.0) return false;
+    if (std::any_of(pushing_.begin(), pushing_.end(), [](char c) { return c != 0; })) return true;
+    if (!rows_switch_) return model_.kinematic_count() > 0;
+    const std::vector<double> damping = row_damping();
+    return std::any_of(damping.begin(), damping.end(), [](double d) { return d > 0.0; });
   }
 
   PhaseEnd integrate_phase(const State& x) {
@@ -283,7 +308,7 @@ class Run {
                                    Eigen::VectorXd& dfdt) {
         ++jacobian_evaluations_;
         realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
-                             dual_point_, jac, dfdt, &engaged_);
+                             dual_point_, jac, dfdt, switched_rows());
       };
       RosenbrockDense stepper(chart_tolerances(), settings_.rtol, max_dt);
       stepper.initialize(y0, x.t, dt0);
@@ -376,8 +401,9 @@ class Run {
       a = qdd(s);
     } else {
       model_.evaluate(s, modes_, rhs_point_);
+      if (m_ > 0) rhs_point_.Q += medium_force<double>(rhs_point_, s.v, pushing_, opt_.medium);
       kinematic_dynamics<double>(rhs_point_, chart_nu(y), chart_.scale(), opt_.medium, a, nu_dot,
-                                 &engaged_);
+                                 switched_rows());
     }
     if (!a.allFinite() || !nu_dot.allFinite()) {
       throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
@@ -488,6 +514,14 @@ class Run {
   // Per kinematic row: whether its friction acts (two-sided rows always, one-sided rows where
   // g ≤ 0).
   std::vector<char> engaged_;
+  // Some kinematic rows act only at times (one-sided or conditional rows).
+  const bool rows_switch_ = model_.unilateral_kinematic_count() > 0 || [this] {
+    for (int r = 0; r < model_.kinematic_count(); ++r) {
+      if (model_.kinematic_condition(r) >= 0) return true;
+    }
+    return false;
+  }();
+  std::vector<double> damping_;
   Point point_;
   Point rhs_point_;
   PointT<Dual> dual_point_;
@@ -530,6 +564,12 @@ std::vector<ParamSpec> RealizationSolver::parameters() const {
        .min_inclusive = false,
        .description =
            "realization parameter: stiffness gamma N, viscosity beta N, added mass alpha N"},
+      {.name = "slip_beta",
+       .default_value = 1.0,
+       .min = 0.0,
+       .max = 1e6,
+       .description = "friction beta_t N on the slip of a conditional kinematic row (rolling "
+                      "while in contact) while its constraint is in the medium"},
       {.name = "event_time_tol",
        .default_value = 1e-14,
        .min = 0.0,
@@ -601,7 +641,7 @@ RunRecord RealizationSolver::run(const Model& model, const RunSettings& settings
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
   const double N = p.at("N");
-  if (model.kinematic_count() > 0) check_kinematic_model(model, settings, name());
+  if (model.kinematic_count() > 0) check_kinematic_model(model, settings, name(), true);
   if (model.bilateral_count() > 0) check_bilateral_model(model, settings, name());
   // The normal displacement in the medium scales like 1/N: the absolute tolerance of positions
   // is scaled with it, so that N·f is resolved to the same relative accuracy for every N. In the
@@ -615,6 +655,7 @@ RunRecord RealizationSolver::run(const Model& model, const RunSettings& settings
                  .damping = p.at("beta") * N,
                  .stiffness = p.at("gamma") * N,
                  .obstacle = settings.solver_choices.at("interaction") == "obstacle"},
+      .slip_damping = p.at("slip_beta") * N,
       .event_time_tol = p.at("event_time_tol"),
       .max_steps = p.at("max_steps"),
       .max_events = p.at("max_events"),

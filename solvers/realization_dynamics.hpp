@@ -60,30 +60,53 @@ Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
   return qdd;
 }
 
+// The force of the medium on the pushing unilateral constraints when there is no added mass,
+// −Σ J_kᵀ N(β ḟ_k + γ f_k) (Deryabin & Kozlov 1995 (1.8) with α = 0), for the velocity chart,
+// where it enters F beside the kinematic rows.
+template <class S>
+Eigen::Matrix<S, Eigen::Dynamic, 1> medium_force(const PointT<S>& p,
+                                                 const Eigen::Matrix<S, Eigen::Dynamic, 1>& v,
+                                                 const std::vector<char>& pushing,
+                                                 const Medium& k) {
+  Eigen::Matrix<S, Eigen::Dynamic, 1> force = Eigen::Matrix<S, Eigen::Dynamic, 1>::Zero(v.size());
+  if (pushing.empty()) return force;
+  const Eigen::Matrix<S, Eigen::Dynamic, 1> rate = p.constraint_rate(v);
+  for (Eigen::Index i = 0; i < p.f.size(); ++i) {
+    if (!pushing[static_cast<std::size_t>(i)]) continue;
+    force -= p.J.row(i).transpose() * (k.damping * rate(i) + k.stiffness * p.f(i));
+  }
+  return force;
+}
+
 // The realization of kinematic constraints g = a q̇ + b (Kozlov 1992 §2–3): L_N = T + αN/2 g² − V
 // and Φ_N = βN/2 g² give
 //   A q̈ = F − aᵀΛ + αN Ωᵀ g,  Λ = N(α ġ + β g),  ġ = a q̈ + g_rate
 // (Ω: the curl, docs/theory.md §2). Written for the chart's ν = σ g (solvers/velocity_chart.hpp)
 // without the ill-conditioned A + αN aᵀa: with W = a A⁻¹ aᵀ and c = a A⁻¹(F + αN Ωᵀ g) + g_rate,
 //   ġ = (I + αN W)⁻¹ (c − βN W g),  Λ = αN ġ + βN g,  q̈ = A⁻¹(F + αN Ωᵀ g − aᵀΛ),  ν̇ = σ ġ.
-// A one-sided row a q̇ + b ≥ 0 is realized by the one-sided friction −βN min(g, 0) aᵀ
-// (docs/theory.md §2): `engaged` (null: every row) says which rows act, i.e. the two-sided rows
-// and the one-sided rows with g ≤ 0; with k_r = 1 for the rows that act and 0 otherwise, Λ_r =
-// k_r N(α ġ_r + β g_r), so ġ = (I + αN W K)⁻¹ (c − βN W K g). The solver stops where a one-sided
-// g changes sign, so each phase is smooth. The unilateral holonomic constraints of the case are
-// not realized here (the solver refuses cases that mix them with kinematic ones).
+// A one-sided row a q̇ + b ≥ 0 is realized by the one-sided friction −βN min(g, 0) aᵀ, a
+// conditional row by its own friction β_t N while its constraint is in the medium
+// (docs/theory.md §2): `row_damping` (null: every row acts with βN) gives each row's friction,
+// 0 for a row that does not act (a one-sided row with g > 0, a conditional row out of contact);
+// with K_r = 1 for the rows that act and 0 otherwise, Λ_r = K_r N α ġ_r + D_r g_r, so
+// ġ = (I + αN W K)⁻¹ (c − W D g). The solver stops where a row starts or stops acting, so each
+// phase is smooth. The unilateral holonomic constraints in the medium enter F through `Q`
+// (medium_force below; α = 0 for them).
 template <class S>
 void kinematic_dynamics(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic, 1>& nu,
                         double scale, const Medium& k, Eigen::Matrix<S, Eigen::Dynamic, 1>& qdd,
                         Eigen::Matrix<S, Eigen::Dynamic, 1>& nu_dot,
-                        const std::vector<char>* engaged = nullptr) {
+                        const std::vector<double>* row_damping = nullptr) {
   using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
   using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
   Vector g = nu / scale;
   Matrix K = Matrix::Identity(nu.size(), nu.size());
-  if (engaged != nullptr) {
+  Matrix D = k.damping * K;
+  if (row_damping != nullptr) {
     for (Eigen::Index r = 0; r < nu.size(); ++r) {
-      if (!(*engaged)[static_cast<std::size_t>(r)]) K(r, r) = S(0.0);
+      const double damping = (*row_damping)[static_cast<std::size_t>(r)];
+      D(r, r) = S(damping);
+      if (!(damping > 0.0)) K(r, r) = S(0.0);
     }
   }
   const Vector F = p.free_force() + k.mass * Vector(p.curl.transpose() * Vector(K * g));
@@ -93,8 +116,8 @@ void kinematic_dynamics(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynami
   const Vector c = p.a * A.solve(F) + p.g_rate;
   const Matrix I = Matrix::Identity(W.rows(), W.cols());
   const Vector g_dot =
-      Matrix(I + k.mass * W * K).partialPivLu().solve(Vector(c - k.damping * (W * Vector(K * g))));
-  const Vector Lambda = K * Vector(k.mass * g_dot + k.damping * g);
+      Matrix(I + k.mass * W * K).partialPivLu().solve(Vector(c - W * Vector(D * g)));
+  const Vector Lambda = k.mass * Vector(K * g_dot) + D * g;
   qdd = A.solve(F) - Ainv_at * Lambda;
   nu_dot = scale * g_dot;
 }
@@ -112,7 +135,7 @@ inline void realization_jacobian(const Model& model, const VelocityChart& chart,
                                  const std::vector<char>& in_medium,
                                  const std::vector<char>& pushing, const Medium& medium,
                                  PointT<Dual>& work, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt,
-                                 const std::vector<char>* engaged = nullptr) {
+                                 const std::vector<double>* row_damping = nullptr) {
   if (medium.mass != 0.0) {
     throw std::logic_error(
         "realization_jacobian: the added-mass medium (alpha > 0) has no AD Jacobian");
@@ -160,7 +183,8 @@ inline void realization_jacobian(const Model& model, const VelocityChart& chart,
   if (k > 0) {
     Eigen::Matrix<Dual, Eigen::Dynamic, 1> nu(k);
     for (int r = 0; r < k; ++r) nu(r) = Dual(y(n + r), Eigen::VectorXd::Unit(directions, n + r));
-    kinematic_dynamics<Dual>(work, nu, chart.scale(), medium, qdd, nu_dot, engaged);
+    work.Q += medium_force<Dual>(work, v, pushing, medium);
+    kinematic_dynamics<Dual>(work, nu, chart.scale(), medium, qdd, nu_dot, row_damping);
   } else {
     qdd = acceleration<Dual>(work, v, in_medium, pushing, medium, nullptr);
   }

@@ -8,6 +8,8 @@
 #include <numbers>
 #include <random>
 
+#include "cases/rough_disk.hpp"
+#include "cases/skate_wall.hpp"
 #include "cases/unilateral_skate.hpp"
 #include "support.hpp"
 
@@ -387,4 +389,174 @@ TEST_CASE(
   CHECK(hit >= 10);
   CHECK(smallest_event_jump >= 1e-2);
   CHECK(wall_ratio <= 2.0);
+}
+
+namespace {
+
+// The rows just before and just after the events of one kind (labels "<kind>-", "<kind>+"),
+// in order.
+struct EventRows {
+  std::vector<State> before, after;
+};
+
+EventRows rows_at(const Model& model, testing::SolveOptions o, const std::string& label) {
+  EventRows rows;
+  o.on_sample = [&](const TrajectorySample& s) {
+    if (s.label == label + "-") rows.before.push_back(s.x);
+    if (s.label == label + "+") rows.after.push_back(s.x);
+  };
+  const RunRecord r = testing::solve(model, o);
+  REQUIRE(r.status == "ok");
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "skate-wall: an impact reverses the centre's velocity and scales it by e (seed 003 "
+    "section 7)",
+    "[seed003][kinematic][impact]") {
+  for (const double omega : {0.0, -0.5}) {
+    const auto model = testing::model_of<cases::SkateWall>({{"omega", omega}});
+    const Facts facts = model->facts();
+    for (const double e : {1.0, 0.6}) {
+      testing::SolveOptions o;
+      o.solver_params = {{"restitution", format_number(e)}};
+      const EventRows rows = rows_at(*model, o, "impact");
+      INFO("omega " << omega << ", e " << e);
+      REQUIRE(rows.before.size() == 1);
+      REQUIRE(rows.after.size() == 1);
+      const Eigen::Vector2d before = rows.before[0].v.head(2), after = rows.after[0].v.head(2);
+      CHECK(std::abs(rows.before[0].t - *facts.value("impact time")) <= 1e-12);
+      CHECK(std::abs(before(0) - *facts.value("x' before the impact")) <= 1e-12);
+      CHECK(std::abs(before(1) - *facts.value("y' before the impact")) <= 1e-12);
+      CHECK((after + e * before).lpNorm<Eigen::Infinity>() <= 1e-12);
+      CHECK(rows.after[0].v(2) == rows.before[0].v(2));  // the spin does not take the impulse
+    }
+  }
+  // moreau-jean: the same reversal, its time within a step.
+  const auto model = make_model("skate-wall", {});
+  testing::SolveOptions o;
+  o.solver = "moreau-jean";
+  const RunRecord r = testing::solve(*model, o);
+  REQUIRE(r.status == "ok");
+  const Eigen::Vector2d expected(-std::cos(cases::SkateWall::heading0),
+                                 -std::sin(cases::SkateWall::heading0));
+  CHECK((r.final_state.v.head(2) - expected).lpNorm<Eigen::Infinity>() <= 1e-12);
+}
+
+TEST_CASE(
+    "rough-disk: one impact gives the closed-form (x', y', phi') for e_t = -1, 0, 1, the "
+    "elastic rough ball keeps the energy and rebounds against its motion",
+    "[seed003][kinematic][impact]") {
+  for (const double slip_e : {-1.0, 0.0, 1.0}) {
+    for (const double e : {1.0, 0.5}) {
+      const auto model = testing::model_of<cases::RoughDisk>(
+          {{"e_t", slip_e}, {"omega0", 3.0}, {"slope", 0.2}, {"vx0", 0.7}});
+      const cases::RoughDisk exact(model->params());
+      const cases::RoughDisk::Impact impact = exact.first_impact(e);
+      for (const char* solver : {"event-driven", "moreau-jean"}) {
+        testing::SolveOptions o;
+        o.solver = solver;
+        o.solver_params = {{"restitution", format_number(e)}};
+        o.t_end = exact.first_impact_time() + 0.05;
+        INFO(solver << ": e_t " << slip_e << ", e " << e);
+        if (std::string(solver) == "event-driven") {
+          const EventRows rows = rows_at(*model, o, "impact");
+          REQUIRE(rows.after.size() == 1);
+          CHECK((rows.before[0].v - impact.before).lpNorm<Eigen::Infinity>() <= 1e-12);
+          CHECK((rows.after[0].v - impact.after).lpNorm<Eigen::Infinity>() <= 1e-12);
+          if (slip_e == 1.0 && e == 1.0) {
+            const State b{.t = 0.0, .q = rows.before[0].q, .v = rows.before[0].v};
+            const State a{.t = 0.0, .q = rows.after[0].q, .v = rows.after[0].v};
+            CHECK(std::abs(model->kinetic_energy(a) - model->kinetic_energy(b)) <= 1e-12);
+          }
+        } else {
+          // First order: the step's slip law uses the slip at the step's start, and the impact
+          // time is known to a step: ẋ and φ̇ after the impact (and 0.05 of flight along the
+          // slope) within a few steps' worth.
+          const RunRecord r = testing::solve(*model, o);
+          REQUIRE(r.status == "ok");
+          const double h = 1e-3, drift = 0.05 * std::sin(0.2);
+          CHECK(std::abs(r.final_state.v(0) - (impact.after(0) + drift)) <= 10 * h);
+          CHECK(std::abs(r.final_state.v(2) - impact.after(2)) <= 10 * h);
+        }
+      }
+    }
+  }
+  // The superball: with enough backspin (r phi' > x'/2) the elastic rough ball comes back.
+  const auto ball = testing::model_of<cases::RoughDisk>(
+      {{"e_t", 1.0}, {"omega0", 3.0}, {"vx0", 1.0}, {"slope", 0.0}});
+  const EventRows rows = rows_at(*ball, {}, "impact");
+  REQUIRE(!rows.after.empty());
+  CHECK(rows.before[0].v(0) > 0.0);
+  CHECK(rows.after[0].v(0) < 0.0);
+  CHECK(std::abs(rows.after[0].v(0) - (1.0 - 2.0 * 0.5 * 3.0) / 3.0) <= 1e-12);
+}
+
+TEST_CASE("rough-disk: once the bounces die out the disk rolls with x'' = (2/3) g sin(slope)",
+          "[seed003][kinematic]") {
+  const auto model =
+      testing::model_of<cases::RoughDisk>({{"slope", 0.3}, {"omega0", 3.0}, {"e_t", 0.5}});
+  const double expected = *model->facts().value("rolling acceleration");
+  for (const char* solver : {"event-driven", "moreau-jean"}) {
+    testing::SolveOptions o;
+    o.solver = solver;
+    o.solver_params = {{"restitution", "0.5"}};
+    o.output_times = {5.0, 6.0};
+    std::vector<State> late;
+    o.on_sample = [&](const TrajectorySample& s) {
+      if (s.label.empty() && s.x.t >= 5.0) late.push_back(s.x);
+    };
+    const RunRecord r = testing::solve(*model, o);
+    REQUIRE(r.status == "ok");
+    REQUIRE(late.size() == 2);
+    const double acceleration = (late[1].v(0) - late[0].v(0)) / (late[1].t - late[0].t);
+    INFO(solver << ": late acceleration " << acceleration << ", expected " << expected);
+    // moreau-jean's θ-method is exact for this constant acceleration once rolling.
+    CHECK(std::abs(acceleration - expected) <= 1e-10);
+    CHECK(std::abs(late[1].v(0) + 0.5 * late[1].v(2)) <= 1e-7);  // rolling: u = 0
+  }
+}
+
+TEST_CASE(
+    "rough-disk realization: the Kozlov normal impact with slip friction beta_t N tends to "
+    "e = exp(-pi k/omega) and e_t = 0",
+    "[seed003][kinematic][realization]") {
+  const auto model = testing::model_of<cases::RoughDisk>({{"omega0", 3.0}});
+  const double kappa = 1.0, k = 0.1;
+  const double expected = std::exp(-std::numbers::pi * k / std::sqrt(kappa - k * k));
+  std::vector<double> Ns, normal_errors;
+  for (const double N : {1e2, 1e3, 1e4, 1e5, 1e6}) {
+    testing::SolveOptions o;
+    o.solver = "realization";
+    o.solver_params = {{"preset", "kozlov-impact"}, {"N", format_number(N)}};
+    o.t_end = 2.0;
+    State entry, exit;
+    int entries = 0, exits = 0;
+    o.on_sample = [&](const TrajectorySample& s) {
+      if (s.label == "event-" && entries == 0) {
+        entry = s.x;
+        ++entries;
+      } else if (s.label == "event+" && entries == 1 && exits == 0 && s.x.t > entry.t) {
+        exit = s.x;
+        ++exits;
+      }
+    };
+    const RunRecord r = testing::solve(*model, o);
+    REQUIRE(r.status == "ok");
+    REQUIRE(exits == 1);
+    const double e_eff = -exit.v(1) / entry.v(1);
+    const double slip_before = entry.v(0) + 0.5 * entry.v(2);
+    const double et_eff = -(exit.v(0) + 0.5 * exit.v(2)) / slip_before;
+    INFO("N " << N << ": e " << e_eff << " (limit " << expected << "), e_t " << et_eff);
+    CHECK(std::abs(et_eff) <= 1e-9);
+    Ns.push_back(N);
+    normal_errors.push_back(std::abs(e_eff - expected));
+  }
+  const double order = -testing::fitted_slope(Ns, normal_errors);
+  INFO("|e_eff - e| " << normal_errors.front() << " ... " << normal_errors.back() << ", order "
+                      << order);
+  CHECK(normal_errors.back() <= 1e-2);
+  CHECK(order >= 0.4);
 }
