@@ -130,6 +130,18 @@ struct UnitMetric {
   }
 };
 
+// For a unit-mass body on a plane, q = (x, y, φ) with φ its rotation: A = diag(1, 1, J),
+// J = `inertia` (the skate and disk cases).
+struct PlanarBodyMetric {
+  double inertia = 1.0;
+  template <class S>
+  Mat<S, 3, 3> metric(const Vec<S, 3>& /*q*/) const {
+    Mat<S, 3, 3> A = Mat<S, 3, 3>::Identity();
+    A(2, 2) = S(inertia);
+    return A;
+  }
+};
+
 // For a case without unilateral constraints (its constraints are kinematic or bilateral).
 template <int N>
 struct NoUnilateralConstraints {

@@ -16,11 +16,11 @@
 
 namespace crbench::cases {
 
-struct KnifeEdgeIncline : NoForce<3>, SkateBlade {
-  double a_g, inertia, omega;
+struct KnifeEdgeIncline : NoForce<3>, SkateBlade, PlanarBodyMetric {
+  double a_g, omega;
 
   explicit KnifeEdgeIncline(const ParamValues& p)
-      : a_g(p.at("a_g")), inertia(p.at("J")), omega(p.at("omega")) {}
+      : PlanarBodyMetric{p.at("J")}, a_g(p.at("a_g")), omega(p.at("omega")) {}
 
   static CaseInfo info() {
     return {
@@ -56,13 +56,6 @@ struct KnifeEdgeIncline : NoForce<3>, SkateBlade {
         .constraints = m,
         .switches = switches,
     };
-  }
-
-  template <class S>
-  Mat<S, n, n> metric(const Vec<S, n>& /*q*/) const {
-    Mat<S, n, n> A = Mat<S, n, n>::Identity();
-    A(2, 2) = S(inertia);
-    return A;
   }
 
   template <class S>

@@ -30,14 +30,15 @@
 
 namespace crbench::cases {
 
-struct RoughDisk : NoForce<3> {
+struct RoughDisk : NoForce<3>, PlanarBodyMetric {
   static constexpr int n = 3;
   static constexpr int m = 1;
   static constexpr int kinematic = 1;
   double radius, gravity, slope, slip_e, drop, vx0, omega0;
 
   explicit RoughDisk(const ParamValues& p)
-      : radius(p.at("r")),
+      : PlanarBodyMetric{0.5 * p.at("r") * p.at("r")},
+        radius(p.at("r")),
         gravity(p.at("g")),
         slope(p.at("slope")),
         slip_e(p.at("e_t")),
@@ -125,15 +126,7 @@ struct RoughDisk : NoForce<3> {
     return buffer;
   }
 
-  double inertia() const { return 0.5 * radius * radius; }
   double slip_restitution(int /*r*/) const { return slip_e; }
-
-  template <class S>
-  Mat<S, n, n> metric(const Vec<S, n>& /*q*/) const {
-    Mat<S, n, n> A = Mat<S, n, n>::Identity();
-    A(2, 2) = S(inertia());
-    return A;
-  }
 
   template <class S>
   S potential(const Vec<S, n>& q, const S& /*t*/) const {
@@ -173,9 +166,9 @@ struct RoughDisk : NoForce<3> {
     Impact out;
     out.before = {vx0 + gravity * std::sin(slope) * t1, -normal_gravity() * t1, omega0};
     const double slip = out.before(0) + radius * out.before(2);
-    const double tangential = -(1.0 + slip_e) * slip / (1.0 + radius * radius / inertia());
+    const double tangential = -(1.0 + slip_e) * slip / (1.0 + radius * radius / inertia);
     out.after = {out.before(0) + tangential, -restitution * out.before(1),
-                 out.before(2) + radius * tangential / inertia()};
+                 out.before(2) + radius * tangential / inertia};
     return out;
   }
 
@@ -204,7 +197,7 @@ struct RoughDisk : NoForce<3> {
                             .source = "-g cos(slope) t1; after it -e times this"});
     facts.values.push_back(
         {.name = "rolling acceleration",
-         .value = gravity * std::sin(slope) / (1.0 + inertia() / (radius * radius)),
+         .value = gravity * std::sin(slope) / (1.0 + inertia / (radius * radius)),
          .source = "x'' = g sin(slope)/(1 + J/r^2) while rolling"});
     return facts;
   }

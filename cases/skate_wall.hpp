@@ -25,13 +25,13 @@
 
 namespace crbench::cases {
 
-struct SkateWall : NoForce<3>, SkateBlade {
+struct SkateWall : NoForce<3>, SkateBlade, PlanarBodyMetric {
   static constexpr int m = 1;
   static constexpr double heading0 = -std::numbers::pi / 4.0;
-  double v0, omega, inertia;
+  double v0, omega;
 
   explicit SkateWall(const ParamValues& p)
-      : v0(p.at("v0")), omega(p.at("omega")), inertia(p.at("J")) {}
+      : PlanarBodyMetric{p.at("J")}, v0(p.at("v0")), omega(p.at("omega")) {}
 
   static CaseInfo info() {
     return {
@@ -67,13 +67,6 @@ struct SkateWall : NoForce<3>, SkateBlade {
         .constraints = m,
         .switches = switches,
     };
-  }
-
-  template <class S>
-  Mat<S, n, n> metric(const Vec<S, n>& /*q*/) const {
-    Mat<S, n, n> A = Mat<S, n, n>::Identity();
-    A(2, 2) = S(inertia);
-    return A;
   }
 
   template <class S>

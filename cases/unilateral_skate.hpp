@@ -28,12 +28,12 @@
 
 namespace crbench::cases {
 
-struct UnilateralSkate : NoForce<3>, SkateBlade {
+struct UnilateralSkate : NoForce<3>, SkateBlade, PlanarBodyMetric {
   static constexpr int unilateral_kinematic = 1;
-  double v0, psi, omega, inertia;
+  double v0, psi, omega;
 
   explicit UnilateralSkate(const ParamValues& p)
-      : v0(p.at("v0")), psi(p.at("psi")), omega(p.at("omega")), inertia(p.at("J")) {}
+      : PlanarBodyMetric{p.at("J")}, v0(p.at("v0")), psi(p.at("psi")), omega(p.at("omega")) {}
 
   static CaseInfo info() {
     return {
@@ -80,13 +80,6 @@ struct UnilateralSkate : NoForce<3>, SkateBlade {
         .constraints = m,
         .switches = switches,
     };
-  }
-
-  template <class S>
-  Mat<S, n, n> metric(const Vec<S, n>& /*q*/) const {
-    Mat<S, n, n> A = Mat<S, n, n>::Identity();
-    A(2, 2) = S(inertia);
-    return A;
   }
 
   template <class S>

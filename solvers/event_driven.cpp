@@ -17,7 +17,6 @@
 
 #include <Eigen/LU>
 #include <algorithm>
-#include <bit>
 #include <boost/numeric/odeint.hpp>
 #include <chrono>
 #include <cmath>
@@ -205,20 +204,15 @@ class Run {
     return std::find(kinematic_rows_.begin(), kinematic_rows_.end(), r) != kinematic_rows_.end();
   }
 
-  // g = a q̇ + b of every kinematic row (active or not).
-  Eigen::VectorXd kinematic_values(const State& x) const {
-    model_.kinematic_affine(x.t, x.q, kinematic_a_, kinematic_b_);
-    return kinematic_a_ * x.v + kinematic_b_;
-  }
-
   // The one-sided kinematic rows with g = 0 (within contact_velocity_tol) at the start: they
   // become active if their reaction pushes.
   std::vector<int> resting_kinematic_rows(const State& x) const {
     std::vector<int> rows;
     if (ku_ == 0) return rows;
-    const Eigen::VectorXd g = kinematic_values(x);
+    Point full;
+    evaluate_all_rows(x, full);
     for (int r = 0; r < ku_; ++r) {
-      if (std::abs(g(r)) <= opt_.velocity_tol) rows.push_back(r);
+      if (std::abs(full.g(r)) <= opt_.velocity_tol) rows.push_back(r);
     }
     return rows;
   }
@@ -226,13 +220,17 @@ class Run {
   // The one-sided kinematic rows in force after an event, from the acceleration-level
   // complementarity 0 ≤ ν ⊥ ġ ≥ 0 (Berezinskaya, Sorokina & Kugushev 2003 (1.5)) over the
   // candidates: the rows reaching g = 0 (`entering`), the rows already active, and after an
-  // impact every row left at g = 0. Solved exactly by enumerating the candidates' subsets,
-  // smallest first (a row whose ν and ġ both vanish is left inactive). An active row that an
-  // impact has moved off g = 0 is released.
+  // impact every row left at g = 0. With the other rows (`base`) and the active constraints
+  // fixed, q̈ is affine in the candidates' ν, so ġ_c = b + W ν with b from the motion without
+  // them and W's columns from a unit force along each; the LCP is solved exactly
+  // (solvers/lcp.hpp), and a row whose ν and ġ both vanish is left inactive. An active row that
+  // an impact has moved off g = 0 is released.
   void resolve_kinematic(const State& x, const std::vector<int>& entering, bool after_impact) {
     if (ku_ == 0) return;
     const std::vector<int> before = kinematic_rows_;
-    const Eigen::VectorXd g = kinematic_values(x);
+    Point full;
+    evaluate_all_rows(x, full);
+    const Eigen::VectorXd g = full.g;
     std::vector<int> base, candidates = entering;
     for (const int r : kinematic_rows_) {
       if (r >= ku_) {
@@ -248,47 +246,40 @@ class Run {
     }
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    if (candidates.size() > 16) {
-      throw RunFailure{"lcp_failure", "more than 16 one-sided kinematic rows at g = 0 at t = " +
-                                          format_number(x.t)};
-    }
-    Point full;
-    evaluate_all_rows(x, full);
-    const double slack = 1e-10 * (1.0 + full.free_force().lpNorm<Eigen::Infinity>() +
-                                  full.g_rate.lpNorm<Eigen::Infinity>());
-    const auto count = static_cast<unsigned>(candidates.size());
-    std::optional<std::vector<int>> chosen;
-    for (unsigned size = 0; size <= count && !chosen; ++size) {
-      for (unsigned mask = 0; mask < (1u << count) && !chosen; ++mask) {
-        if (static_cast<unsigned>(std::popcount(mask)) != size) continue;
-        std::vector<int> rows = base;
-        for (unsigned j = 0; j < count; ++j) {
-          if (mask & (1u << j)) rows.push_back(candidates[j]);
-        }
-        std::sort(rows.begin(), rows.end());
-        Point p = full;
-        keep_kinematic_rows(p, rows);
-        const ConstrainedAcceleration acc = constrained_acceleration(p, active_);
-        if (!acc.ok) continue;
-        bool complementary = true;
-        for (unsigned j = 0; j < count; ++j) {
-          const int r = candidates[j];
-          if (mask & (1u << j)) {
-            const auto at = std::find(rows.begin(), rows.end(), r) - rows.begin();
-            complementary = complementary && acc.kinematic_lambda(at) >= -slack;
-          } else {
-            complementary = complementary && full.a.row(r).dot(acc.qdd) + full.g_rate(r) >= -slack;
-          }
-        }
-        if (complementary) chosen = rows;
+    kinematic_rows_ = base;
+    if (!candidates.empty()) {
+      const auto count = static_cast<Eigen::Index>(candidates.size());
+      Eigen::MatrixXd a_c(count, n_);
+      Eigen::VectorXd g_rate_c(count);
+      for (Eigen::Index j = 0; j < count; ++j) {
+        a_c.row(j) = full.a.row(candidates[static_cast<std::size_t>(j)]);
+        g_rate_c(j) = full.g_rate(candidates[static_cast<std::size_t>(j)]);
       }
+      Point without = full;
+      keep_kinematic_rows(without, base);
+      const auto acceleration = [&](const Point& p) {
+        const ConstrainedAcceleration acc = constrained_acceleration(p, active_);
+        if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+        return acc.qdd;
+      };
+      const Eigen::VectorXd qdd0 = acceleration(without);
+      Eigen::MatrixXd W(count, count);
+      for (Eigen::Index j = 0; j < count; ++j) {
+        Point pushed = without;
+        pushed.Q += a_c.row(j).transpose();
+        W.col(j) = a_c * (acceleration(pushed) - qdd0);
+      }
+      const auto lcp = solve_lcp(W, a_c * qdd0 + g_rate_c);
+      if (!lcp) {
+        throw RunFailure{"lcp_failure",
+                         "no set of one-sided kinematic rows solves the complementarity at t = " +
+                             format_number(x.t) + " for rows " + join(candidates)};
+      }
+      for (Eigen::Index j = 0; j < count; ++j) {
+        if (lcp->x(j) > 0.0) kinematic_rows_.push_back(candidates[static_cast<std::size_t>(j)]);
+      }
+      std::sort(kinematic_rows_.begin(), kinematic_rows_.end());
     }
-    if (!chosen) {
-      throw RunFailure{"lcp_failure",
-                       "no set of one-sided kinematic rows solves the complementarity at t = " +
-                           format_number(x.t) + " for rows " + join(candidates)};
-    }
-    kinematic_rows_ = *chosen;
     for (int r = 0; r < ku_; ++r) {
       const bool was = std::find(before.begin(), before.end(), r) != before.end();
       if (was != kinematic_active(r)) {
@@ -307,7 +298,9 @@ class Run {
   // contact (contact), λ_k for those in contact (lift-off), then the switching functions.
   Eigen::VectorXd probe(const State& x) {
     ++probe_evaluations_;
-    evaluate(x, point_);
+    evaluate_all_rows(x, point_);
+    const Eigen::VectorXd kinematic_g = point_.g;  // every row, before the inactive are dropped
+    if (select_rows_) keep_kinematic_rows(point_, kinematic_rows_);
     const int S = model_.switch_count();
     Eigen::VectorXd g = Eigen::VectorXd::Ones(3 * m_ + S + ku_);
     Eigen::VectorXd lambda_active;
@@ -318,11 +311,10 @@ class Run {
       if (ku_ > 0) {
         // [3m + S, 3m + S + ku): g_r of an inactive one-sided kinematic row (its contact), ν_r of
         // an active one (its release).
-        const Eigen::VectorXd values = kinematic_values(x);
         for (int r = 0; r < ku_; ++r) {
           const auto at = std::find(kinematic_rows_.begin(), kinematic_rows_.end(), r);
           g(3 * m_ + S + r) = at == kinematic_rows_.end()
-                                  ? values(r)
+                                  ? kinematic_g(r)
                                   : acc.kinematic_lambda(at - kinematic_rows_.begin());
         }
       }
@@ -921,8 +913,6 @@ class Run {
   // active.
   std::vector<int> kinematic_rows_;
   bool select_rows_ = false;  // some kinematic rows are one-sided or conditional
-  mutable Eigen::MatrixXd kinematic_a_;
-  mutable Eigen::VectorXd kinematic_b_;
   std::vector<int> modes_;
   std::vector<int> active_;
   Point point_;

@@ -257,12 +257,9 @@ class Run {
     }
     return damping;
   }
-  // kinematic_dynamics' row frictions: all rows with βN (null) unless some row switches.
-  const std::vector<double>* switched_rows() {
-    if (!rows_switch_) return nullptr;
-    damping_ = row_damping();
-    return &damping_;
-  }
+  // kinematic_dynamics' row frictions: all rows with βN (null) unless some row switches; they
+  // change only at events, and are taken at the start of each phase.
+  const std::vector<double>* switched_rows() const { return rows_switch_ ? &damping_ : nullptr; }
 
   bool stiff_phase() const {
     // Two-sided kinematic rows act everywhere, one-sided and conditional ones while engaged:
@@ -270,11 +267,11 @@ class Run {
     if (opt_.medium.mass != 0.0) return false;
     if (std::any_of(pushing_.begin(), pushing_.end(), [](char c) { return c != 0; })) return true;
     if (!rows_switch_) return model_.kinematic_count() > 0;
-    const std::vector<double> damping = row_damping();
-    return std::any_of(damping.begin(), damping.end(), [](double d) { return d > 0.0; });
+    return std::any_of(damping_.begin(), damping_.end(), [](double d) { return d > 0.0; });
   }
 
   PhaseEnd integrate_phase(const State& x) {
+    damping_ = row_damping();
     const double span = settings_.t_end - model_.initial_state().t;
     const double max_dt = opt_.max_step_fraction * span;
     const double dt0 = std::min(max_dt, 1e-6 * span);
@@ -521,7 +518,7 @@ class Run {
     }
     return false;
   }();
-  std::vector<double> damping_;
+  std::vector<double> damping_;  // row_damping() of the current phase
   Point point_;
   Point rhs_point_;
   PointT<Dual> dual_point_;

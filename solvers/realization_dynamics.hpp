@@ -20,49 +20,9 @@ struct Medium {
   bool obstacle;     // the reaction acts only while it pushes
 };
 
-// q̈ and the multipliers λ_k of the pushing constraints, written once for double and Dual.
-// `would_be` receives, for every constraint in the medium, −(α f̈ + β ḟ + γ f)N evaluated with
-// this q̈: λ_k for a pushing constraint, and for a released one the sign its reaction would have.
-template <class S>
-Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
-                                                 const Eigen::Matrix<S, Eigen::Dynamic, 1>& v,
-                                                 const std::vector<char>& in_medium,
-                                                 const std::vector<char>& pushing, const Medium& k,
-                                                 Eigen::Matrix<S, Eigen::Dynamic, 1>* would_be) {
-  using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
-  using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
-  const Eigen::Index m = p.f.size();
-  Matrix M = p.A;
-  Vector r = p.free_force();
-  const Vector rate = p.constraint_rate(v);
-  for (Eigen::Index i = 0; i < m; ++i) {
-    if (!pushing[static_cast<std::size_t>(i)]) continue;
-    const Vector Jt = p.J.row(i).transpose();
-    S normal = k.damping * rate(i) + k.stiffness * p.f(i);
-    // d enters only through the added mass; skipping it at α = 0 keeps Jacobians free of d's
-    // derivatives, which Model::evaluate_dual does not provide.
-    if (k.mass != 0.0) {
-      M += k.mass * Jt * Jt.transpose();
-      normal += k.mass * p.d(i);
-    }
-    r -= Jt * normal;
-  }
-  const Vector qdd = M.partialPivLu().solve(r);
-  if (would_be != nullptr) {
-    would_be->setZero(m);
-    for (Eigen::Index i = 0; i < m; ++i) {
-      if (!in_medium[static_cast<std::size_t>(i)]) continue;
-      S normal = k.damping * rate(i) + k.stiffness * p.f(i);
-      if (k.mass != 0.0) normal += k.mass * (p.J.row(i).dot(qdd) + p.d(i));
-      (*would_be)(i) = -normal;
-    }
-  }
-  return qdd;
-}
-
-// The force of the medium on the pushing unilateral constraints when there is no added mass,
-// −Σ J_kᵀ N(β ḟ_k + γ f_k) (Deryabin & Kozlov 1995 (1.8) with α = 0), for the velocity chart,
-// where it enters F beside the kinematic rows.
+// The force of the medium's viscosity and stiffness on the pushing constraints,
+// −Σ J_kᵀ N(β ḟ_k + γ f_k) (Deryabin & Kozlov 1995 (1.8) without the added mass; in the velocity
+// chart it enters F beside the kinematic rows, α = 0 there).
 template <class S>
 Eigen::Matrix<S, Eigen::Dynamic, 1> medium_force(const PointT<S>& p,
                                                  const Eigen::Matrix<S, Eigen::Dynamic, 1>& v,
@@ -76,6 +36,44 @@ Eigen::Matrix<S, Eigen::Dynamic, 1> medium_force(const PointT<S>& p,
     force -= p.J.row(i).transpose() * (k.damping * rate(i) + k.stiffness * p.f(i));
   }
   return force;
+}
+
+// q̈ and the multipliers λ_k of the pushing constraints, written once for double and Dual.
+// `would_be` receives, for every constraint in the medium, −(α f̈ + β ḟ + γ f)N evaluated with
+// this q̈: λ_k for a pushing constraint, and for a released one the sign its reaction would have.
+template <class S>
+Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
+                                                 const Eigen::Matrix<S, Eigen::Dynamic, 1>& v,
+                                                 const std::vector<char>& in_medium,
+                                                 const std::vector<char>& pushing, const Medium& k,
+                                                 Eigen::Matrix<S, Eigen::Dynamic, 1>* would_be) {
+  using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+  using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  const Eigen::Index m = p.f.size();
+  Matrix M = p.A;
+  Vector r = p.free_force() + medium_force<S>(p, v, pushing, k);
+  const Vector rate = p.constraint_rate(v);
+  // d enters only through the added mass; skipping it at α = 0 keeps Jacobians free of d's
+  // derivatives, which Model::evaluate_dual does not provide.
+  if (k.mass != 0.0) {
+    for (Eigen::Index i = 0; i < m; ++i) {
+      if (!pushing[static_cast<std::size_t>(i)]) continue;
+      const Vector Jt = p.J.row(i).transpose();
+      M += k.mass * Jt * Jt.transpose();
+      r -= Jt * (k.mass * p.d(i));
+    }
+  }
+  const Vector qdd = M.partialPivLu().solve(r);
+  if (would_be != nullptr) {
+    would_be->setZero(m);
+    for (Eigen::Index i = 0; i < m; ++i) {
+      if (!in_medium[static_cast<std::size_t>(i)]) continue;
+      S normal = k.damping * rate(i) + k.stiffness * p.f(i);
+      if (k.mass != 0.0) normal += k.mass * (p.J.row(i).dot(qdd) + p.d(i));
+      (*would_be)(i) = -normal;
+    }
+  }
+  return qdd;
 }
 
 // The realization of kinematic constraints g = a q̇ + b (Kozlov 1992 §2–3): L_N = T + αN/2 g² − V
