@@ -123,6 +123,7 @@ int list_command(bool as_json, std::ostream& out) {
 void print_summary(const RunRecord& r, std::ostream& out) {
   out << r.case_name << " / " << r.solver << ": " << r.status;
   if (!r.reason.empty()) out << " (" << r.reason << ")";
+  for (const auto& w : r.warnings) out << "\n  warning: " << w;
   out << "\n  lift_off_time: "
       << (r.lift_off_time ? format_number(*r.lift_off_time) : std::string("none")) << "\n";
   out << "  events:";
@@ -175,7 +176,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                 "leave wall_time_s out of the JSON (for byte-for-byte comparisons)");
   run->add_option("--trajectory", trajectory_path, "write t, q, v, f, lambda, mu to this CSV file");
   run->add_option("--samples", samples_text,
-                  "trajectory grid points over the horizon (default 1001)");
+                  "trajectory grid points over the horizon (default 1001, at most 1e6)");
+  std::string max_wall_time_text;
+  run->add_option("--max-wall-time", max_wall_time_text,
+                  "seconds the solve may take; past it the run ends with status "
+                  "wall_time_exceeded (default: no bound)");
   // Every solver's parameters are options of `run`; after parsing, an option that does not belong
   // to the chosen solver is rejected by name.
   std::map<std::string, std::string> solver_option_text;
@@ -269,6 +274,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         out << "  " << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>()
             << "\n";
       }
+      if (result.points_internal_error > 0) {
+        err << "crbench: " << result.points_internal_error
+            << " points ended in internal_error (reasons in points.jsonl); the tables leave them "
+               "out\n";
+        return 1;
+      }
       return 0;
     }
 
@@ -306,10 +317,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (!t_end_text.empty()) request.t_end = parse_finite("--t-end", t_end_text);
     if (!samples_text.empty()) {
       const double samples = parse_finite("--samples", samples_text);
-      if (samples != std::floor(samples) || samples < 2 || samples > 1e7) {
-        throw InputError("--samples: '" + samples_text + "' must be a whole number in [2, 1e7]");
+      if (samples != std::floor(samples) || samples < 2 || samples > 1e6) {
+        throw InputError("--samples: '" + samples_text + "' must be a whole number in [2, 1e6]");
       }
       request.samples = static_cast<int>(samples);
+    }
+    if (!max_wall_time_text.empty()) {
+      request.max_wall_time = parse_finite("--max-wall-time", max_wall_time_text);
+      if (!kMaxWallTimeSpec.admits(request.max_wall_time)) {
+        throw InputError("--max-wall-time: '" + max_wall_time_text + "' must be in " +
+                         kMaxWallTimeSpec.range_text() + " (seconds)");
+      }
     }
     const Solver& solver = find_solver(request.solver_name);
     std::vector<std::string> own;

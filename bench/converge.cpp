@@ -116,11 +116,17 @@ class Converge {
           "--out: cannot create the folder '" + out_.string() + "'" +
           (error ? " (" + error.message() + ")" : std::string(" (a file is in the way)")));
     }
+    const OutputLock lock(out_);
     compute_references();
     make_points();
     ConvergeResult result;
     result.points_total = static_cast<int>(points_.size());
     result.points_computed = run_points();
+    for (const auto& line : lines_) {
+      const std::string status = line.value("status", std::string());
+      if (status == "internal_error") ++result.points_internal_error;
+      if (status == "wall_time_exceeded") ++result.points_wall_time_exceeded;
+    }
     result.summary = assemble();
     {
       std::ostringstream text;
@@ -128,7 +134,16 @@ class Converge {
       write_file(out_ / "study.json", text.str());
     }
     log("converge " + study_.name + ": " + std::to_string(result.points_computed) + " of " +
-        std::to_string(result.points_total) + " points computed, tables in " + out_.string());
+        std::to_string(result.points_total) + " points computed, tables in " + out_.string() +
+        (result.points_wall_time_exceeded > 0
+             ? "; " + std::to_string(result.points_wall_time_exceeded) +
+                   " ended at max_wall_time (status wall_time_exceeded)"
+             : std::string()) +
+        (result.points_internal_error > 0
+             ? "; " + std::to_string(result.points_internal_error) +
+                   " ended in internal_error (reasons in points.jsonl; --resume computes them "
+                   "again)"
+             : std::string()));
     if (options_.figures) {
       const fs::path script = fs::path(CRBENCH_SOURCE_DIR) / "scripts/figures.py";
       const int status =
@@ -157,6 +172,7 @@ class Converge {
     r.rtol = study_.rtol;
     r.atol = study_.atol;
     r.samples = study_.samples;
+    r.max_wall_time = study_.max_wall_time;
     return r;
   }
 
@@ -324,6 +340,7 @@ class Converge {
       RunRequest r;
       r.case_name = study_.work_precision_case;
       r.case_assignments = study_.work_precision_case_assignments;
+      r.max_wall_time = study_.max_wall_time;
       r.solver_name = w.solver;
       r.solver_assignments = w.assignments;
       if (w.vary == "h") {
@@ -385,11 +402,16 @@ class Converge {
         if (line.is_discarded() || !line.contains("key") || !line["key"].is_string()) continue;
         const auto it = index.find(line["key"].get<std::string>());
         if (it == index.end()) continue;
-        // A point that failed inside crbench (not a solver status) is tried again.
-        if (line.value("status", std::string()) == "internal_error") continue;
-        if (points_[it->second].kind == "trajectory" &&
-            !fs::exists(out_ / line.value("file", std::string()))) {
-          continue;
+        // A point that failed inside crbench (not a solver status), or that the wall-time
+        // bound stopped, is tried again.
+        const std::string status = line.value("status", std::string());
+        if (status == "internal_error" || status == "wall_time_exceeded") continue;
+        // A trajectory is kept only if its file is there and not empty (files are renamed into
+        // place when complete, but a user may have truncated one).
+        if (points_[it->second].kind == "trajectory") {
+          std::error_code missing;
+          const auto bytes = fs::file_size(out_ / line.value("file", std::string()), missing);
+          if (missing || bytes == 0) continue;
         }
         lines_[it->second] = line;
         if (points_[it->second].kind == "work_precision" && !line.contains("wall_time_s")) {

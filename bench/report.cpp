@@ -125,6 +125,7 @@ struct StudyOutcome {
   std::string name;
   std::string file;
   nlohmann::ordered_json summary;
+  int internal_errors = 0;
 };
 
 // The canonical studies (bench/studies/*.json, in name order), each into
@@ -195,7 +196,8 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
       text << md.str();
       write_file(dir / "README.md", text.str());
     }
-    outcomes.push_back({study.name, file.filename().string(), result.summary});
+    outcomes.push_back(
+        {study.name, file.filename().string(), result.summary, result.points_internal_error});
   }
   return outcomes;
 }
@@ -212,7 +214,14 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
   namespace fs = std::filesystem;
   const auto start = std::chrono::steady_clock::now();
   const fs::path out_dir(out);
-  fs::create_directories(out_dir);
+  std::error_code cannot_create;
+  fs::create_directories(out_dir, cannot_create);
+  if (cannot_create || !fs::is_directory(out_dir)) {
+    throw InputError("--out: cannot create the folder '" + out + "'" +
+                     (cannot_create ? " (" + cannot_create.message() + ")"
+                                    : std::string(" (a file is in the way)")));
+  }
+  const OutputLock lock(out_dir);
   // The report owns these folders: nothing stale from an earlier layout or run stays in them.
   for (const char* owned : {"cases", "studies", "siconos"}) fs::remove_all(out_dir / owned);
   nlohmann::ordered_json summary = nlohmann::ordered_json::array();
@@ -432,6 +441,13 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
     write_file(out_dir / "timing.md", text.str());
   }
   progress << "report: wrote " << out_dir.string() << "\n";
+  int internal_errors = 0;
+  for (const auto& outcome : studies) internal_errors += outcome.internal_errors;
+  if (internal_errors > 0) {
+    progress << "report: " << internal_errors
+             << " study points ended in internal_error (see the studies' points.jsonl)\n";
+    return 1;
+  }
   return 0;
 }
 

@@ -1,5 +1,9 @@
 #include "bench/run_support.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -111,6 +115,7 @@ RunRecord execute(const RunRequest& request) {
 
   RunSettings settings;
   settings.rtol = request.rtol;
+  settings.max_wall_time = request.max_wall_time;
   settings.atol = request.atol;
   configure_solver(solver, request.solver_assignments, settings, &model->info());
   const double t0 = model->initial_state().t;
@@ -161,6 +166,24 @@ std::optional<double> q_deviation(const std::vector<Eigen::VectorXd>& q,
     worst = std::max(worst, (q[i] - reference[i]).lpNorm<Eigen::Infinity>());
   }
   return worst;
+}
+
+OutputLock::OutputLock(const std::filesystem::path& folder) {
+  fd_ = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) {
+    throw InputError("--out: cannot open the folder '" + folder.string() + "' to lock it");
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+    throw InputError("--out: '" + folder.string() +
+                     "' is being written by another crbench process; wait for it to finish or "
+                     "choose another folder");
+  }
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 }  // namespace crbench

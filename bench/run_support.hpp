@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,12 +26,18 @@ struct RunRequest {
   std::optional<double> t_end;  // default: the case's horizon
   int samples = 1001;           // trajectory grid points over [t0, t_end]
   std::string trajectory_path;  // empty: no trajectory
+  double max_wall_time = std::numeric_limits<double>::infinity();  // seconds (RunSettings)
   // Called with every sample on the grid and at events, besides the CSV (may be empty; a
   // non-empty observer turns the grid on).
   std::function<void(const TrajectorySample&)> observer;
 };
 
 inline const ParamSpec kRtolSpec{.name = "rtol", .default_value = 1e-12, .min = 1e-15, .max = 0.1};
+inline const ParamSpec kMaxWallTimeSpec{.name = "max_wall_time",
+                                        .default_value = std::numeric_limits<double>::infinity(),
+                                        .min = 0.0,
+                                        .max = 1e6,
+                                        .min_inclusive = false};
 inline const ParamSpec kAtolSpec{
     .name = "atol", .default_value = 1e-14, .min = 0.0, .max = 1.0, .min_inclusive = false};
 
@@ -53,5 +60,23 @@ std::optional<double> q_deviation(const std::vector<Eigen::VectorXd>& q,
 // always either its previous complete version or the new one, never a truncated file.
 // InputError (exit 2) naming the path when the folder cannot be written or the disk is full.
 void write_file(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace crbench
+
+namespace crbench {
+
+// An exclusive advisory lock (flock) on an output folder, held while the object lives: a second
+// crbench process on the same --out gets an InputError (exit 2) instead of interleaving its
+// writes with the first. Released by the kernel when the process ends, even by a kill.
+class OutputLock {
+ public:
+  explicit OutputLock(const std::filesystem::path& folder);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 }  // namespace crbench

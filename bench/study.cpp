@@ -4,6 +4,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 
 #include "bench/convergence.hpp"
@@ -103,9 +107,11 @@ std::vector<Assignment> assignments_of(const nlohmann::json* j, const std::strin
 
 std::vector<double> number_list(const nlohmann::json& j, const std::string& path,
                                 const ParamSpec& bounds, std::size_t min_count) {
-  if (!j.is_array() || j.size() < min_count) {
-    throw InputError(path + ": must be an array of at least " + std::to_string(min_count) +
-                     " numbers in " + bounds.range_text());
+  // The bound keeps a study's point count (and its run time) within what a table can show.
+  constexpr std::size_t max_count = 200;
+  if (!j.is_array() || j.size() < min_count || j.size() > max_count) {
+    throw InputError(path + ": must be an array of " + std::to_string(min_count) + " to " +
+                     std::to_string(max_count) + " numbers in " + bounds.range_text());
   }
   std::vector<double> out;
   for (std::size_t i = 0; i < j.size(); ++i) {
@@ -133,6 +139,19 @@ bool solver_has_N(const Solver& solver) {
 }
 
 // The model the solver approximates with these settings (as in Facts), or InputError prefixed.
+// A case's facts depend only on the case and its parameter values, and some take quadratures
+// (particle-on-circle's viscous lift-off): each is computed once per process.
+Facts facts_of(const Model& model) {
+  static std::mutex mutex;
+  static std::map<std::string, Facts> cache;
+  std::string key = model.info().name;
+  for (const auto& [name, value] : model.params()) key += "|" + name + "=" + format_number(value);
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, model.facts()).first;
+  return it->second;
+}
+
 std::string limit_model_of(const Solver& solver, const std::vector<Assignment>& assignments,
                            const std::string& path) {
   RunSettings settings;
@@ -184,6 +203,7 @@ Study parse_study(const nlohmann::json& j) {
   }
   study.samples = static_cast<int>(top.number("samples", study.samples, range(11.0, 1e6)));
   study.digits = top.number("digits", study.digits, range(1.0, 15.0));
+  study.max_wall_time = top.number("max_wall_time", study.max_wall_time, kMaxWallTimeSpec);
 
   {
     Fields ladder(top.require("N"), "study.N");
@@ -249,7 +269,6 @@ Study parse_study(const nlohmann::json& j) {
     } catch (const InputError& e) {
       throw InputError(m.path("params") + ": " + e.what());
     }
-    const Facts model_facts = model_case->facts();
     sm.solver = m.text("solver");
     const Solver* solver = nullptr;
     try {
@@ -277,6 +296,8 @@ Study parse_study(const nlohmann::json& j) {
     }
     sm.reference = m.text("reference", std::string("limit"));
     if (sm.reference == "closed-form") {
+      // Only here: some cases' facts take quadratures (particle-on-circle's viscous lift-off).
+      const Facts model_facts = facts_of(*model_case);
       if (!model_facts.lift_off_time(sm.limit_model) && !model_facts.trajectory(sm.limit_model)) {
         throw InputError(m.path("reference") + ": case " + sm.case_name +
                          " has no closed-form lift-off or trajectory for model '" + sm.limit_model +
@@ -392,7 +413,7 @@ Study parse_study(const nlohmann::json& j) {
     } catch (const InputError& e) {
       throw InputError(std::string("study.work_precision.params: ") + e.what());
     }
-    const Facts wp_facts = wp_model->facts();
+    std::optional<Facts> wp_facts;  // computed when a series needs them
     study.work_precision_atol_ratio =
         w.number("atol_ratio", study.work_precision_atol_ratio, range(1e-6, 1.0));
     study.timing_repeats =
@@ -435,7 +456,8 @@ Study parse_study(const nlohmann::json& j) {
       }
       ws.reference = s.text("reference", std::string("closed-form"));
       if (ws.reference == "closed-form") {
-        if (!wp_facts.lift_off_time(ws.limit_model)) {
+        if (!wp_facts) wp_facts = facts_of(*wp_model);
+        if (!wp_facts->lift_off_time(ws.limit_model)) {
           throw InputError(s.path("reference") + ": case " + study.work_precision_case +
                            " has no closed-form lift-off for model '" + ws.limit_model + "'");
         }
@@ -457,25 +479,30 @@ Study parse_study(const nlohmann::json& j) {
   return study;
 }
 
+Study parse_study_text(std::string_view text, const std::string& origin) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError("--study: '" + origin + "' is not valid JSON (at byte " +
+                     std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond the range of a double (1e999).
+    throw InputError("--study: '" + origin + "' holds a number outside the range of a double (" +
+                     e.what() + ")");
+  }
+  return parse_study(j);
+}
+
 Study load_study(const std::string& path) {
   std::error_code error;
   if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
     throw InputError("--study: '" + path + "' is not a file (a study file is JSON)");
   }
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("--study: cannot open '" + path + "'");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError("--study: '" + path + "' is not valid JSON (at byte " +
-                     std::to_string(e.byte) + ")");
-  } catch (const nlohmann::json::out_of_range& e) {
-    // A number beyond the range of a double (1e999).
-    throw InputError("--study: '" + path + "' holds a number outside the range of a double (" +
-                     e.what() + ")");
-  }
-  return parse_study(j);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_study_text(text, path);
 }
 
 }  // namespace crbench

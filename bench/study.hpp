@@ -3,11 +3,13 @@
 // The study-file schema is documented in bench/studies/README.md.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cases/params.hpp"
@@ -78,12 +80,17 @@ struct Study {
   std::vector<Assignment> work_precision_case_assignments;
   double work_precision_atol_ratio = 1e-2;
   int timing_repeats = 3;
+  // Seconds each solve may take (RunSettings::max_wall_time); such points are tabulated as
+  // wall_time_exceeded and computed again by --resume.
+  double max_wall_time = std::numeric_limits<double>::infinity();
   std::vector<WorkPrecisionSeries> work_precision;
 };
 
 // InputError naming the field ("study.models[2].solver: ...") and the accepted values.
 Study parse_study(const nlohmann::json& j);
 Study load_study(const std::string& path);
+// The text of a study file; `origin` names it in messages. InputError on anything malformed.
+Study parse_study_text(std::string_view text, const std::string& origin);
 
 struct ConvergeOptions {
   std::string out_dir;
@@ -98,6 +105,10 @@ struct ConvergeResult {
   nlohmann::ordered_json summary;  // what study.json holds
   int points_total = 0;
   int points_computed = 0;  // the rest came from points.jsonl (--resume)
+  // Points whose line is an internal_error (a fault inside crbench, not a solver status): the
+  // CLI exits 1 when there are any; --resume computes them again.
+  int points_internal_error = 0;
+  int points_wall_time_exceeded = 0;  // solves ended by the solver's max_wall_time
   bool figures_written = false;
   std::string figures_message;
 };

@@ -1,5 +1,7 @@
 #include "cases/registry.hpp"
 
+#include <utility>
+
 #include "cases/bouncing_ball_penalty.hpp"
 #include "cases/bouncing_ball_siconos.hpp"
 #include "cases/chaplygin_sled.hpp"
@@ -11,45 +13,51 @@
 #include "cases/particle_on_circle.hpp"
 #include "cases/pendulum_string.hpp"
 #include "cases/plane_reparametrized.hpp"
+#include "cases/register_case.hpp"
 #include "cases/rough_disk.hpp"
 #include "cases/rubin_ungar_rail.hpp"
 #include "cases/skate_wall.hpp"
 #include "cases/stiff_pendulum.hpp"
 #include "cases/unilateral_skate.hpp"
 #include "cases/vibrating_table.hpp"
-#include "solvers/dynamics.hpp"
 
 namespace crbench {
 namespace {
 
-template <Case C>
-CaseEntry entry() {
-  return {case_info<C>(), [](const ParamValues& p) { return std::make_unique<CaseModel<C>>(p); }};
+std::deque<CaseEntry>& registry() {
+  static std::deque<CaseEntry> cases = {
+      case_entry<cases::DkPlane>(),
+      case_entry<cases::BouncingBallSiconos>(),
+      case_entry<cases::DkCounterexample>(),
+      case_entry<cases::ParticleOnCircle>(),
+      case_entry<cases::PendulumString>(),
+      case_entry<cases::VibratingTable>(),
+      case_entry<cases::OscillatorAtWall>(),
+      case_entry<cases::BouncingBallPenalty>(),
+      case_entry<cases::PlaneReparametrized>(),
+      case_entry<cases::KnifeEdgeIncline>(),
+      case_entry<cases::ChaplyginSled>(),
+      case_entry<cases::ParabolaIntegrable>(),
+      case_entry<cases::RubinUngarRail>(),
+      case_entry<cases::StiffPendulum>(),
+      case_entry<cases::UnilateralSkate>(),
+      case_entry<cases::SkateWall>(),
+      case_entry<cases::RoughDisk>(),
+  };
+  return cases;
 }
 
 }  // namespace
 
-const std::vector<CaseEntry>& case_registry() {
-  static const std::vector<CaseEntry> cases = {
-      entry<cases::DkPlane>(),
-      entry<cases::BouncingBallSiconos>(),
-      entry<cases::DkCounterexample>(),
-      entry<cases::ParticleOnCircle>(),
-      entry<cases::PendulumString>(),
-      entry<cases::VibratingTable>(),
-      entry<cases::OscillatorAtWall>(),
-      entry<cases::BouncingBallPenalty>(),
-      entry<cases::PlaneReparametrized>(),
-      entry<cases::KnifeEdgeIncline>(),
-      entry<cases::ChaplyginSled>(),
-      entry<cases::ParabolaIntegrable>(),
-      entry<cases::RubinUngarRail>(),
-      entry<cases::StiffPendulum>(),
-      entry<cases::UnilateralSkate>(),
-      entry<cases::SkateWall>(),
-      entry<cases::RoughDisk>(),
-  };
-  return cases;
+const std::deque<CaseEntry>& case_registry() { return registry(); }
+
+void register_case(CaseEntry entry) {
+  for (const auto& c : registry()) {
+    if (c.info.name == entry.info.name) {
+      throw InputError("register_case: a case named '" + entry.info.name + "' exists already");
+    }
+  }
+  registry().push_back(std::move(entry));
 }
 
 const CaseEntry& find_case(std::string_view name) {

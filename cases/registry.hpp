@@ -1,10 +1,10 @@
 // The case registry: every case by name, with a factory that binds its parameters.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string_view>
-#include <vector>
 
 #include "cases/case.hpp"
 
@@ -15,7 +15,12 @@ struct CaseEntry {
   std::function<std::unique_ptr<Model>(const ParamValues&)> make;
 };
 
-const std::vector<CaseEntry>& case_registry();
+// The built-in cases (cases/registry.cpp), then those added by register_case. A deque, so that
+// a reference from find_case stays valid when a case is added.
+const std::deque<CaseEntry>& case_registry();
+// Adds a case (a user's own, or a test's; cases/register_case.hpp makes the entry from a Case
+// type). Call it before any thread looks a case up. InputError when the name is taken.
+void register_case(CaseEntry entry);
 // InputError naming the known cases when there is none of that name.
 const CaseEntry& find_case(std::string_view name);
 // Finds the case, validates the assignments against its parameters, binds them.

@@ -7,6 +7,9 @@ packages=(
   build-essential cmake clang-format
   libboost-dev libeigen3-dev libbenchmark-dev nlohmann-json3-dev catch2 libcli11-dev
   python3-matplotlib python3-numpy
+  # the sanitizer and fuzzing job (.ci/run, preset debug): clang with its sanitizer and libFuzzer
+  # runtimes, and llvm-symbolizer for readable reports
+  clang libclang-rt-14-dev llvm
 )
 
 missing=()

@@ -94,6 +94,14 @@ Delassus delassus_of_rows(const Point& p, const Eigen::MatrixXd& Jk) {
 
 ConstrainedAcceleration constrained_acceleration(const Point& p, const std::vector<int>& active) {
   ConstrainedAcceleration out;
+  // A NaN or an infinity from the case would otherwise show up as a singular active set.
+  if (!p.A.allFinite() || !p.f.allFinite() || !p.J.allFinite() || !p.d.allFinite() ||
+      !p.free_force().allFinite()) {
+    out.ok = false;
+    out.status = "non_finite";
+    out.reason = "the case gives a non-finite metric, constraint value, gradient or force";
+    return out;
+  }
   const Eigen::LDLT<Eigen::MatrixXd> A_ldlt(p.A);
   if (!(reciprocal_condition(A_ldlt) >= 1e-14)) {
     out.ok = false;

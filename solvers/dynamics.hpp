@@ -326,7 +326,10 @@ struct ConstrainedAcceleration {
   // The multipliers ν of the kinematic constraints (reaction aᵀν), when the case has them.
   Eigen::VectorXd kinematic_lambda;
   bool ok = true;
-  std::string reason;  // set when !ok: singular or ill-conditioned active set
+  // Set when !ok: singular_active_set (singular or ill-conditioned), or non_finite (the case
+  // gave a NaN or an infinity).
+  std::string status = "singular_active_set";
+  std::string reason;
   double rcond = 1.0;  // reciprocal condition estimate of J_K A⁻¹ J_Kᵀ
 };
 

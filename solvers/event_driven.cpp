@@ -259,7 +259,7 @@ class Run {
       keep_kinematic_rows(without, base);
       const auto acceleration = [&](const Point& p) {
         const ConstrainedAcceleration acc = constrained_acceleration(p, active_);
-        if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+        if (!acc.ok) throw RunFailure{acc.status, acc.reason};
         return acc.qdd;
       };
       const Eigen::VectorXd qdd0 = acceleration(without);
@@ -269,7 +269,8 @@ class Run {
         pushed.Q += a_c.row(j).transpose();
         W.col(j) = a_c * (acceleration(pushed) - qdd0);
       }
-      const auto lcp = solve_lcp(W, a_c * qdd0 + g_rate_c);
+      const double terms = (a_c.cwiseAbs() * qdd0.cwiseAbs() + g_rate_c.cwiseAbs()).maxCoeff();
+      const auto lcp = solve_lcp(W, a_c * qdd0 + g_rate_c, 1e-12, terms);
       if (!lcp) {
         throw RunFailure{"lcp_failure",
                          "no set of one-sided kinematic rows solves the complementarity at t = " +
@@ -306,7 +307,7 @@ class Run {
     Eigen::VectorXd lambda_active;
     if (!active_.empty() || ku_ > 0) {
       const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
-      if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+      if (!acc.ok) throw RunFailure{acc.status, acc.reason};
       lambda_active = acc.lambda;
       if (ku_ > 0) {
         // [3m + S, 3m + S + ku): g_r of an inactive one-sided kinematic row (its contact), ν_r of
@@ -368,7 +369,7 @@ class Run {
   double lambda_of(const State& x, int k) {
     evaluate(x, point_);
     const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
-    if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+    if (!acc.ok) throw RunFailure{acc.status, acc.reason};
     const auto it = std::find(active_.begin(), active_.end(), k);
     last_mu_ = acc.mu(it - active_.begin());
     return acc.lambda(it - active_.begin());
@@ -415,7 +416,7 @@ class Run {
     if (!dynamic_z() || active_.empty()) return;
     evaluate(x, point_);
     const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
-    if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+    if (!acc.ok) throw RunFailure{acc.status, acc.reason};
     for (std::size_t r = 0; r < active_.size(); ++r) {
       auto& zero = lambda_zero_[static_cast<std::size_t>(active_[r])];
       if (std::isnan(zero) && acc.lambda(static_cast<Eigen::Index>(r)) <= 0.0) zero = x.t;
@@ -512,7 +513,7 @@ class Run {
       const State s = unpack(t, y, n_);
       evaluate(s, rhs_point_);
       const ConstrainedAcceleration acc = constrained_acceleration(rhs_point_, active_);
-      if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+      if (!acc.ok) throw RunFailure{acc.status, acc.reason};
       if (!acc.qdd.allFinite()) {
         throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
       }
@@ -576,7 +577,8 @@ class Run {
     };
     const PhaseControl control{.t_end = settings_.t_end,
                                .event_time_tol = opt_.event_time_tol,
-                               .max_steps = opt_.max_steps};
+                               .max_steps = opt_.max_steps,
+                               .wall_time = wall_time_};
     const PhaseEnd end = advance_to_event(
         dense, x, [this](const State& xs) { return probe(xs); }, arm_thresholds(x), control,
         counters_, inspect,
@@ -592,7 +594,7 @@ class Run {
     double dt = std::min(max_dt, 1e-3 * std::max(settings_.t_end - x.t, 1e-12));
     evaluate(x, point_);
     const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
-    if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+    if (!acc.ok) throw RunFailure{acc.status, acc.reason};
     const Eigen::VectorXd rate = point_.constraint_rate(x.v);
     const Eigen::VectorXd f_dd = point_.J * acc.qdd + point_.d;
     for (int k = 0; k < m_; ++k) {
@@ -754,14 +756,17 @@ class Run {
       // 0 ≤ λ ⊥ f̈ = W λ + (J A⁻¹F + d) ≥ 0 on the constraints at rest.
       evaluate(x, point_);
       const ConstrainedAcceleration free_motion = constrained_acceleration(point_, {});
-      if (!free_motion.ok) throw RunFailure{"singular_active_set", free_motion.reason};
+      if (!free_motion.ok) throw RunFailure{free_motion.status, free_motion.reason};
       const Delassus D = delassus(point_, resting);
       Eigen::VectorXd b(static_cast<Eigen::Index>(resting.size()));
+      double terms = 0.0;
       for (std::size_t r = 0; r < resting.size(); ++r) {
         const int k = resting[r];
         b(static_cast<Eigen::Index>(r)) = point_.J.row(k).dot(free_motion.qdd) + point_.d(k);
+        terms = std::max(terms, point_.J.row(k).cwiseAbs().dot(free_motion.qdd.cwiseAbs()) +
+                                    std::abs(point_.d(k)));
       }
-      const auto lcp = solve_lcp(D.W, b);
+      const auto lcp = solve_lcp(D.W, b, 1e-12, terms);
       if (!lcp) {
         throw RunFailure{"lcp_failure", "no multipliers solve the contact complementarity at t = " +
                                             format_number(x.t) + " for constraints " +
@@ -904,6 +909,7 @@ class Run {
 
   const Model& model_;
   const RunSettings& settings_;
+  const WallTimeBudget wall_time_{std::chrono::steady_clock::now(), settings_.max_wall_time};
   const Options& opt_;
   RunRecord& rec_;
   const int n_;

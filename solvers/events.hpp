@@ -27,11 +27,14 @@ template <class G>
 RootResult locate_root(G&& g, double ta, double tb, double ga, double gb, double time_tol) {
   if (ga == 0.0) return {ta, 0.0, true};
   if (gb == 0.0) return {tb, 0.0, true};
-  const double tol = event_time_tolerance(time_tol, std::max(std::abs(ta), std::abs(tb)));
+  // The round-off floor is taken at the bracket as it shrinks, not at the step's ends: a step
+  // from 0 to 1e16 (a horizon of 1e19) must still locate an event at t = 1 to 1e-14.
+  const auto resolved = [time_tol](double x, double y) {
+    return std::abs(y - x) <= event_time_tolerance(time_tol, std::max(std::abs(x), std::abs(y)));
+  };
   std::uintmax_t max_iter = 200;
-  const auto [a, b] = boost::math::tools::toms748_solve(
-      g, ta, tb, ga, gb, [tol](double x, double y) { return std::abs(y - x) <= tol; }, max_iter);
-  return {0.5 * (a + b), std::abs(b - a), std::abs(b - a) <= tol};
+  const auto [a, b] = boost::math::tools::toms748_solve(g, ta, tb, ga, gb, resolved, max_iter);
+  return {0.5 * (a + b), std::abs(b - a), resolved(a, b)};
 }
 
 }  // namespace crbench

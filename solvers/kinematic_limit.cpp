@@ -60,6 +60,12 @@ class KinematicLimit {
         if (static_cast<double>(rec_.steps) > 1e7) {
           throw RunFailure{"too_many_steps", "more than 1e7 steps"};
         }
+        if (wall_time_.exceeded()) {
+          throw RunFailure{
+              "wall_time_exceeded",
+              "the solve took more than max_wall_time = " + format_number(wall_time_.seconds()) +
+                  " s; stopped at t = " + format_number(stepper.current_time())};
+        }
         const double t = stepper.current_time();
         for (const double value : stepper.current_state()) {
           if (!std::isfinite(value)) {
@@ -101,7 +107,7 @@ class KinematicLimit {
     if (alpha_ == 0.0) {
       // λ algebraic: the nonholonomic motion, reaction aᵀν = −β λ aᵀ.
       const ConstrainedAcceleration acc = constrained_acceleration(point_, {});
-      if (!acc.ok) throw RunFailure{"singular_active_set", acc.reason};
+      if (!acc.ok) throw RunFailure{acc.status, acc.reason};
       out.qdd = acc.qdd;
       out.lambda = -acc.kinematic_lambda / beta_;
       return out;
@@ -171,6 +177,7 @@ class KinematicLimit {
 
   const Model& model_;
   const RunSettings& settings_;
+  const WallTimeBudget wall_time_{std::chrono::steady_clock::now(), settings_.max_wall_time};
   const double alpha_, beta_;
   RunRecord& rec_;
   const int n_, k_;

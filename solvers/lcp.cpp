@@ -9,12 +9,11 @@
 namespace crbench {
 
 std::optional<LcpSolution> solve_lcp(const Eigen::MatrixXd& M, const Eigen::VectorXd& b,
-                                     double tolerance) {
+                                     double tolerance, double scale) {
   const int m = static_cast<int>(b.size());
   if (m == 0) return LcpSolution{Eigen::VectorXd(0), Eigen::VectorXd(0)};
   if (m > kLcpMaxSize) return std::nullopt;
-  const double scale = std::max(1.0, b.cwiseAbs().maxCoeff());
-  const double slack = tolerance * scale;
+  const double slack = tolerance * std::max(scale, b.cwiseAbs().maxCoeff());
   // Subsets in order of increasing size, so the answer with fewest active entries wins ties.
   std::vector<unsigned> sets(1u << m);
   for (unsigned s = 0; s < sets.size(); ++s) sets[s] = s;

@@ -19,9 +19,11 @@ struct LcpSolution {
 // Largest problem accepted (2^m index sets are examined).
 inline constexpr int kLcpMaxSize = 16;
 
-// `tolerance` is the slack allowed in x ≥ 0 and w ≥ 0, relative to the scale of b.
+// `tolerance` is the slack allowed in x ≥ 0 and w ≥ 0, relative to max(scale, |b|∞). `scale` is
+// the size of the terms b was summed from (its round-off is relative to them): a problem whose
+// forces are all of order 1e-12 passes that, so that its b = -1e-12 is not taken for zero.
 // Returns nullopt when no index set gives a solution (M not P-matrix, or m > kLcpMaxSize).
 std::optional<LcpSolution> solve_lcp(const Eigen::MatrixXd& M, const Eigen::VectorXd& b,
-                                     double tolerance = 1e-12);
+                                     double tolerance = 1e-12, double scale = 1.0);
 
 }  // namespace crbench

@@ -63,7 +63,8 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
        .default_value = 0.0,
        .min = 0.0,
        .max = 1.0,
-       .description = "1: the record lists every nonzero impulse (t, constraint, P)",
+       .description =
+           "1: the record lists every nonzero impulse (t, constraint, P), the first 100000 of them",
        .whole = true},
       {.name = "max_steps",
        .default_value = 1e9,
@@ -73,6 +74,9 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
        .whole = true},
   };
 }
+
+// The impulse history's bound (about 10 MB of JSON): the impulses past it are counted, not kept.
+constexpr std::size_t kMaxImpulseHistory = 100000;
 
 RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings) const {
   // The step has no rows for bilateral holonomic constraints: refuse rather than ignore them.
@@ -126,6 +130,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   double output_seconds = 0.0;
   auto next_output = settings.output_times.begin();
   nlohmann::ordered_json impulse_history = nlohmann::ordered_json::array();
+  long impulses_not_kept = 0;
 
   const auto emit = [&](const State& s) {
     if (!settings.on_sample) return;
@@ -152,7 +157,15 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
     const Eigen::VectorXd f0 = model.constraint_values(x.t, x.q);
     for (int i = 0; i < m; ++i) record.min_constraint[static_cast<std::size_t>(i)] = f0(i);
   }
+  const WallTimeBudget wall_time(started, settings.max_wall_time);
   for (long k = 0; k < step_count; ++k) {
+    if (k % 256 == 0 && wall_time.exceeded()) {
+      record.status = "wall_time_exceeded";
+      record.reason =
+          "the solve took more than max_wall_time = " + format_number(wall_time.seconds()) +
+          " s; stopped at t = " + format_number(x.t);
+      break;
+    }
     const double t_next =
         k + 1 == step_count ? settings.t_end : t0 + static_cast<double>(k + 1) * h;
     const double dt = t_next - x.t;
@@ -167,6 +180,17 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
 
     W = point.A - dt * theta * dF_dv - dt * dt * theta * theta * dF_dq;
     W_lu.compute(W);
+    // A zero pivot of the LU, relative to the largest (Eigen's rcond estimate reports 1 for an
+    // exactly singular W).
+    const Eigen::VectorXd pivots = W_lu.matrixLU().diagonal().cwiseAbs();
+    if (!(pivots.minCoeff() > 1e-15 * pivots.maxCoeff())) {
+      record.status = "singular_jacobian";
+      record.reason =
+          "the step's matrix W = A - h theta dF/dv - (h theta)^2 dF/dq cannot be "
+          "factored (pivot ratio " +
+          format_number(pivots.minCoeff() / pivots.maxCoeff()) + ") at t = " + format_number(x.t);
+      break;
+    }
     const Eigen::VectorXd rhs =
         dt * (theta * F_next + (1.0 - theta) * point.free_force() + dt * theta * (dF_dq * x.v));
     Eigen::VectorXd v_next = x.v + W_lu.solve(rhs);
@@ -295,7 +319,11 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
                                    .rate_after = rate_next(i)});
         }
         if (keep_impulses && P(r) > 0.0) {
-          impulse_history.push_back({{"t", t_next}, {"constraint", i}, {"impulse", P(r)}});
+          if (impulse_history.size() < kMaxImpulseHistory) {
+            impulse_history.push_back({{"t", t_next}, {"constraint", i}, {"impulse", P(r)}});
+          } else {
+            ++impulses_not_kept;
+          }
         }
       }
       kinematic_impulse = P.tail(one_sided);
@@ -340,6 +368,11 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
       }
     }
     const Eigen::VectorXd f_next = model.constraint_values(x.t, x.q);
+    if (!f_next.allFinite()) {
+      record.status = "non_finite";
+      record.reason = "non-finite constraint value at t = " + format_number(x.t);
+      break;
+    }
     for (int i = 0; i < m; ++i) {
       auto& slot = record.min_constraint[static_cast<std::size_t>(i)];
       slot = std::min(slot, f_next(i));
@@ -352,7 +385,10 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   record.diagnostics["jacobian_evaluations"] = record.steps;
   record.diagnostics["lcp_solves"] = lcp_solves;
   if (model.kinematic_count() > 0) record.diagnostics["max_kinematic_drift"] = kinematic_drift;
-  if (keep_impulses) record.diagnostics["impulse_history"] = impulse_history;
+  if (keep_impulses) {
+    record.diagnostics["impulse_history"] = impulse_history;
+    record.diagnostics["impulse_history_not_kept"] = impulses_not_kept;
+  }
   finish_record(record, model, started, output_seconds);
   return record;
 }

@@ -53,6 +53,7 @@ struct PhaseControl {
   double event_time_tol = 1e-14;
   double max_steps = 1e7;
   int samples_per_step = 4;
+  WallTimeBudget wall_time;
 };
 
 struct PhaseCounters {
@@ -81,6 +82,11 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
       throw RunFailure{"too_many_steps", "more than " + format_number(control.max_steps) +
                                              " steps before t = " + format_number(control.t_end)};
     }
+    if (control.wall_time.exceeded()) {
+      throw RunFailure{"wall_time_exceeded", "the solve took more than max_wall_time = " +
+                                                 format_number(control.wall_time.seconds()) +
+                                                 " s; stopped at t = " + format_number(t_prev)};
+    }
     const auto [ta, tb] = dense.step();
     ++counters.steps;
     if (!(tb > ta) || tb - ta < 4.0 * std::numeric_limits<double>::epsilon() * std::abs(ta)) {
@@ -97,6 +103,12 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
         throw RunFailure{"non_finite", "non-finite state at t = " + format_number(ts)};
       }
       const Eigen::VectorXd g = probe(xs);
+      if (!g.allFinite()) {
+        throw RunFailure{"non_finite",
+                         "non-finite event function (a constraint value or a "
+                         "switching function) at t = " +
+                             format_number(ts)};
+      }
       // Every function that crosses in (t_prev, ts] is refined; the earliest crossing wins and
       // crossings within the time tolerance of it are handled together.
       std::vector<std::pair<double, Eigen::Index>> crossings;

@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "solvers/dynamics.hpp"
 #include "solvers/model_parameters.hpp"
@@ -107,11 +108,42 @@ class Run {
     rec_.diagnostics["event_function_evaluations"] = probe_evaluations_;
     rec_.diagnostics["max_event_bracket"] = counters_.max_bracket;
     rec_.steps = counters_.steps;
+    if (exit_round_off_) {
+      rec_.diagnostics["exit_time_round_off"] = *exit_round_off_;
+      const double span = settings_.t_end - model_.initial_state().t;
+      if (!(*exit_round_off_ <= kExitRoundOffWarning * span)) {
+        rec_.warnings.push_back(
+            "an exit time is uncertain by at least " + format_number(*exit_round_off_) +
+            " (diagnostics.exit_time_round_off): the constraint's rate at the exit is so small "
+            "that the round-off of f, computed from coordinates of order 1, moves it; the "
+            "realization's numbers are not reliable at this N");
+      }
+    }
   }
 
   double output_seconds() const { return output_.seconds(); }
 
  private:
+  // Exit-time floors above this fraction of the horizon are reported as warnings. The floor is
+  // that of one evaluation; accumulated over the steps the error was 30 to 50 times it
+  // (particle-on-circle, viscous: 4.6e-7 against 1.05e-8 at N = 1e8, 5.0e-2 against 9.5e-4 at
+  // 1e13; tests/test_reliability.cpp).
+  static constexpr double kExitRoundOffWarning = 1e-10;
+
+  // The medium's depth is f computed from coordinates of order |q|: its round-off is about
+  // ε (|∂f/∂q|·|q| + |∂f/∂t|·|t|), and the exit time, where f crosses 0 at the rate ḟ, is known
+  // only to that over |ḟ|. In a viscous medium ḟ at the exit is of order 1/N, so this grows
+  // like N (particle-on-circle: 1e-9 at N = 1e6, 1e-2 at N = 1e13).
+  void note_exit_round_off(const State& x, int k) {
+    model_.evaluate(x, modes_, point_);
+    const double magnitude = point_.J.row(k).cwiseAbs().dot(x.q.cwiseAbs()) +
+                             std::abs(point_.f_t(k)) * std::abs(x.t) + std::abs(point_.f(k));
+    const double rate = std::abs(point_.J.row(k).dot(x.v) + point_.f_t(k));
+    const double floor = std::numeric_limits<double>::epsilon() * magnitude / rate;
+    exit_round_off_ = std::max(exit_round_off_.value_or(0.0), floor);
+  }
+  std::optional<double> exit_round_off_;
+
   // Which constraints start inside the medium, and, for the obstacle, which push. On f = 0 the
   // sign of ḟ decides, and with ḟ = 0 that of the free f̈ (a tangential start such as dk-plane's
   // enters the medium when the free motion would cross Σ).
@@ -188,6 +220,7 @@ class Run {
         in_medium_[static_cast<std::size_t>(k)] = 0;
         pushing_[static_cast<std::size_t>(k)] = 0;
         rec_.events.push_back({.t = x.t, .kind = "exit_medium", .index = k});
+        note_exit_round_off(x, k);
       } else {
         enter(x, k);
       }
@@ -291,7 +324,8 @@ class Run {
     }
     const PhaseControl control{.t_end = settings_.t_end,
                                .event_time_tol = opt_.event_time_tol,
-                               .max_steps = opt_.max_steps};
+                               .max_steps = opt_.max_steps,
+                               .wall_time = wall_time_};
     // Both integrators work in the velocity chart (solvers/velocity_chart.hpp): with kinematic
     // rows y = (q, ν, q̇_F), ν = N g; without them the identity chart y = (q, q̇).
     chart_ = best_chart(x);
@@ -501,6 +535,7 @@ class Run {
 
   const Model& model_;
   const RunSettings& settings_;
+  const WallTimeBudget wall_time_{std::chrono::steady_clock::now(), settings_.max_wall_time};
   const Options& opt_;
   RunRecord& rec_;
   const int n_;

@@ -85,6 +85,7 @@ nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   j["tolerances"] = r.tolerances;
   j["status"] = r.status;
   j["reason"] = r.reason;
+  if (!r.warnings.empty()) j["warnings"] = r.warnings;
   j["lift_off_time"] = r.lift_off_time ? number(*r.lift_off_time) : nlohmann::ordered_json();
   j["lift_off_definition"] = r.lift_off_definition;
   nlohmann::ordered_json episodes = nlohmann::ordered_json::array();

@@ -45,9 +45,12 @@ struct RunRecord {
   std::map<std::string, std::string> solver_choices;  // named choices (preset, interaction)
   // Where each solver parameter and choice came from (RunSettings::parameter_sources).
   std::map<std::string, std::string> parameter_sources;
-  ParamValues tolerances;               // every tolerance the numbers were computed with
-  std::string status = "ok";            // "ok" or a failure kind
-  std::string reason;                   // why, when status is not "ok"
+  ParamValues tolerances;     // every tolerance the numbers were computed with
+  std::string status = "ok";  // "ok" or a failure kind
+  std::string reason;         // why, when status is not "ok"
+  // Numbers the run could not resolve although it ended ok (e.g. an exit time below the
+  // round-off floor of f): a user reading an ok record must see them.
+  std::vector<std::string> warnings;
   std::optional<double> lift_off_time;  // kLiftOffDefinition, from contact_episodes
   std::string lift_off_definition;      // kLiftOffDefinition
   std::string episode_definition;       // what a contact episode is for this solver

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,6 +50,27 @@ struct RunSettings {
   // Sorted times at which to report samples (may be empty); samples at events are reported too.
   std::vector<double> output_times;
   std::function<void(const TrajectorySample&)> on_sample;
+  // Seconds one solve may take; past it the run ends with status wall_time_exceeded (its record
+  // keeps what was computed up to then). Infinite: no bound but the step counters.
+  double max_wall_time = std::numeric_limits<double>::infinity();
+};
+
+// The wall-time budget of one solve, from its start: check() is cheap enough to call every step.
+class WallTimeBudget {
+ public:
+  WallTimeBudget() = default;
+  WallTimeBudget(std::chrono::steady_clock::time_point started, double seconds)
+      : seconds_(seconds),
+        deadline_(std::isfinite(seconds)
+                      ? started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(seconds))
+                      : std::chrono::steady_clock::time_point::max()) {}
+  bool exceeded() const { return std::chrono::steady_clock::now() > deadline_; }
+  double seconds() const { return seconds_; }
+
+ private:
+  double seconds_ = std::numeric_limits<double>::infinity();
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
 class Solver {

@@ -252,10 +252,10 @@ TEST_CASE("a small study shows the orders of the theory and regenerates the comm
   int compared = 0;
   for (const auto& m : models) {
     for (const auto& cm : canonical["models"]) {
-      if (cm["label"] != m["label"]) continue;
+      if (cm["label"].dump() != m["label"].dump()) continue;
       for (const auto& row : m["observables"]["lift_off_time"]["rows"]) {
         for (const auto& crow : cm["rows"]) {
-          if (crow["N"] != row["N"]) continue;
+          if (crow["N"].dump() != row["N"].dump()) continue;
           INFO(m["label"].get<std::string>() << " N = " << row["N"].dump());
           CHECK(row["value"].get<double>() == Approx(crow["value"].get<double>()).epsilon(1e-10));
           ++compared;

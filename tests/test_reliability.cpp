@@ -1,0 +1,376 @@
+// Reliability: faults that must end in records (status and reason), never in an exception or a
+// crash (the test-only case fault-injection, tests/fault_case.hpp, through the in-process CLI and
+// studies); resource bounds; accepted extremes that once gave wrong results with status ok;
+// output folders that are locked, read-only or hold an empty trajectory.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "bench/run_support.hpp"
+#include "cases/register_case.hpp"
+#include "tests/fault_case.hpp"
+#include "tests/support.hpp"
+
+namespace crbench::testing {
+namespace {
+
+void register_fault_case() {
+  static std::once_flag once;
+  std::call_once(once, [] { register_case(case_entry<test_cases::FaultInjection>()); });
+}
+
+nlohmann::json run_fault(const std::string& solver, int fault) {
+  register_fault_case();
+  const CliResult r = cli({"run", "--case", "fault-injection", "--solver", solver, "--set",
+                           "fault=" + std::to_string(fault), "--json"});
+  INFO(solver << " fault " << fault << ": exit " << r.status << " " << r.err);
+  REQUIRE(r.err.empty());
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(r.status == (j["status"] == "ok" ? 0 : 1));
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("Faults: a NaN, an infinity, a singular metric and an unsolvable LCP end in records",
+          "[reliability]") {
+  // Per solver, the status for faults 1 nan-force, 2 inf-constraint, 3 singular-metric and
+  // 4 unsolvable-lcp. The realization computes fault 4 without failing, and rightly: its penalty
+  // force on f2 is -N(beta f2')grad f2 = 0, so the free motion simply goes on with f2 < 0.
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"event-driven", {"non_finite", "non_finite", "singular_active_set", "lcp_failure"}},
+      {"limit", {"non_finite", "non_finite", "singular_active_set", "lcp_failure"}},
+      {"moreau-jean", {"non_finite", "non_finite", "singular_jacobian", "lcp_failure"}},
+      {"realization", {"non_finite", "non_finite", "non_finite", "ok"}},
+  };
+  for (const auto& [solver, statuses] : expected) {
+    CHECK(run_fault(solver, 0)["status"] == "ok");
+    for (int fault = 1; fault <= 4; ++fault) {
+      const auto j = run_fault(solver, fault);
+      INFO(solver << " fault " << fault << ": " << j["reason"]);
+      CHECK(j["status"] == statuses[static_cast<std::size_t>(fault - 1)]);
+      if (j["status"] != "ok") {
+        CHECK_FALSE(j["reason"].get<std::string>().empty());
+        // The run stops at the fault (t_fault = 0.5), after the first contact at most.
+        CHECK(j["final_state"]["t"].get<double>() < 1.0 + 1e-9);
+      }
+    }
+  }
+}
+
+TEST_CASE("Faults: a study writes every point, the failed ones with status and reason",
+          "[reliability]") {
+  register_fault_case();
+  const auto dir = std::filesystem::temp_directory_path() / "crbench-test-faults";
+  std::filesystem::remove_all(dir);
+  const CliResult r =
+      cli({"converge", "--study", std::string(CRBENCH_TEST_DATA) + "/studies/faults.json", "--out",
+           dir.string(), "--no-figures", "--jobs", "2"});
+  INFO(r.out << r.err);
+  // Solver statuses are results, not crbench faults: exit 0.
+  CHECK(r.status == 0);
+  std::ifstream in(dir / "points.jsonl");
+  std::map<std::string, int> statuses;
+  int lines = 0;
+  for (std::string text; std::getline(in, text); ++lines) {
+    const auto line = nlohmann::json::parse(text);
+    const std::string status = line.value("status", std::string("ok"));
+    ++statuses[status];
+    if (status != "ok") CHECK_FALSE(line.value("reason", std::string()).empty());
+  }
+  // 1 classical + 3 viscous + 3 viscous-nan + 1 classical-lcp points, each at two tolerances
+  // where the study checks the discretization.
+  CHECK(lines >= 8);
+  CHECK(statuses["non_finite"] >= 3);
+  CHECK(statuses["lcp_failure"] >= 1);
+  CHECK(statuses["ok"] >= 4);
+  CHECK(statuses.count("internal_error") == 0);
+  std::ifstream table(dir / "lift_off_time.md");
+  std::stringstream text;
+  text << table.rdbuf();
+  CHECK_THAT(text.str(), Catch::Contains("viscous-nan"));
+  CHECK_THAT(text.str(), Catch::Contains("non_finite"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace crbench::testing
+
+namespace crbench::testing {
+
+TEST_CASE("Faults: an exception from a case is an internal error: run and converge exit 1",
+          "[reliability]") {
+  register_fault_case();
+  for (const std::string solver : {"event-driven", "moreau-jean", "realization", "limit"}) {
+    const CliResult r =
+        cli({"run", "--case", "fault-injection", "--solver", solver, "--set", "fault=5", "--json"});
+    INFO(solver << ": " << r.status << " " << r.out << r.err);
+    CHECK(r.status != 0);
+    CHECK(r.status != 2);
+    CHECK(one_line(r.err));
+  }
+}
+
+}  // namespace crbench::testing
+
+namespace crbench::testing {
+
+TEST_CASE("Faults: a study with internal_error points writes the others and exits 1",
+          "[reliability]") {
+  register_fault_case();
+  const auto dir = std::filesystem::temp_directory_path() / "crbench-test-faults-internal";
+  std::filesystem::remove_all(dir);
+  const std::string study = std::string(CRBENCH_TEST_DATA) + "/studies/faults-internal.json";
+  for (const bool resume : {false, true}) {
+    std::vector<std::string> args = {"converge", "--study",    study,
+                                     "--out",    dir.string(), "--no-figures"};
+    if (resume) args.push_back("--resume");
+    const CliResult r = cli(args);
+    INFO(r.out << r.err);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("1 points ended in internal_error"));
+    CHECK(one_line(r.err));
+    std::ifstream in(dir / "points.jsonl");
+    std::map<std::string, int> statuses;
+    for (std::string text; std::getline(in, text);) {
+      ++statuses[nlohmann::json::parse(text).value("status", std::string("ok"))];
+    }
+    CHECK(statuses["internal_error"] == 1);
+    CHECK(statuses["ok"] >= 1);
+    CHECK(std::filesystem::exists(dir / "lift_off_time.md"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace crbench::testing
+
+namespace crbench::testing {
+
+TEST_CASE("Resource bounds: --max-wall-time ends a solve with status wall_time_exceeded",
+          "[reliability]") {
+  // Each of these takes seconds at least (dk-plane penalty N = 1e8: ~3e6 steps; moreau-jean
+  // h = 1e-7: 3e7 steps); the bound stops them after 0.05 s.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--solver", "realization", "--preset", "penalty", "--N", "1e8"},
+        std::vector<std::string>{"--solver", "moreau-jean", "--h", "1e-7"}}) {
+    std::vector<std::string> command = {"run",    "--case",          "dk-plane",
+                                        "--json", "--max-wall-time", "0.05"};
+    command.insert(command.end(), args.begin(), args.end());
+    const CliResult r = cli(command);
+    INFO(r.out << r.err);
+    CHECK(r.status == 1);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["status"] == "wall_time_exceeded");
+    CHECK_THAT(j["reason"].get<std::string>(), Catch::Contains("max_wall_time = 0.05 s"));
+    CHECK(j["final_state"]["t"].get<double>() < 3.0);
+  }
+  check_refused({"run", "--case", "dk-plane", "--solver", "limit", "--max-wall-time", "0"},
+                "--max-wall-time: '0' must be in (0,");
+  check_refused({"run", "--case", "dk-plane", "--solver", "limit", "--max-wall-time", "inf"},
+                "--max-wall-time");
+  check_refused({"run", "--case", "dk-plane", "--solver", "limit", "--samples", "2e6"},
+                "--samples: '2e6' must be a whole number in [2, 1e6]");
+}
+
+TEST_CASE(
+    "Resource bounds: a study counts its wall_time_exceeded points and --resume retries "
+    "them",
+    "[reliability]") {
+  const auto dir = std::filesystem::temp_directory_path() / "crbench-test-wall-time";
+  std::filesystem::remove_all(dir);
+  const std::string study = std::string(CRBENCH_TEST_DATA) + "/studies/wall-time.json";
+  for (const bool resume : {false, true}) {
+    std::vector<std::string> args = {"converge", "--study",    study,
+                                     "--out",    dir.string(), "--no-figures"};
+    if (resume) args.push_back("--resume");
+    const CliResult r = cli(args);
+    INFO(r.out << r.err);
+    CHECK(r.status == 0);
+    // 1 classical point, 3 viscous points and their tighter-tolerance checks: all computed again
+    // on resume, all stopped.
+    CHECK_THAT(r.out,
+               Catch::Matches(R"((.|\n)*converge wall-time: (\d+) of \2 points computed(.|\n)*)"));
+    CHECK_THAT(r.out, Catch::Contains("ended at max_wall_time (status wall_time_exceeded)"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("Resource bounds: moreau-jean keeps at most 100000 impulses in its history",
+          "[reliability]") {
+  // dk-plane is in contact on [0, 1]: h = 4e-6 gives 250 000 steps with an impulse.
+  const CliResult r = cli({"run", "--case", "dk-plane", "--solver", "moreau-jean", "--h", "4e-6",
+                           "--impulse-history", "1", "--json", "--t-end", "1.2"});
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["diagnostics"]["impulse_history"].size() == 100000);
+  CHECK(j["diagnostics"]["impulse_history_not_kept"].get<long>() > 140000);
+}
+
+TEST_CASE("A second process on the same --out is refused with exit 2 and writes nothing",
+          "[reliability]") {
+  const auto dir = std::filesystem::temp_directory_path() / "crbench-test-lock";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    // flock locks belong to an open file description: this one stands for another process.
+    const OutputLock held(dir);
+    check_refused({"converge", "--study", std::string(CRBENCH_TEST_DATA) + "/studies/small.json",
+                   "--out", dir.string(), "--no-figures"},
+                  "is being written by another crbench process");
+    check_refused({"report", "--out", dir.string()}, "is being written by another crbench process");
+    CHECK(std::filesystem::is_empty(dir));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace crbench::testing
+
+namespace crbench::testing {
+namespace {
+
+nlohmann::json run_json(std::vector<std::string> args) {
+  args.insert(args.begin(), "run");
+  args.push_back("--json");
+  const CliResult r = cli(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("Accepted extremes compute right: a horizon of 1e19 and g = 1e-12 on dk-plane",
+          "[reliability]") {
+  // The event bracket's round-off floor was taken at the step's ends: a first step to 1e16 put
+  // the lift-off at 0.5. And the contact LCP's slack was absolute (1e-12): with g = 1e-12 the
+  // contact was never made and y went to -g.
+  for (const std::string t_end : {"3", "1e6", "1e19"}) {
+    INFO("t_end " << t_end);
+    const auto ideal =
+        run_json({"--case", "dk-plane", "--solver", "event-driven", "--t-end", t_end});
+    CHECK(std::abs(ideal["lift_off_time"].get<double>() - 1.0) < 1e-12);
+    const auto limit = run_json({"--case", "dk-plane", "--solver", "limit", "--t-end", t_end});
+    CHECK(std::abs(limit["lift_off_time"].get<double>() - 2.0) < 1e-12);
+  }
+  for (const double g : {1e-12, 1e-100, 1.0, 1e6}) {
+    const std::string set = "g=" + format_number(g);
+    INFO(set);
+    const auto ideal = run_json({"--case", "dk-plane", "--solver", "event-driven", "--set", set});
+    CHECK(std::abs(ideal["lift_off_time"].get<double>() - 1.0) < 1e-12);
+    CHECK(ideal["min_constraint"][0].get<double>() >= -1e-12 * g);
+    // After the lift-off y = g (t - 1)^2 / 2: 2g at t = 3.
+    CHECK(std::abs(ideal["final_state"]["q"][1].get<double>() - 2.0 * g) <= 1e-10 * g);
+    const auto limit = run_json({"--case", "dk-plane", "--solver", "limit", "--set", set});
+    CHECK(std::abs(limit["lift_off_time"].get<double>() - 2.0) < 1e-12);
+  }
+}
+
+TEST_CASE("A realization whose exit time is below the round-off of f says so in a warning",
+          "[reliability]") {
+  // particle-on-circle, viscous: the limit lifts off at 1.86563812218663 and the realization
+  // approaches it like -0.156/N. At N = 1e13 it gave 1.9154, an ok record with no warning.
+  const double limit = 1.8656381221866347;
+  const auto at = [](const std::string& N) {
+    return run_json({"--case", "particle-on-circle", "--solver", "realization", "--N", N});
+  };
+  const auto good = at("1e5");
+  CHECK_FALSE(good.contains("warnings"));
+  CHECK(std::abs(good["lift_off_time"].get<double>() - limit + 0.156 / 1e5) < 1e-3 / 1e5);
+  for (const std::string N : {"1e8", "1e13"}) {
+    INFO("N " << N);
+    const auto bad = at(N);
+    REQUIRE(bad.contains("warnings"));
+    CHECK_THAT(bad["warnings"][0].get<std::string>(), Catch::Contains("exit time is uncertain"));
+    // The floor is one evaluation's; the error it warns of is larger, and far above the model
+    // error -0.156/N.
+    const double floor = bad["diagnostics"]["exit_time_round_off"].get<double>();
+    const double error = std::abs(bad["lift_off_time"].get<double>() - limit);
+    CHECK(error > floor);
+    CHECK(error < 100.0 * floor);
+    CHECK(error > 100.0 * 0.156 / std::stod(N));
+  }
+}
+
+}  // namespace crbench::testing
+
+namespace crbench::testing {
+
+TEST_CASE("--resume computes again a trajectory whose file is empty", "[reliability]") {
+  const auto dir = std::filesystem::temp_directory_path() / "crbench-test-empty-trajectory";
+  std::filesystem::remove_all(dir);
+  const std::string study = std::string(CRBENCH_TEST_DATA) + "/studies/small.json";
+  const auto converge = [&](bool resume) {
+    std::vector<std::string> args = {"converge",   "--study",      study,    "--out",
+                                     dir.string(), "--no-figures", "--jobs", "2"};
+    if (resume) args.push_back("--resume");
+    const CliResult r = cli(args);
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    return r.out;
+  };
+  converge(false);
+  const auto file = dir / "trajectories" / "viscous.N1e2.csv";
+  REQUIRE(std::filesystem::file_size(file) > 0);
+  std::ofstream(file, std::ios::trunc).close();
+  const std::string log = converge(true);
+  CHECK_THAT(log, Catch::Contains("converge small: 1 of "));
+  CHECK(std::filesystem::file_size(file) > 0);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace crbench::testing
+
+namespace crbench::testing {
+
+TEST_CASE("A read-only --out exits 2 naming the path and leaves the previous files whole",
+          "[reliability]") {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / "crbench-test-read-only";
+  fs::remove_all(dir);
+  // A copy the user nobody can read, whatever the permissions of the source tree.
+  const std::string study = (fs::temp_directory_path() / "crbench-test-read-only.json").string();
+  fs::copy_file(std::string(CRBENCH_TEST_DATA) + "/studies/faults.json", study,
+                fs::copy_options::overwrite_existing);
+  register_fault_case();
+  REQUIRE(cli({"converge", "--study", study, "--out", dir.string(), "--no-figures"}).status == 0);
+  const auto read = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  const std::string points = read(dir / "points.jsonl");
+  const std::string table = read(dir / "lift_off_time.md");
+  fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                           fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  // Root writes through permission bits: the child drops to the user nobody first.
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(98);
+    const CliResult r =
+        cli({"converge", "--study", study, "--out", dir.string(), "--no-figures", "--resume"});
+    const bool named = r.err.find("--out: cannot write '" + dir.string()) != std::string::npos;
+    _exit(r.status == 2 && named && one_line(r.err) ? 0 : 90 + r.status);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(read(dir / "points.jsonl") == points);
+  CHECK(read(dir / "lift_off_time.md") == table);
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    CHECK(entry.path().extension() != ".partial");
+  }
+  fs::remove_all(dir);
+  fs::remove(study);
+}
+
+}  // namespace crbench::testing
