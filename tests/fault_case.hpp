@@ -19,19 +19,21 @@
 #include <stdexcept>
 
 #include "cases/case.hpp"
+#include "cases/dk_plane.hpp"
 
 namespace crbench::test_cases {
 
-struct FaultInjection {
-  static constexpr int n = 2;
+// dk-plane's switching function, initial data and horizon (g = 1), with its own rows and faults.
+struct FaultInjection : cases::DkPlane {
   static constexpr int m = 2;
-  static constexpr int switches = 1;
 
   int fault;
   double t_fault;
 
   explicit FaultInjection(const ParamValues& p)
-      : fault(static_cast<int>(p.at("fault"))), t_fault(p.at("t_fault")) {}
+      : cases::DkPlane(ParamValues{{"g", 1.0}}),
+        fault(static_cast<int>(p.at("fault"))),
+        t_fault(p.at("t_fault")) {}
 
   static CaseInfo info() {
     return {
@@ -68,11 +70,6 @@ struct FaultInjection {
   }
 
   template <class S>
-  S potential(const Vec<S, n>& /*q*/, const S& /*t*/) const {
-    return S(0.0);
-  }
-
-  template <class S>
   Vec<S, n> force(const Vec<S, n>& /*q*/, const Vec<S, n>& /*v*/, const S& t, Modes modes) const {
     if (fault == 5 && t > t_fault) throw std::logic_error("fault-injection: fault 5");
     if (fault == 1 && t > t_fault) {
@@ -90,17 +87,6 @@ struct FaultInjection {
     if (fault == 4) f2 = S(t_fault) - t;
     return Vec<S, m>(f1, f2);
   }
-
-  Vec<double, switches> switching(const Vec<double, n>& q, const Vec<double, n>& /*v*/,
-                                  double /*t*/) const {
-    return Vec<double, switches>(q(0));
-  }
-
-  State initial_state() const {
-    return {.t = 0.0, .q = Eigen::Vector2d(-1.0, 0.0), .v = Eigen::Vector2d(1.0, 0.0)};
-  }
-
-  double horizon() const { return 3.0; }
 
   Facts facts() const {
     // The fault-free motion's (the reference a study compares the faulty runs with).

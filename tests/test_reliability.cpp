@@ -26,6 +26,17 @@ void register_fault_case() {
   std::call_once(once, [] { register_case(case_entry<test_cases::FaultInjection>()); });
 }
 
+std::string data_study(const std::string& file) {
+  return std::string(CRBENCH_TEST_DATA) + "/studies/" + file;
+}
+
+CliResult converge_into(const std::filesystem::path& dir, const std::string& study, bool resume) {
+  std::vector<std::string> args = {"converge",   "--study",      study,    "--out",
+                                   dir.string(), "--no-figures", "--jobs", "2"};
+  if (resume) args.push_back("--resume");
+  return cli(args);
+}
+
 nlohmann::json run_fault(const std::string& solver, int fault) {
   register_fault_case();
   const CliResult r = cli({"run", "--case", "fault-injection", "--solver", solver, "--set",
@@ -70,9 +81,7 @@ TEST_CASE("Faults: a study writes every point, the failed ones with status and r
   register_fault_case();
   const auto dir = std::filesystem::temp_directory_path() / "crbench-test-faults";
   std::filesystem::remove_all(dir);
-  const CliResult r =
-      cli({"converge", "--study", std::string(CRBENCH_TEST_DATA) + "/studies/faults.json", "--out",
-           dir.string(), "--no-figures", "--jobs", "2"});
+  const CliResult r = converge_into(dir, data_study("faults.json"), false);
   INFO(r.out << r.err);
   // Solver statuses are results, not crbench faults: exit 0.
   CHECK(r.status == 0);
@@ -100,10 +109,6 @@ TEST_CASE("Faults: a study writes every point, the failed ones with status and r
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace crbench::testing
-
-namespace crbench::testing {
-
 TEST_CASE("Faults: an exception from a case is an internal error: run and converge exit 1",
           "[reliability]") {
   register_fault_case();
@@ -117,21 +122,14 @@ TEST_CASE("Faults: an exception from a case is an internal error: run and conver
   }
 }
 
-}  // namespace crbench::testing
-
-namespace crbench::testing {
-
 TEST_CASE("Faults: a study with internal_error points writes the others and exits 1",
           "[reliability]") {
   register_fault_case();
   const auto dir = std::filesystem::temp_directory_path() / "crbench-test-faults-internal";
   std::filesystem::remove_all(dir);
-  const std::string study = std::string(CRBENCH_TEST_DATA) + "/studies/faults-internal.json";
+  const std::string study = data_study("faults-internal.json");
   for (const bool resume : {false, true}) {
-    std::vector<std::string> args = {"converge", "--study",    study,
-                                     "--out",    dir.string(), "--no-figures"};
-    if (resume) args.push_back("--resume");
-    const CliResult r = cli(args);
+    const CliResult r = converge_into(dir, study, resume);
     INFO(r.out << r.err);
     CHECK(r.status == 1);
     CHECK_THAT(r.err, Catch::Contains("1 points ended in internal_error"));
@@ -147,10 +145,6 @@ TEST_CASE("Faults: a study with internal_error points writes the others and exit
   }
   std::filesystem::remove_all(dir);
 }
-
-}  // namespace crbench::testing
-
-namespace crbench::testing {
 
 TEST_CASE("Resource bounds: --max-wall-time ends a solve with status wall_time_exceeded",
           "[reliability]") {
@@ -184,12 +178,9 @@ TEST_CASE(
     "[reliability]") {
   const auto dir = std::filesystem::temp_directory_path() / "crbench-test-wall-time";
   std::filesystem::remove_all(dir);
-  const std::string study = std::string(CRBENCH_TEST_DATA) + "/studies/wall-time.json";
+  const std::string study = data_study("wall-time.json");
   for (const bool resume : {false, true}) {
-    std::vector<std::string> args = {"converge", "--study",    study,
-                                     "--out",    dir.string(), "--no-figures"};
-    if (resume) args.push_back("--resume");
-    const CliResult r = cli(args);
+    const CliResult r = converge_into(dir, study, resume);
     INFO(r.out << r.err);
     CHECK(r.status == 0);
     // 1 classical point, 3 viscous points and their tighter-tolerance checks: all computed again
@@ -220,18 +211,15 @@ TEST_CASE("A second process on the same --out is refused with exit 2 and writes 
   {
     // flock locks belong to an open file description: this one stands for another process.
     const OutputLock held(dir);
-    check_refused({"converge", "--study", std::string(CRBENCH_TEST_DATA) + "/studies/small.json",
-                   "--out", dir.string(), "--no-figures"},
-                  "is being written by another crbench process");
+    check_refused(
+        {"converge", "--study", data_study("small.json"), "--out", dir.string(), "--no-figures"},
+        "is being written by another crbench process");
     check_refused({"report", "--out", dir.string()}, "is being written by another crbench process");
     CHECK(std::filesystem::is_empty(dir));
   }
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace crbench::testing
-
-namespace crbench::testing {
 namespace {
 
 nlohmann::json run_json(std::vector<std::string> args) {
@@ -297,19 +285,11 @@ TEST_CASE("A realization whose exit time is below the round-off of f says so in 
   }
 }
 
-}  // namespace crbench::testing
-
-namespace crbench::testing {
-
-TEST_CASE("--resume computes again a trajectory whose file is empty", "[reliability]") {
+TEST_CASE("A resumed study computes again a trajectory whose file is empty", "[reliability]") {
   const auto dir = std::filesystem::temp_directory_path() / "crbench-test-empty-trajectory";
   std::filesystem::remove_all(dir);
-  const std::string study = std::string(CRBENCH_TEST_DATA) + "/studies/small.json";
   const auto converge = [&](bool resume) {
-    std::vector<std::string> args = {"converge",   "--study",      study,    "--out",
-                                     dir.string(), "--no-figures", "--jobs", "2"};
-    if (resume) args.push_back("--resume");
-    const CliResult r = cli(args);
+    const CliResult r = converge_into(dir, data_study("small.json"), resume);
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     return r.out;
@@ -324,10 +304,6 @@ TEST_CASE("--resume computes again a trajectory whose file is empty", "[reliabil
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace crbench::testing
-
-namespace crbench::testing {
-
 TEST_CASE("A read-only --out exits 2 naming the path and leaves the previous files whole",
           "[reliability]") {
   namespace fs = std::filesystem;
@@ -335,10 +311,9 @@ TEST_CASE("A read-only --out exits 2 naming the path and leaves the previous fil
   fs::remove_all(dir);
   // A copy the user nobody can read, whatever the permissions of the source tree.
   const std::string study = (fs::temp_directory_path() / "crbench-test-read-only.json").string();
-  fs::copy_file(std::string(CRBENCH_TEST_DATA) + "/studies/faults.json", study,
-                fs::copy_options::overwrite_existing);
+  fs::copy_file(data_study("faults.json"), study, fs::copy_options::overwrite_existing);
   register_fault_case();
-  REQUIRE(cli({"converge", "--study", study, "--out", dir.string(), "--no-figures"}).status == 0);
+  REQUIRE(converge_into(dir, study, false).status == 0);
   const auto read = [](const fs::path& p) {
     std::ifstream in(p);
     std::stringstream s;
@@ -354,8 +329,7 @@ TEST_CASE("A read-only --out exits 2 naming the path and leaves the previous fil
   REQUIRE(child >= 0);
   if (child == 0) {
     if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(98);
-    const CliResult r =
-        cli({"converge", "--study", study, "--out", dir.string(), "--no-figures", "--resume"});
+    const CliResult r = converge_into(dir, study, true);
     const bool named = r.err.find("--out: cannot write '" + dir.string()) != std::string::npos;
     _exit(r.status == 2 && named && one_line(r.err) ? 0 : 90 + r.status);
   }
