@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "bench/run_support.hpp"
+#include "bench/study.hpp"
 #include "cases/register_case.hpp"
 #include "tests/fault_case.hpp"
 #include "tests/support.hpp"
@@ -345,6 +346,29 @@ TEST_CASE("A read-only --out exits 2 naming the path and leaves the previous fil
   }
   fs::remove_all(dir);
   fs::remove(study);
+}
+
+}  // namespace crbench::testing
+
+namespace crbench::testing {
+
+TEST_CASE("A study's lists are bounded: 201 work-precision values are refused", "[reliability]") {
+  std::ifstream in(data_study("small.json"));
+  auto j = nlohmann::json::parse(in);
+  nlohmann::json values = nlohmann::json::array();
+  for (int i = 0; i < 201; ++i) values.push_back(1e-3 / (1 + i));
+  j["work_precision"]["series"][1]["values"] = values;
+  std::string message;
+  try {
+    (void)parse_study_text(j.dump(), "many-values");
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  CHECK_THAT(message, Catch::Contains("study.work_precision.series[1].values: must be an array "
+                                      "of 2 to 200 numbers"));
+  values.erase(values.begin());
+  j["work_precision"]["series"][1]["values"] = values;
+  CHECK(parse_study_text(j.dump(), "200-values").work_precision[1].values.size() == 200);
 }
 
 }  // namespace crbench::testing
