@@ -92,32 +92,37 @@ Delassus delassus_of_rows(const Point& p, const Eigen::MatrixXd& Jk) {
   return out;
 }
 
-ConstrainedAcceleration constrained_acceleration(const Point& p, const std::vector<int>& active) {
+namespace {
+
+// A failed factorization, and why: a NaN or an infinity from the case (checked only here, off
+// the hot path) would otherwise show up as a singular metric or active set.
+ConstrainedAcceleration failed(const Point& p, std::string reason) {
   ConstrainedAcceleration out;
-  // A NaN or an infinity from the case would otherwise show up as a singular active set.
+  out.ok = false;
   if (!p.A.allFinite() || !p.f.allFinite() || !p.J.allFinite() || !p.d.allFinite() ||
       !p.free_force().allFinite()) {
-    out.ok = false;
     out.status = "non_finite";
     out.reason = "the case gives a non-finite metric, constraint value, gradient or force";
-    return out;
+  } else {
+    out.reason = std::move(reason);
   }
+  return out;
+}
+
+}  // namespace
+
+ConstrainedAcceleration constrained_acceleration(const Point& p, const std::vector<int>& active) {
+  ConstrainedAcceleration out;
   const Eigen::LDLT<Eigen::MatrixXd> A_ldlt(p.A);
   if (!(reciprocal_condition(A_ldlt) >= 1e-14)) {
-    out.ok = false;
-    out.reason = "kinetic metric A(q) is not positive definite";
-    return out;
+    return failed(p, "kinetic metric A(q) is not positive definite");
   }
   const Eigen::VectorXd F = p.free_force();
   const bool kinematic = p.a.rows() > 0;
   KinematicMotion km;
   if (kinematic) {
     km = kinematic_motion(p, A_ldlt, F);
-    if (!km.ok) {
-      out.ok = false;
-      out.reason = km.reason;
-      return out;
-    }
+    if (!km.ok) return failed(p, km.reason);
   }
   const Eigen::VectorXd Ainv_F = kinematic ? km.qdd0 : A_ldlt.solve(F);
   if (active.empty()) {
@@ -142,9 +147,9 @@ ConstrainedAcceleration constrained_acceleration(const Point& p, const std::vect
     why << "active set {";
     for (std::size_t i = 0; i < active.size(); ++i) why << (i ? "," : "") << active[i];
     why << "} is singular or ill-conditioned: rcond(J A^-1 J^T) = " << out.rcond;
-    out.ok = false;
-    out.reason = why.str();
-    return out;
+    ConstrainedAcceleration failure = failed(p, why.str());
+    failure.rcond = out.rcond;
+    return failure;
   }
   out.lambda = W_ldlt.solve(-(Jk * Ainv_F + dk));
   out.qdd = Ainv_F + Ainv_Jt * out.lambda;
