@@ -95,19 +95,62 @@ TEST_CASE("realization viscous obstacle: lift-off -> 1 as 1 + sqrt(2/N) (order 1
   CHECK(order == Approx(0.5).margin(0.01));
 }
 
-TEST_CASE("realization penalty: exact oscillation phase at N = 100", "[realization]") {
+TEST_CASE("realization penalty: exact oscillation phase at N = 1e2 ... 1e10", "[realization]") {
   // y'' = −Ny ∓ g in y < 0 from rest: y(1) = −(g/N)(1 − cos √N), ẏ(1) = −(g/√N) sin √N, then
-  // y = g/N + a cos(√N s) + b sin(√N s) with s = t − 1 until y = 0.
+  // y = g/N + a cos(√N s) + b sin(√N s) with s = t − 1 until y = 0. At N = 1e10 that is 16 000
+  // periods of the normal oscillation followed before the switch.
   const auto model = make_model("dk-plane", {});
-  const double N = 100.0, w = std::sqrt(N);
-  const double a = -(1.0 - std::cos(w)) / N - 1.0 / N, b = -std::sin(w) / w / w;
-  const double R = std::hypot(a, b), phase = std::atan2(-b, -a);
-  // g/N + a cos θ + b sin θ = 0 ⇔ R cos(θ − phase) = g/N, first root θ > 0.
-  const double theta = phase + std::acos((1.0 / N) / R);
-  const RunRecord r = realize(*model, {{"N", "100"}, {"preset", "penalty"}});
-  REQUIRE(r.status == "ok");
-  REQUIRE(r.lift_off_time);
-  CHECK(*r.lift_off_time == Approx(1.0 + theta / w).margin(1e-10));
+  for (const double N : {1e2, 1e4, 1e6, 1e8, 1e10}) {
+    const double w = std::sqrt(N);
+    const double a = -(1.0 - std::cos(w)) / N - 1.0 / N, b = -std::sin(w) / w / w;
+    const double R = std::hypot(a, b), phase = std::atan2(-b, -a);
+    // g/N + a cos θ + b sin θ = 0 ⇔ R cos(θ − phase) = g/N, first root θ > 0.
+    const double theta = phase + std::acos((1.0 / N) / R);
+    const RunRecord r = realize(*model, {{"N", format_number(N)}, {"preset", "penalty"}});
+    INFO("N = " << N);
+    REQUIRE(r.status == "ok");
+    REQUIRE(r.lift_off_time);
+    CHECK(*r.lift_off_time == Approx(1.0 + theta / w).margin(1e-10));
+    // The spring phases went to DOP853, at most 60 steps per period of √N (about 35).
+    const double periods = w / (2.0 * std::numbers::pi);
+    CHECK(r.diagnostics.at("oscillatory_steps").get<double>() >= 20.0 * periods);
+    CHECK(r.diagnostics.at("oscillatory_steps").get<double>() <= 60.0 * periods);
+  }
+}
+
+TEST_CASE("realization penalty: dop853 and rosenbrock4 give the same lift-off", "[realization]") {
+  // The two integrators of the spring phases at the same tolerances (rtol 1e-12), medium and
+  // obstacle, on a linear constraint (dk-plane) and a curved one (particle-on-circle). On the
+  // circle the depth 1 − |q|² is of order 1/N but the error control sees coordinates of order 1:
+  // rtol 1e-12 of |q| is 1e-8 of the depth at N = 1e4, and rosenbrock4's own lift-off moves by
+  // 4e-9 between rtol 1e-12 and 1e-13 (dop853's by 2e-10), hence 5e-9 there.
+  for (const auto& [name, tolerance] : std::vector<std::pair<std::string, double>>{
+           {"dk-plane", 1e-9}, {"particle-on-circle", 5e-9}}) {
+    const double N = 1e4;
+    const auto model = make_model(name, {});
+    for (const char* interaction : {"medium", "obstacle"}) {
+      const auto run = [&](const char* integrator) {
+        return realize(*model, {{"N", format_number(N)},
+                                {"preset", "penalty"},
+                                {"interaction", interaction},
+                                {"oscillation", integrator}});
+      };
+      const RunRecord fast = run("dop853");
+      const RunRecord reference = run("rosenbrock4");
+      INFO(name << ", " << interaction << ": " << fast.steps << " steps against "
+                << reference.steps);
+      REQUIRE(fast.status == "ok");
+      REQUIRE(reference.status == "ok");
+      REQUIRE(fast.lift_off_time);
+      REQUIRE(reference.lift_off_time);
+      CHECK(std::abs(*fast.lift_off_time - *reference.lift_off_time) <= tolerance);
+      CHECK((fast.final_state.q - reference.final_state.q).lpNorm<Eigen::Infinity>() <=
+            10.0 * tolerance);
+      CHECK(fast.diagnostics.at("oscillatory_steps").get<double>() > 0.0);
+      CHECK(reference.diagnostics.at("oscillatory_steps").get<double>() == 0.0);
+      CHECK(10 * fast.steps < reference.steps);
+    }
+  }
 }
 
 TEST_CASE("kozlov-impact: normal velocity ratio -> exp(-pi k / omega), and 0 when k^2 > kappa",
@@ -139,6 +182,36 @@ TEST_CASE("kozlov-impact: normal velocity ratio -> exp(-pi k / omega), and 0 whe
     INFO("overdamped, N " << N);
     REQUIRE(r.status == "ok");
     CHECK(std::abs(r.final_state.v(1)) <= 1e-9);
+  }
+}
+
+TEST_CASE("kozlov-impact resting on dk-plane: DOP853 hands a decayed oscillation to rosenbrock4",
+          "[realization]") {
+  // On dk-plane the point rests in the damped spring (kappa 1, k 0.1: zeta = 0.1) until the force
+  // turns at t = 1. The contact starts with DOP853; once the oscillation has died out the step is
+  // set by stability and the Rosenbrock method goes on, so the cost stays flat in N (DOP853
+  // alone took 1.9e5 steps at N = 1e12, rosenbrock4 alone 19 680 at N = 1e6 for the same lift-off).
+  const auto model = make_model("dk-plane", {});
+  for (const double N : {1e6, 1e12}) {
+    const auto run = [&](const char* integrator) {
+      return realize(
+          *model,
+          {{"N", format_number(N)}, {"preset", "kozlov-impact"}, {"oscillation", integrator}});
+    };
+    const RunRecord r = run("dop853");
+    INFO("N " << N << ": " << r.steps << " steps");
+    REQUIRE(r.status == "ok");
+    REQUIRE(r.lift_off_time);
+    CHECK(r.diagnostics.at("oscillatory_steps").get<double>() > 0.0);
+    CHECK(r.steps < 10000);
+    // At 1e6 the stability limit of DOP853 (h ρ = 6.1, ρ = 1e3) is not far below the accuracy
+    // step, and the explicit method finishes the contact in 806 steps; at 1e12 it must hand over.
+    if (N == 1e12) CHECK(r.diagnostics.at("oscillation_decayed").get<double>() >= 1.0);
+    if (N == 1e6) {
+      const RunRecord reference = run("rosenbrock4");
+      REQUIRE(reference.lift_off_time);
+      CHECK(std::abs(*r.lift_off_time - *reference.lift_off_time) <= 1e-9);
+    }
   }
 }
 
