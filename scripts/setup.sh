@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   build-essential cmake clang-format
   libboost-dev libeigen3-dev libbenchmark-dev nlohmann-json3-dev catch2 libcli11-dev
+  # Lemke and projected Gauss-Seidel LCP solvers (solvers/lcp.cpp)
+  libsiconos-numerics-dev
   python3-matplotlib python3-numpy
   # the sanitizer and fuzzing job (.ci/run, preset debug): clang with its sanitizer and libFuzzer
   # runtimes, and llvm-symbolizer for readable reports

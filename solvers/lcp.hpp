@@ -1,8 +1,15 @@
-// Linear complementarity problems of the small size met at contact and impact events:
-// find x ≥ 0 with w = M x + b ≥ 0 and xᵀw = 0, M symmetric positive (semi)definite (a Delassus
-// matrix J A⁻¹ Jᵀ). Solved exactly by enumerating the index sets (Murty's principal pivoting by
-// exhaustion): m is the number of constraints touching at one instant, a handful at most, and the
-// exact answer avoids any iteration tolerance.
+// Linear complementarity problems met at contact and impact events: find x ≥ 0 with
+// w = M x + b ≥ 0 and xᵀw = 0, M symmetric positive (semi)definite (a Delassus matrix J A⁻¹ Jᵀ).
+// Three methods:
+//  - enumeration of the index sets (Murty's principal pivoting by exhaustion): exact, no
+//    iteration tolerance, 2^m work, and among several solutions the one with fewest active rows;
+//    the reference for the others, and the method for m up to kLcpEnumerationSize;
+//  - Lemke's method with lexicographic pivoting (Cottle, Pang & Stone, The Linear Complementarity
+//    Problem, 1992, §4.4), Siconos numerics' lcp_lexicolemke: exact in exact arithmetic, O(m)
+//    pivots of O(m²) each on a dense tableau; the method beyond kLcpEnumerationSize (already 10
+//    times faster at m = 4: bench/perf/perf_lcp.cpp);
+//  - projected Gauss–Seidel (Siconos numerics' lcp_pgs), iterative with a stated tolerance: the
+//    method of the field for large contact problems, offered for comparison.
 #pragma once
 
 #include <Eigen/Core>
@@ -14,16 +21,33 @@ namespace crbench {
 struct LcpSolution {
   Eigen::VectorXd x;
   Eigen::VectorXd w;
+  long iterations = 0;  // Lemke: pivots; PGS: sweeps; enumeration: index sets examined
 };
 
-// Largest problem accepted (2^m index sets are examined).
+enum class LcpMethod { automatic, enumeration, lemke, pgs };
+
+struct LcpOptions {
+  LcpMethod method = LcpMethod::automatic;
+  double pgs_tolerance = 1e-14;  // Siconos's error measure of the PGS iterate
+  int pgs_max_iterations = 100000;
+};
+
+// Largest problem the enumeration accepts (2^m index sets are examined).
 inline constexpr int kLcpMaxSize = 16;
+// `automatic` enumerates up to this size and uses Lemke's method beyond it.
+inline constexpr int kLcpEnumerationSize = 4;
+
+// The method's name as in records and on the command line.
+std::string lcp_method_name(LcpMethod method);
 
 // `tolerance` is the slack allowed in x ≥ 0 and w ≥ 0, relative to max(scale, |b|∞). `scale` is
 // the size of the terms b was summed from (its round-off is relative to them): a problem whose
 // forces are all of order 1e-12 passes that, so that its b = -1e-12 is not taken for zero.
-// Returns nullopt when no index set gives a solution (M not P-matrix, or m > kLcpMaxSize).
+// Returns nullopt when the method finds no solution within that slack (enumeration: no index set
+// gives one, M not a P-matrix, or m > kLcpMaxSize; Lemke: ray termination or too many pivots;
+// PGS: no convergence).
 std::optional<LcpSolution> solve_lcp(const Eigen::MatrixXd& M, const Eigen::VectorXd& b,
-                                     double tolerance = 1e-12, double scale = 1.0);
+                                     double tolerance = 1e-12, double scale = 1.0,
+                                     const LcpOptions& options = {});
 
 }  // namespace crbench

@@ -9,8 +9,9 @@
 //     (the prediction of f at t_k + γh; γ = 1/2 is Siconos's default rule);
 //  3. impulses P on the active set I from Newton's law at velocity level,
 //       0 ≤ ḟ_I(k+1) + e ḟ_I(k) ⊥ P ≥ 0,  q̇_{k+1} = q̇_free + W⁻¹ J_Iᵀ P,
-//     with ḟ = J(q_k) q̇ + ∂f/∂t(q_k, t_k): one constraint in closed form, several by the exact
-//     enumerative LCP of solvers/lcp.hpp (at most kLcpMaxSize active at once);
+//     with ḟ = J(q_k) q̇ + ∂f/∂t(q_k, t_k): one constraint in closed form, several by an LCP
+//     (solvers/lcp.hpp): the exact enumeration up to kLcpEnumerationSize rows, Lemke's method
+//     (Siconos numerics) beyond, or the method `lcp` names;
 //  4. q_{k+1} = q_k + h (θ q̇_{k+1} + (1 − θ) q̇_k).
 // Kinematic constraints g = a q̇ + b enter step 3 at the velocity level with a, b at (q_k, t_k)
 // (Berezinskaya, Sorokina & Kugushev 2003 (1.5): reactions aᵀ dν): the two-sided rows E as
@@ -35,8 +36,9 @@ namespace crbench {
 std::string MoreauJeanSolver::description() const {
   return "Ideal model as a measure differential equation, Moreau-Jean time stepping: theta-method "
          "for the smooth part, activation by f + gamma h f' <= 0, impulses from Newton's law 0 <= "
-         "f'(k+1) + e f'(k) _|_ P >= 0 (closed form for one constraint, exact enumerative LCP for "
-         "several). First order; impacts, sliding and lift-off without events.";
+         "f'(k+1) + e f'(k) _|_ P >= 0 (closed form for one constraint, an LCP for several: "
+         "enumeration up to 4 rows, Lemke beyond). First order; impacts, sliding and lift-off "
+         "without events.";
 }
 
 std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
@@ -72,7 +74,24 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
        .max = 1e12,
        .description = "steps allowed; more needed ends the run before it starts (too_many_steps)",
        .whole = true},
+      {.name = "lcp_tolerance",
+       .default_value = 1e-14,
+       .min = 0.0,
+       .max = 1e-3,
+       .min_inclusive = false,
+       .description = "tolerance of the projected Gauss-Seidel LCP solver (--lcp pgs; Siconos "
+                      "numerics' error measure)"},
   };
+}
+
+std::vector<ChoiceSpec> MoreauJeanSolver::choices() const {
+  return {{.name = "lcp",
+           .options = {"auto", "enumeration", "lemke", "pgs"},
+           .default_value = "auto",
+           .description = "solver of the impulse LCP with several active rows: auto (enumeration "
+                          "up to 4 rows, Lemke beyond), enumeration (exact, up to 16 rows), lemke "
+                          "(Siconos numerics' lexicographic Lemke), pgs (Siconos numerics' "
+                          "projected Gauss-Seidel, to lcp_tolerance)"}};
 }
 
 // The impulse history's bound (about 10 MB of JSON): the impulses past it are counted, not kept.
@@ -93,6 +112,15 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
 
   RunRecord record = start_record(model, name(), settings);
   record.tolerances = {{"h", h}, {"theta", theta}, {"activation_gamma", gamma}};
+  const std::string lcp_choice = settings.solver_choices.at("lcp");
+  LcpOptions lcp_options;
+  if (lcp_choice == "enumeration") lcp_options.method = LcpMethod::enumeration;
+  if (lcp_choice == "lemke") lcp_options.method = LcpMethod::lemke;
+  if (lcp_choice == "pgs") {
+    lcp_options.method = LcpMethod::pgs;
+    lcp_options.pgs_tolerance = p.at("lcp_tolerance");
+    record.tolerances["lcp_tolerance"] = lcp_options.pgs_tolerance;
+  }
   record.episode_definition =
       "consecutive steps with an impulse on the constraint: from the end of the first (an impact "
       "when the constraint was approaching, a contact otherwise) to the end of the last";
@@ -127,6 +155,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   double kinematic_drift = 0.0;
   long force_evaluations = 0;
   long lcp_solves = 0;
+  long lcp_iterations = 0;
   double output_seconds = 0.0;
   auto next_output = settings.output_times.begin();
   nlohmann::ordered_json impulse_history = nlohmann::ordered_json::array();
@@ -279,7 +308,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
         P(0) = std::max(0.0, -b(0) / D(0, 0));
       } else {
         ++lcp_solves;
-        const auto lcp = solve_lcp(D, b);
+        const auto lcp = solve_lcp(D, b, 1e-12, 1.0, lcp_options);
         if (!lcp) {
           record.status = "lcp_failure";
           record.reason = "no impulse solves the step complementarity at t = " + format_number(x.t);
@@ -287,6 +316,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
           break;
         }
         P = lcp->x;
+        lcp_iterations += lcp->iterations;
       }
       const auto without_impulse =
           std::remove_if(equality_rows.begin(), equality_rows.end(), [&](int r) {
@@ -384,6 +414,8 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   record.rhs_evaluations = force_evaluations;
   record.diagnostics["jacobian_evaluations"] = record.steps;
   record.diagnostics["lcp_solves"] = lcp_solves;
+  record.diagnostics["lcp_method"] = lcp_choice;
+  record.diagnostics["lcp_iterations"] = lcp_iterations;
   if (model.kinematic_count() > 0) record.diagnostics["max_kinematic_drift"] = kinematic_drift;
   if (keep_impulses) {
     record.diagnostics["impulse_history"] = impulse_history;

@@ -12,6 +12,7 @@ class MoreauJeanSolver final : public Solver {
   std::string name() const override { return "moreau-jean"; }
   std::string description() const override;
   std::vector<ParamSpec> parameters() const override;
+  std::vector<ChoiceSpec> choices() const override;
   bool takes_tolerances() const override { return false; }
   std::string limit_model(const ParamValues&, const ChoiceValues&) const override {
     return "classical";

@@ -264,4 +264,42 @@ struct Corner : NoForce<2> {
   Facts facts() const { return {}; }
 };
 
+// A row of K unit balls of diameter 1 on a line, gaps f_i = x_{i+1} − x_i − 1 ≥ 0: balls 1 … K−1
+// rest in contact, ball 0 comes at them with speed 1 and touches at t = 0.5. At that step every
+// gap is active at once (K − 1 LCP rows), the Newton's cradle of simultaneous impacts.
+template <int K>
+struct BallRow : NoForce<K> {
+  static constexpr int n = K, m = K - 1;
+  explicit BallRow(const ParamValues&) {}
+  static CaseInfo info() {
+    return {.name = "test-ball-row-" + std::to_string(K),
+            .description = "test only",
+            .dof = n,
+            .constraints = m};
+  }
+  template <class S>
+  Mat<S, n, n> metric(const Vec<S, n>&) const {
+    return Mat<S, n, n>::Identity();
+  }
+  template <class S>
+  S potential(const Vec<S, n>&, const S&) const {
+    return S(0.0);
+  }
+  template <class S>
+  Vec<S, m> constraints(const Vec<S, n>& q, const S&) const {
+    Vec<S, m> gaps;
+    for (int i = 0; i < m; ++i) gaps(i) = q(i + 1) - q(i) - S(1.0);
+    return gaps;
+  }
+  State initial_state() const {
+    Eigen::VectorXd q(n), v = Eigen::VectorXd::Zero(n);
+    for (int i = 0; i < n; ++i) q(i) = i;
+    q(0) = -0.5;
+    v(0) = 1.0;
+    return {.t = 0.0, .q = q, .v = v};
+  }
+  double horizon() const { return 2.0; }
+  Facts facts() const { return {}; }
+};
+
 }  // namespace crbench::test_cases

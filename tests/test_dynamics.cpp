@@ -1,6 +1,7 @@
 // Constrained accelerations and multipliers against hand-derived values; the LCP used at events.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <random>
 
 #include "solvers/lcp.hpp"
 #include "support.hpp"
@@ -89,5 +90,75 @@ TEST_CASE("LCP: exact solutions of small complementarity problems", "[lcp]") {
     Eigen::Matrix2d bad;
     bad << -1.0, 0.0, 0.0, -1.0;
     CHECK_FALSE(solve_lcp(bad, Eigen::Vector2d(1.0, -1.0)));
+  }
+}
+
+namespace {
+
+// Deterministic pseudo-random numbers in [-1, 1) from the raw mt19937 stream (the standard
+// distributions are not portable between library versions).
+struct Uniform {
+  std::mt19937 engine{20261123u};
+  double operator()() { return static_cast<double>(engine()) / 2147483648.0 - 1.0; }
+};
+
+// A Delassus-like matrix G Gᵀ (G: m × (m + 2), full row rank almost surely) and b with both
+// signs: some contacts separate, some are pushed.
+std::pair<Eigen::MatrixXd, Eigen::VectorXd> random_problem(Uniform& u, int m) {
+  Eigen::MatrixXd G(m, m + 2);
+  for (Eigen::Index i = 0; i < G.size(); ++i) G.data()[i] = u();
+  Eigen::VectorXd b(m);
+  for (int i = 0; i < m; ++i) b(i) = u();
+  return {G * G.transpose(), b};
+}
+
+}  // namespace
+
+TEST_CASE("LCP: Lemke (Siconos numerics) agrees with the enumeration to 1e-12 for m <= 12",
+          "[lcp]") {
+  Uniform u;
+  const LcpOptions enumeration{.method = LcpMethod::enumeration};
+  const LcpOptions lemke{.method = LcpMethod::lemke};
+  const LcpOptions pgs{.method = LcpMethod::pgs, .pgs_tolerance = 1e-12};
+  for (int m = 1; m <= 12; ++m) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const auto [M, b] = random_problem(u, m);
+      const auto exact = solve_lcp(M, b, 1e-12, 1.0, enumeration);
+      const auto pivoted = solve_lcp(M, b, 1e-12, 1.0, lemke);
+      INFO("m = " << m << ", trial " << trial);
+      REQUIRE(exact);
+      REQUIRE(pivoted);
+      const double x_scale = std::max(1.0, exact->x.lpNorm<Eigen::Infinity>());
+      CHECK((pivoted->x - exact->x).lpNorm<Eigen::Infinity>() <= 1e-12 * x_scale);
+      CHECK((pivoted->w - exact->w).lpNorm<Eigen::Infinity>() <= 1e-12);
+      // Projected Gauss-Seidel converges on these (positive definite) problems, to its tolerance
+      // times the conditioning.
+      const auto iterated = solve_lcp(M, b, 1e-12, 1.0, pgs);
+      REQUIRE(iterated);
+      CHECK((iterated->w - exact->w).lpNorm<Eigen::Infinity>() <= 1e-6);
+    }
+  }
+}
+
+TEST_CASE("LCP: Lemke solves chains of 1000 contacts that the enumeration cannot", "[lcp]") {
+  // The Delassus matrix of a row of unit balls in contact (tridiagonal 2, -1): a Newton's cradle
+  // hit at one end, b = (-1, 0, ..., 0): only the first contact is pushed at first.
+  for (const int m : {20, 200, 1000}) {
+    Eigen::MatrixXd M = Eigen::MatrixXd::Zero(m, m);
+    for (int i = 0; i < m; ++i) {
+      M(i, i) = 2.0;
+      if (i + 1 < m) M(i, i + 1) = M(i + 1, i) = -1.0;
+    }
+    Eigen::VectorXd b = Eigen::VectorXd::Zero(m);
+    b(0) = -1.0;
+    INFO("m = " << m);
+    CHECK_FALSE(solve_lcp(M, b, 1e-12, 1.0, {.method = LcpMethod::enumeration}));
+    const auto s = solve_lcp(M, b);  // automatic: Lemke beyond kLcpEnumerationSize
+    REQUIRE(s);
+    // Every contact is pushed: x_i = (m - i) / (m + 1) makes w = 0 (the chain moves as one).
+    for (int i = 0; i < m; ++i) {
+      CHECK(s->x(i) == Approx(static_cast<double>(m - i) / (m + 1)).margin(1e-12));
+    }
+    CHECK(s->w.lpNorm<Eigen::Infinity>() <= 1e-12);
   }
 }
