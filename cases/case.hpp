@@ -290,16 +290,33 @@ class Model {
   // The same quantities with their derivatives over (q, q̇, t) (see Dual), except d, whose
   // derivatives are NaN (they are third derivatives of f); d itself is exact.
   virtual void evaluate_dual(const State& x, Modes modes, PointT<Dual>& out) const = 0;
-  // F = Q − ∂V/∂q − c alone (cheaper than evaluate when nothing else is needed).
-  virtual Eigen::VectorXd free_force(const State& x, Modes modes) const = 0;
+  // F = Q − ∂V/∂q − c alone (cheaper than evaluate when nothing else is needed). The forms with
+  // an output argument do not allocate once `out` has its size (the solvers' hot loops).
+  virtual void free_force(const State& x, Modes modes, Eigen::VectorXd& out) const = 0;
+  Eigen::VectorXd free_force(const State& x, Modes modes) const {
+    Eigen::VectorXd out;
+    free_force(x, modes, out);
+    return out;
+  }
   // ∂F/∂q and ∂F/∂q̇ of F = Q − ∂V/∂q − c (for implicit and linearly implicit steps).
   virtual void force_jacobians(const State& x, Modes modes, Eigen::MatrixXd& dF_dq,
                                Eigen::MatrixXd& dF_dv) const = 0;
-  virtual Eigen::VectorXd constraint_values(double t, const Eigen::VectorXd& q) const = 0;
+  virtual void constraint_values(double t, const Eigen::VectorXd& q,
+                                 Eigen::VectorXd& out) const = 0;
+  Eigen::VectorXd constraint_values(double t, const Eigen::VectorXd& q) const {
+    Eigen::VectorXd out;
+    constraint_values(t, q, out);
+    return out;
+  }
   // The kinematic constraints' a(q,t) (k×n) and b(q,t) (g = a q̇ + b); empty without them.
   virtual void kinematic_affine(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& a,
                                 Eigen::VectorXd& b) const = 0;
-  virtual Eigen::VectorXd switching_values(const State& x) const = 0;
+  virtual void switching_values(const State& x, Eigen::VectorXd& out) const = 0;
+  Eigen::VectorXd switching_values(const State& x) const {
+    Eigen::VectorXd out;
+    switching_values(x, out);
+    return out;
+  }
 
   // The case's own functions at double precision (finite-difference tests, energies).
   virtual Eigen::MatrixXd metric(const Eigen::VectorXd& q) const = 0;
@@ -310,13 +327,19 @@ class Model {
   virtual double horizon() const = 0;
   virtual Facts facts() const = 0;
 
-  // The modes that hold at x: +1 where s_j > 0, −1 where s_j ≤ 0.
+  // The modes that hold at x: +1 where s_j > 0, −1 where s_j ≤ 0. The second form fills `modes`
+  // through the workspace `s` (no allocation once both have their sizes).
   std::vector<int> modes_at(const State& x) const {
-    const Eigen::VectorXd s = switching_values(x);
-    std::vector<int> modes(static_cast<std::size_t>(s.size()));
+    std::vector<int> modes;
+    Eigen::VectorXd s;
+    modes_at(x, modes, s);
+    return modes;
+  }
+  void modes_at(const State& x, std::vector<int>& modes, Eigen::VectorXd& s) const {
+    switching_values(x, s);
+    modes.resize(static_cast<std::size_t>(s.size()));
     for (Eigen::Index j = 0; j < s.size(); ++j)
       modes[static_cast<std::size_t>(j)] = s(j) > 0 ? 1 : -1;
-    return modes;
   }
   double kinetic_energy(const State& x) const { return 0.5 * x.v.dot(metric(x.q) * x.v); }
 };

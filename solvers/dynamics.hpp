@@ -72,11 +72,17 @@ class CaseModel final : public Model {
     });
   }
 
-  Eigen::VectorXd free_force(const State& x, Modes modes) const override {
+  using Model::constraint_values;
+  using Model::free_force;
+  using Model::switching_values;
+
+  void free_force(const State& x, Modes modes, Eigen::VectorXd& out) const override {
     const Vn q = x.q;
     const Vn v = x.v;
-    return case_.template force<double>(q, v, x.t, modes) - potential_gradient<double>(q, x.t) -
-           kinetic_terms<double>(q, v).c;
+    const Vn F = case_.template force<double>(q, v, x.t, modes) -
+                 potential_gradient<double>(q, x.t) - kinetic_terms<double>(q, v).c;
+    out.resize(n);
+    for (int i = 0; i < n; ++i) out(i) = F(i);
   }
 
   void force_jacobians(const State& x, Modes modes, Eigen::MatrixXd& dF_dq,
@@ -102,8 +108,10 @@ class CaseModel final : public Model {
     }
   }
 
-  Eigen::VectorXd constraint_values(double t, const Eigen::VectorXd& q) const override {
-    return all_constraints<double>(Vn(q), t);
+  void constraint_values(double t, const Eigen::VectorXd& q, Eigen::VectorXd& out) const override {
+    const Vec<double, m> f = all_constraints<double>(Vn(q), t);
+    out.resize(m);
+    for (int k = 0; k < m; ++k) out(k) = f(k);
   }
   void kinematic_affine(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& a,
                         Eigen::VectorXd& b) const override {
@@ -116,8 +124,10 @@ class CaseModel final : public Model {
       }
     }
   }
-  Eigen::VectorXd switching_values(const State& x) const override {
-    return case_.switching(Vn(x.q), Vn(x.v), x.t);
+  void switching_values(const State& x, Eigen::VectorXd& out) const override {
+    const auto s = case_.switching(Vn(x.q), Vn(x.v), x.t);
+    out.resize(s.size());
+    for (Eigen::Index j = 0; j < s.size(); ++j) out(j) = s(j);
   }
   Eigen::MatrixXd metric(const Eigen::VectorXd& q) const override {
     return case_.template metric<double>(Vn(q));

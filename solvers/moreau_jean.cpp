@@ -22,6 +22,7 @@
 // The force mode of a piecewise force is that of (q_k, q̇_k, t_k): no event is located.
 #include "solvers/moreau_jean.hpp"
 
+#include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <algorithm>
 #include <chrono>
@@ -186,6 +187,24 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
     const Eigen::VectorXd f0 = model.constraint_values(x.t, x.q);
     for (int i = 0; i < m; ++i) record.min_constraint[static_cast<std::size_t>(i)] = f0(i);
   }
+  // The step's workspace, sized here: a step without kinematic rows and with at most one active
+  // constraint allocates nothing (tests/test_allocations.cpp); an LCP of several rows and the
+  // kinematic rows' elimination still allocate their matrices.
+  const int max_rows = m + one_sided;
+  std::vector<int> modes, modes_next;
+  modes.reserve(static_cast<std::size_t>(model.switch_count()));
+  modes_next.reserve(static_cast<std::size_t>(model.switch_count()));
+  Eigen::VectorXd switching_work(model.switch_count());
+  State predicted{x.t, x.q, x.v};
+  State at_next{x.t, x.q, x.v};
+  Eigen::VectorXd F_next(n), F_now(n), rhs(n), v_next(n), v_free(n), pivots(n), column(n);
+  Eigen::VectorXd rate(m), rate_next(m), f_next(m);
+  Eigen::VectorXd P(max_rows), b(max_rows);
+  Eigen::MatrixXd G(max_rows, n), Winv_Gt(n, max_rows), D(max_rows, max_rows);
+  Eigen::LDLT<Eigen::MatrixXd> A_ldlt(n);
+  std::vector<int> active, equality_rows;
+  active.reserve(static_cast<std::size_t>(m));
+  equality_rows.reserve(static_cast<std::size_t>(model.kinematic_count()));
   const WallTimeBudget wall_time(started, settings.max_wall_time);
   for (long k = 0; k < step_count; ++k) {
     if (k % 256 == 0 && wall_time.exceeded()) {
@@ -198,20 +217,26 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
     const double t_next =
         k + 1 == step_count ? settings.t_end : t0 + static_cast<double>(k + 1) * h;
     const double dt = t_next - x.t;
-    const std::vector<int> modes = model.modes_at(x);
+    model.modes_at(x, modes, switching_work);
     model.evaluate(x, modes, point);
     model.force_jacobians(x, modes, dF_dq, dF_dv);
     // F(t_{k+1}, ·) in the mode of the predicted end state q_k + h q̇_k, so that a force switch
     // inside the step enters the θ-average.
-    const State predicted{t_next, x.q + dt * x.v, x.v};
-    const Eigen::VectorXd F_next = model.free_force({t_next, x.q, x.v}, model.modes_at(predicted));
+    predicted.t = t_next;
+    predicted.q = x.q + dt * x.v;
+    predicted.v = x.v;
+    model.modes_at(predicted, modes_next, switching_work);
+    at_next.t = t_next;
+    at_next.q = x.q;
+    at_next.v = x.v;
+    model.free_force(at_next, modes_next, F_next);
     force_evaluations += 2;
 
     W = point.A - dt * theta * dF_dv - dt * dt * theta * theta * dF_dq;
     W_lu.compute(W);
     // A zero pivot of the LU, relative to the largest (Eigen's rcond estimate reports 1 for an
     // exactly singular W).
-    const Eigen::VectorXd pivots = W_lu.matrixLU().diagonal().cwiseAbs();
+    pivots = W_lu.matrixLU().diagonal().cwiseAbs();
     if (!(pivots.minCoeff() > 1e-15 * pivots.maxCoeff())) {
       record.status = "singular_jacobian";
       record.reason =
@@ -220,17 +245,20 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
           format_number(pivots.minCoeff() / pivots.maxCoeff()) + ") at t = " + format_number(x.t);
       break;
     }
-    const Eigen::VectorXd rhs =
-        dt * (theta * F_next + (1.0 - theta) * point.free_force() + dt * theta * (dF_dq * x.v));
-    Eigen::VectorXd v_next = x.v + W_lu.solve(rhs);
+    F_now = point.Q - point.grad_V - point.c;
+    rhs.noalias() = dF_dq * x.v;
+    rhs = dt * (theta * F_next + (1.0 - theta) * F_now + dt * theta * rhs);
+    v_next = W_lu.solve(rhs);
+    v_next += x.v;
     if (!v_next.allFinite()) {
       record.status = "non_finite";
       record.reason = "non-finite free velocity in the step from t = " + format_number(x.t);
       break;
     }
 
-    const Eigen::VectorXd rate = point.constraint_rate(x.v);
-    std::vector<int> active;
+    rate.noalias() = point.J * x.v;
+    rate += point.f_t;
+    active.clear();
     for (int i = 0; i < m; ++i) {
       if (point.f(i) + gamma * dt * rate(i) <= 0.0) active.push_back(i);
     }
@@ -245,7 +273,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
     // A conditional row is in force while its constraint takes an impulse in this step: it is
     // assumed so when the constraint is active, and the step is solved again without it if the
     // constraint's impulse comes out 0.
-    std::vector<int> equality_rows;
+    equality_rows.clear();
     for (int r = one_sided; r < model.kinematic_count(); ++r) {
       const int cond = model.kinematic_condition(r);
       if (cond < 0 || (std::find(active.begin(), active.end(), cond) != active.end() &&
@@ -253,10 +281,9 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
         equality_rows.push_back(r);
       }
     }
-    const Eigen::VectorXd v_free = v_next;
+    v_free = v_next;
     const auto holonomic_rows = static_cast<Eigen::Index>(active.size());
     const Eigen::Index rows = holonomic_rows + one_sided;
-    Eigen::VectorXd P(rows);
     bool failed = false;
     while (true) {
       const auto equalities = static_cast<Eigen::Index>(equality_rows.size());
@@ -275,16 +302,9 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
         schur.compute(E * Winv_Et);
         v_next -= Winv_Et * schur.solve(E * (v_next - x.v) + E_target);
       }
-      const auto solve_in_constraints = [&](const Eigen::MatrixXd& X) -> Eigen::MatrixXd {
-        Eigen::MatrixXd Y = W_lu.solve(X);
-        if (equalities > 0) Y -= Winv_Et * schur.solve(E * Y);
-        return Y;
-      };
       if (rows == 0) break;
       // The complementarity rows: the active holonomic constraints, then the one-sided
       // kinematic rows (all of them: a row with g > 0 gets P = 0).
-      Eigen::MatrixXd G(rows, n);
-      Eigen::VectorXd b(rows);
       for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
         const int i = active[static_cast<std::size_t>(r)];
         G.row(r) = point.J.row(i);
@@ -295,8 +315,20 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
         // g at the new velocity: a q̇_{k+1} + b = a (q̇_{k+1} − q̇_k) + g(q_k, q̇_k).
         b(holonomic_rows + r) = point.a.row(r).dot(v_next - x.v) + point.g(r);
       }
-      const Eigen::MatrixXd Winv_Gt = solve_in_constraints(G.transpose());
-      const Eigen::MatrixXd D = G * Winv_Gt;
+      // W⁻¹Gᵀ column by column through plain vectors (Eigen solves into a block through a
+      // temporary), then projected onto the equality rows.
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        rhs = G.row(r).transpose();
+        column = W_lu.solve(rhs);
+        Winv_Gt.col(r) = column;
+      }
+      if (equalities > 0) {
+        const Eigen::MatrixXd Y = Winv_Gt.leftCols(rows);
+        Winv_Gt.leftCols(rows) = Y - Winv_Et * schur.solve(E * Y);
+      }
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        for (Eigen::Index c = 0; c < rows; ++c) D(r, c) = G.row(r).dot(Winv_Gt.col(c));
+      }
       if (rows == 1) {
         if (!(D(0, 0) > 0.0)) {
           record.status = "singular_active_set";
@@ -308,14 +340,15 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
         P(0) = std::max(0.0, -b(0) / D(0, 0));
       } else {
         ++lcp_solves;
-        const auto lcp = solve_lcp(D, b, 1e-12, 1.0, lcp_options);
+        const auto lcp =
+            solve_lcp(D.topLeftCorner(rows, rows), b.head(rows), 1e-12, 1.0, lcp_options);
         if (!lcp) {
           record.status = "lcp_failure";
           record.reason = "no impulse solves the step complementarity at t = " + format_number(x.t);
           failed = true;
           break;
         }
-        P = lcp->x;
+        P.head(rows) = lcp->x;
         lcp_iterations += lcp->iterations;
       }
       const auto without_impulse =
@@ -326,20 +359,23 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
             return !(P(at) > 0.0);
           });
       if (without_impulse == equality_rows.end()) {
-        v_next += Winv_Gt * P;
+        for (Eigen::Index r = 0; r < rows; ++r) v_next += P(r) * Winv_Gt.col(r);
         break;
       }
       equality_rows.erase(without_impulse, equality_rows.end());
     }
     if (failed) break;
     if (rows > 0) {
-      const Eigen::VectorXd rate_next = point.J * v_next + point.f_t;
+      rate_next.noalias() = point.J * v_next;
+      rate_next += point.f_t;
+      A_ldlt.compute(point.A);
       for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
         const int i = active[static_cast<std::size_t>(r)];
         impulse(i) = P(r);
         lambda(i) = P(r) / dt;
-        mu(i) = lambda(i) *
-                std::sqrt(point.J.row(i).dot(point.A.ldlt().solve(point.J.row(i).transpose())));
+        rhs = point.J.row(i).transpose();
+        column = A_ldlt.solve(rhs);
+        mu(i) = lambda(i) * std::sqrt(point.J.row(i).dot(column));
         if (P(r) > 0.0 && !had_impulse[static_cast<std::size_t>(i)]) {
           const bool impact = rate(i) < 0.0;
           record.events.push_back({.t = t_next,
@@ -356,7 +392,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
           }
         }
       }
-      kinematic_impulse = P.tail(one_sided);
+      kinematic_impulse = P.segment(holonomic_rows, one_sided);
     }
     for (int i = 0; i < m; ++i) {
       // The constraint's episode ends with the last step that had an impulse, at this step's start.
@@ -397,7 +433,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
             std::max(kinematic_drift, r < one_sided ? -g_next(r) : std::abs(g_next(r)));
       }
     }
-    const Eigen::VectorXd f_next = model.constraint_values(x.t, x.q);
+    model.constraint_values(x.t, x.q, f_next);
     if (!f_next.allFinite()) {
       record.status = "non_finite";
       record.reason = "non-finite constraint value at t = " + format_number(x.t);
