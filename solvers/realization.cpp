@@ -370,17 +370,18 @@ class Run {
     if (x.t == carried_nu_time_) y0.segment(n_, chart_.rows()) = carried_nu_;
     State start = x;
     start.aux = chart_nu(y0);
+    // The stiff phases' right-hand side and its AD Jacobian (Rosenbrock).
+    const auto rhs = [this](double t, const Eigen::VectorXd& y) { return chart_rate(t, y); };
+    const auto jacobian = [this](double t, const Eigen::VectorXd& y, Eigen::MatrixXd& jac,
+                                 Eigen::VectorXd& dfdt) {
+      ++jacobian_evaluations_;
+      realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
+                           dual_point_, jac, dfdt, switched_rows());
+    };
     if (stiff_phase() && opt_.explicit_oscillation) {
       if (const std::optional<double> omega = underdamped_frequency(x)) {
         const auto rhs_into = [this](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
           spring_rate(t, y, dy);
-        };
-        const auto rhs = [this](double t, const Eigen::VectorXd& y) { return chart_rate(t, y); };
-        const auto jacobian = [this](double t, const Eigen::VectorXd& y, Eigen::MatrixXd& jac,
-                                     Eigen::VectorXd& dfdt) {
-          ++jacobian_evaluations_;
-          realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
-                               dual_point_, jac, dfdt, switched_rows());
         };
         Dop853Dense oscillation(chart_tolerances(), settings_.rtol, max_dt);
         // A tenth of a radian of the fast oscillation: the controller then only grows the step.
@@ -429,13 +430,6 @@ class Run {
       }
     }
     if (stiff_phase()) {
-      const auto rhs = [this](double t, const Eigen::VectorXd& y) { return chart_rate(t, y); };
-      const auto jacobian = [this](double t, const Eigen::VectorXd& y, Eigen::MatrixXd& jac,
-                                   Eigen::VectorXd& dfdt) {
-        ++jacobian_evaluations_;
-        realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
-                             dual_point_, jac, dfdt, switched_rows());
-      };
       RosenbrockDense stepper(chart_tolerances(), settings_.rtol, max_dt);
       stepper.initialize(y0, x.t, dt0);
       const long steps_before = counters_.steps;

@@ -268,7 +268,7 @@ struct Corner : NoForce<2> {
 // rest in contact, ball 0 comes at them with speed 1 and touches at t = 0.5. At that step every
 // gap is active at once (K − 1 LCP rows), the Newton's cradle of simultaneous impacts.
 template <int K>
-struct BallRow : NoForce<K> {
+struct BallRow : NoForce<K>, UnitMetric<K> {
   static constexpr int n = K, m = K - 1;
   explicit BallRow(const ParamValues&) {}
   static CaseInfo info() {
@@ -276,10 +276,6 @@ struct BallRow : NoForce<K> {
             .description = "test only",
             .dof = n,
             .constraints = m};
-  }
-  template <class S>
-  Mat<S, n, n> metric(const Vec<S, n>&) const {
-    return Mat<S, n, n>::Identity();
   }
   template <class S>
   S potential(const Vec<S, n>&, const S&) const {
