@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "solvers/dynamics.hpp"
@@ -17,18 +18,12 @@ extern "C" {
 
 namespace crbench {
 
-std::string lcp_method_name(LcpMethod method) {
-  switch (method) {
-    case LcpMethod::automatic:
-      return "auto";
-    case LcpMethod::enumeration:
-      return "enumeration";
-    case LcpMethod::lemke:
-      return "lemke";
-    case LcpMethod::pgs:
-      return "pgs";
-  }
-  return "auto";
+LcpMethod lcp_method(const std::string& name) {
+  if (name == "enumeration") return LcpMethod::enumeration;
+  if (name == "lemke") return LcpMethod::lemke;
+  if (name == "pgs") return LcpMethod::pgs;
+  if (name == "auto") return LcpMethod::automatic;
+  throw std::invalid_argument("lcp: unknown method '" + name + "'");
 }
 
 namespace {
@@ -132,7 +127,8 @@ std::optional<LcpSolution> solve_lcp(const Eigen::MatrixXd& M, const Eigen::Vect
                                      double tolerance, double scale, const LcpOptions& options) {
   const int m = static_cast<int>(b.size());
   if (m == 0) return LcpSolution{Eigen::VectorXd(0), Eigen::VectorXd(0), 0};
-  const double slack = tolerance * std::max(scale, b.cwiseAbs().maxCoeff());
+  const double magnitude = std::max(scale, b.cwiseAbs().maxCoeff());
+  const double slack = tolerance * magnitude;
   LcpOptions chosen = options;
   if (chosen.method == LcpMethod::automatic) {
     chosen.method = m <= kLcpEnumerationSize ? LcpMethod::enumeration : LcpMethod::lemke;
@@ -140,10 +136,7 @@ std::optional<LcpSolution> solve_lcp(const Eigen::MatrixXd& M, const Eigen::Vect
   if (chosen.method == LcpMethod::enumeration) return enumerate(M, b, slack);
   if (chosen.method == LcpMethod::pgs) {
     // The iteration stops at its own tolerance; the acceptance allows that much more.
-    return siconos_lcp(
-        M, b,
-        std::max(slack, 10.0 * options.pgs_tolerance * std::max(scale, b.cwiseAbs().maxCoeff())),
-        chosen);
+    return siconos_lcp(M, b, std::max(slack, 10.0 * options.pgs_tolerance * magnitude), chosen);
   }
   return siconos_lcp(M, b, slack, chosen);
 }

@@ -37,8 +37,9 @@ inline constexpr int kLcpMaxSize = 16;
 // `automatic` enumerates up to this size and uses Lemke's method beyond it.
 inline constexpr int kLcpEnumerationSize = 4;
 
-// The method's name as in records and on the command line.
-std::string lcp_method_name(LcpMethod method);
+// The method named as on the command line and in records: auto, enumeration, lemke, pgs (the
+// choices of moreau-jean's `lcp`, validated there).
+LcpMethod lcp_method(const std::string& name);
 
 // `tolerance` is the slack allowed in x ≥ 0 and w ≥ 0, relative to max(scale, |b|∞). `scale` is
 // the size of the terms b was summed from (its round-off is relative to them): a problem whose

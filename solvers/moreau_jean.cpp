@@ -114,12 +114,9 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   RunRecord record = start_record(model, name(), settings);
   record.tolerances = {{"h", h}, {"theta", theta}, {"activation_gamma", gamma}};
   const std::string lcp_choice = settings.solver_choices.at("lcp");
-  LcpOptions lcp_options;
-  if (lcp_choice == "enumeration") lcp_options.method = LcpMethod::enumeration;
-  if (lcp_choice == "lemke") lcp_options.method = LcpMethod::lemke;
-  if (lcp_choice == "pgs") {
-    lcp_options.method = LcpMethod::pgs;
-    lcp_options.pgs_tolerance = p.at("lcp_tolerance");
+  const LcpOptions lcp_options{.method = lcp_method(lcp_choice),
+                               .pgs_tolerance = p.at("lcp_tolerance")};
+  if (lcp_options.method == LcpMethod::pgs) {
     record.tolerances["lcp_tolerance"] = lcp_options.pgs_tolerance;
   }
   record.episode_definition =
@@ -245,7 +242,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
           format_number(pivots.minCoeff() / pivots.maxCoeff()) + ") at t = " + format_number(x.t);
       break;
     }
-    F_now = point.Q - point.grad_V - point.c;
+    F_now = point.Q - point.grad_V - point.c;  // point.free_force() without its temporary
     rhs.noalias() = dF_dq * x.v;
     rhs = dt * (theta * F_next + (1.0 - theta) * F_now + dt * theta * rhs);
     v_next = W_lu.solve(rhs);

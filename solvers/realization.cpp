@@ -378,58 +378,58 @@ class Run {
       realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
                            dual_point_, jac, dfdt, switched_rows());
     };
-    if (stiff_phase() && opt_.explicit_oscillation) {
-      if (const std::optional<double> omega = underdamped_frequency(x)) {
-        const auto rhs_into = [this](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
-          spring_rate(t, y, dy);
-        };
-        Dop853Dense oscillation(chart_tolerances(), settings_.rtol, max_dt);
-        // A tenth of a radian of the fast oscillation: the controller then only grows the step.
-        oscillation.initialize(y0, x.t, std::min(dt0, 0.1 / *omega), rhs_into);
-        RosenbrockDense decayed(chart_tolerances(), settings_.rtol, max_dt);
-        // DOP853 while the oscillation sets the step; once a damped one has died out the step is
-        // set by the stability of the explicit method (Hairer's test, Dop853Dense::
-        // stability_bound) and the L-stable Rosenbrock method goes on from the same point, with
-        // steps that no longer follow the period (Kozlov impact at N = 1e12: 0.6 s by DOP853
-        // alone, 3.5 M right-hand sides).
-        struct Dense {
-          Run& run;
-          Dop853Dense& oscillation;
-          RosenbrockDense& decayed;
-          decltype(rhs_into)& f_into;
-          decltype(rhs)& f;
-          decltype(jacobian)& j;
-          bool stiff = false;
-          std::pair<double, double> step() {
-            try {
-              if (!stiff && oscillation.stability_bound()) {
-                stiff = true;
-                ++run.integrator_switches_;
-                decayed.initialize(oscillation.current_state(), oscillation.current_time(),
-                                   oscillation.step_size());
-              }
-              if (stiff) {
-                ++run.stiff_steps_;
-                return decayed.do_step(f, j);
-              }
-              ++run.oscillatory_steps_;
-              return oscillation.do_step(f_into);
-            } catch (const std::runtime_error& e) {
-              throw RunFailure{"step_failure", e.what()};
-            }
-          }
-          Eigen::VectorXd point(double t) const {
-            return stiff ? decayed.calc_state(t) : oscillation.calc_state(t);
-          }
-          State at(double t) const { return run.chart_state(t, point(t)); }
-        } dense{*this, oscillation, decayed, rhs_into, rhs, jacobian};
-        PhaseEnd end = advance_in_chart(dense, start, threshold, control);
-        oscillatory_rejected_ += oscillation.rejected();
-        stiff_rejected_ += decayed.rejected();
-        return end;
-      }
-    }
     if (stiff_phase()) {
+      if (opt_.explicit_oscillation) {
+        if (const std::optional<double> omega = underdamped_frequency(x)) {
+          const auto rhs_into = [this](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
+            spring_rate(t, y, dy);
+          };
+          Dop853Dense oscillation(chart_tolerances(), settings_.rtol, max_dt);
+          // A tenth of a radian of the fast oscillation: the controller then only grows the step.
+          oscillation.initialize(y0, x.t, std::min(dt0, 0.1 / *omega), rhs_into);
+          RosenbrockDense decayed(chart_tolerances(), settings_.rtol, max_dt);
+          // DOP853 while the oscillation sets the step; once a damped one has died out the step is
+          // set by the stability of the explicit method (Hairer's test, Dop853Dense::
+          // stability_bound) and the L-stable Rosenbrock method goes on from the same point, with
+          // steps that no longer follow the period (Kozlov impact at N = 1e12: 0.6 s by DOP853
+          // alone, 3.5 M right-hand sides).
+          struct Dense {
+            Run& run;
+            Dop853Dense& oscillation;
+            RosenbrockDense& decayed;
+            decltype(rhs_into)& f_into;
+            decltype(rhs)& f;
+            decltype(jacobian)& j;
+            bool stiff = false;
+            std::pair<double, double> step() {
+              try {
+                if (!stiff && oscillation.stability_bound()) {
+                  stiff = true;
+                  ++run.integrator_switches_;
+                  decayed.initialize(oscillation.current_state(), oscillation.current_time(),
+                                     oscillation.step_size());
+                }
+                if (stiff) {
+                  ++run.stiff_steps_;
+                  return decayed.do_step(f, j);
+                }
+                ++run.oscillatory_steps_;
+                return oscillation.do_step(f_into);
+              } catch (const std::runtime_error& e) {
+                throw RunFailure{"step_failure", e.what()};
+              }
+            }
+            Eigen::VectorXd point(double t) const {
+              return stiff ? decayed.calc_state(t) : oscillation.calc_state(t);
+            }
+            State at(double t) const { return run.chart_state(t, point(t)); }
+          } dense{*this, oscillation, decayed, rhs_into, rhs, jacobian};
+          PhaseEnd end = advance_in_chart(dense, start, threshold, control);
+          oscillatory_rejected_ += oscillation.rejected();
+          stiff_rejected_ += decayed.rejected();
+          return end;
+        }
+      }
       RosenbrockDense stepper(chart_tolerances(), settings_.rtol, max_dt);
       stepper.initialize(y0, x.t, dt0);
       const long steps_before = counters_.steps;
@@ -511,9 +511,9 @@ class Run {
     return end;
   }
 
-  // ẏ = (q̇, q̈) of an underdamped spring phase (identity chart, α = 0, no kinematic rows), the
-  // equations of chart_rate and acceleration() computed in the run's workspace: sized at the first
-  // evaluation, then no allocation per evaluation (DOP853 takes 16 of them per step).
+  // ẏ = (q̇, q̈) of an underdamped spring phase (identity chart, α = 0, no kinematic rows):
+  // acceleration() at α = 0 in the run's workspace, sized at the first evaluation, then no
+  // allocation per evaluation (DOP853 takes 16 of them per step).
   void spring_rate(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
     ++rhs_evaluations_;
     last_t_ = t;
@@ -522,13 +522,8 @@ class Run {
     spring_state_.v = y.tail(n_);
     model_.evaluate(spring_state_, modes_, rhs_point_);
     const Point& p = rhs_point_;
-    spring_force_ = p.Q - p.grad_V - p.c;
-    for (int k = 0; k < m_; ++k) {
-      if (!pushing_[static_cast<std::size_t>(k)]) continue;
-      const double rate = p.J.row(k).dot(spring_state_.v) + p.f_t(k);
-      spring_force_ -=
-          p.J.row(k).transpose() * (opt_.medium.damping * rate + opt_.medium.stiffness * p.f(k));
-    }
+    spring_force_ = p.Q - p.grad_V - p.c;  // p.free_force() without its temporary
+    add_medium_force<double>(p, spring_state_.v, pushing_, opt_.medium, spring_force_);
     spring_lu_.compute(p.A);
     spring_qdd_ = spring_lu_.solve(spring_force_);
     if (!spring_qdd_.allFinite()) {
