@@ -255,8 +255,13 @@ struct PointT {
 using Point = PointT<double>;
 
 // A forward-mode dual number whose derivative vector is taken over (q, q̇, t): 2n + 1 entries,
-// q first, then q̇, then t.
-using Dual = Eigen::AutoDiffScalar<Eigen::VectorXd>;
+// q first, then q̇, then t. The vector is stored inline (a dynamic size within a fixed capacity):
+// an AutoDiffScalar<VectorXd> allocates at every arithmetic operation, and the stiff phases
+// evaluate a Jacobian through hundreds of them per step. Cases with n > kMaxDualDof have no
+// evaluate_dual (it throws std::length_error).
+inline constexpr int kMaxDualDof = 16;
+using DualDerivatives = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 2 * kMaxDualDof + 1, 1>;
+using Dual = Eigen::AutoDiffScalar<DualDerivatives>;
 
 // The type-erased case with its parameters bound; built by the registry.
 class Model {

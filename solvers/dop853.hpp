@@ -60,14 +60,19 @@ class Dop853Dense {
   }
 
   // The dense output of order 7 on [t_old, t] (Hairer, Nørsett & Wanner §II.6, dop853.f CONTD8).
-  Eigen::VectorXd calc_state(double t) const {
+  void calc_state(double t, Eigen::VectorXd& out) const {
     const double s = (t - t_old_) / (t_ - t_old_);
     const double s1 = 1.0 - s;
-    return cont_[0] +
-           s * (cont_[1] +
-                s1 * (cont_[2] +
-                      s * (cont_[3] +
-                           s1 * (cont_[4] + s * (cont_[5] + s1 * (cont_[6] + s * cont_[7]))))));
+    out = cont_[0] +
+          s * (cont_[1] +
+               s1 * (cont_[2] +
+                     s * (cont_[3] +
+                          s1 * (cont_[4] + s * (cont_[5] + s1 * (cont_[6] + s * cont_[7]))))));
+  }
+  Eigen::VectorXd calc_state(double t) const {
+    Eigen::VectorXd out;
+    calc_state(t, out);
+    return out;
   }
 
   // Hairer's stiffness test (dop853.f, IASTI/NONSTI): h·ρ, with ρ ≈ the spectral radius of ∂f/∂y

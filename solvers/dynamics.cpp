@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace crbench {
@@ -15,6 +16,74 @@ double reciprocal_condition(const Eigen::LDLT<Eigen::MatrixXd>& ldlt) {
 }
 
 namespace {
+
+// Eigen's LDLT::rcond() (Eigen/src/Core/ConditionEstimator.h: rcond_estimate_helper and
+// rcond_invmatrix_L1_norm_estimate, Higham's estimate of ‖M⁻¹‖₁) computed step for step in the
+// workspace's vectors, so that it gives the same number without allocating. `l1_norm` is ‖M‖₁.
+double ldlt_rcond(const Eigen::LDLT<Eigen::MatrixXd>& dec, double l1_norm,
+                  AccelerationWorkspace::Estimate& w) {
+  const Eigen::Index n = dec.rows();
+  if (n == 0) return std::numeric_limits<double>::infinity();
+  if (l1_norm == 0.0) return 0.0;
+  if (n == 1) return 1.0;
+  Eigen::VectorXd& v = w.v;
+  Eigen::VectorXd& sign = w.sign;
+  Eigen::VectorXd& old_sign = w.old_sign;
+  v.setConstant(n, 1.0 / static_cast<double>(n));
+  dec.solveInPlace(v);
+  double lower_bound = v.lpNorm<1>();
+  double old_lower_bound = lower_bound;
+  sign.resize(n);
+  old_sign.resize(n);
+  Eigen::Index max_index = -1;
+  Eigen::Index old_max_index = max_index;
+  for (int k = 0; k < 4; ++k) {
+    for (Eigen::Index i = 0; i < n; ++i) sign(i) = v(i) < 0.0 ? -1.0 : 1.0;
+    if (k > 0 && sign == old_sign) break;
+    v = sign;
+    dec.solveInPlace(v);  // the adjoint's solve: M is self-adjoint
+    v.cwiseAbs().maxCoeff(&max_index);
+    if (max_index == old_max_index) break;
+    v.setZero();
+    v(max_index) = 1.0;
+    dec.solveInPlace(v);
+    lower_bound = v.lpNorm<1>();
+    if (lower_bound <= old_lower_bound) break;
+    old_sign = sign;
+    old_max_index = max_index;
+    old_lower_bound = lower_bound;
+  }
+  double alternating_sign = 1.0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    v(i) = alternating_sign * (1.0 + static_cast<double>(i) / static_cast<double>(n - 1));
+    alternating_sign = -alternating_sign;
+  }
+  dec.solveInPlace(v);
+  const double alternate_lower_bound = (2.0 * v.lpNorm<1>()) / (3.0 * static_cast<double>(n));
+  const double inverse_norm = std::max(lower_bound, alternate_lower_bound);
+  return inverse_norm == 0.0 ? 0.0 : (1.0 / inverse_norm) / l1_norm;
+}
+
+// ‖M‖₁ of a symmetric M as LDLT computes it from the lower triangle.
+double symmetric_l1_norm(const Eigen::MatrixXd& m) {
+  double norm = 0.0;
+  const Eigen::Index size = m.rows();
+  for (Eigen::Index col = 0; col < size; ++col) {
+    const double sum = m.col(col).tail(size - col).lpNorm<1>() + m.row(col).head(col).lpNorm<1>();
+    if (sum > norm) norm = sum;
+  }
+  return norm;
+}
+
+// reciprocal_condition(ldlt) of the LDLT of m, without allocation.
+double reciprocal_condition_in(const Eigen::LDLT<Eigen::MatrixXd>& ldlt, const Eigen::MatrixXd& m,
+                               AccelerationWorkspace::Estimate& w) {
+  if (ldlt.info() != Eigen::Success || ldlt.rows() == 0) return ldlt.rows() == 0 ? 1.0 : 0.0;
+  const auto D = ldlt.vectorD();
+  const double largest = D.cwiseAbs().maxCoeff();
+  if (!(largest > 0.0) || D.minCoeff() <= 0.0) return 0.0;
+  return std::min(ldlt_rcond(ldlt, symmetric_l1_norm(m), w), D.minCoeff() / largest);
+}
 
 // The motion allowed by the kinematic constraints a q̇ + b = 0 (d'Alembert–Lagrange: reactions
 // aᵀν): q̈ = q̈₀ + P Jᵀλ for contact reactions Jᵀλ, with
@@ -99,6 +168,7 @@ namespace {
 ConstrainedAcceleration failed(const Point& p, std::string reason) {
   ConstrainedAcceleration out;
   out.ok = false;
+  out.status = "singular_active_set";
   if (!p.A.allFinite() || !p.f.allFinite() || !p.J.allFinite() || !p.d.allFinite() ||
       !p.free_force().allFinite()) {
     out.status = "non_finite";
@@ -112,50 +182,86 @@ ConstrainedAcceleration failed(const Point& p, std::string reason) {
 }  // namespace
 
 ConstrainedAcceleration constrained_acceleration(const Point& p, const std::vector<int>& active) {
+  AccelerationWorkspace w;
   ConstrainedAcceleration out;
-  const Eigen::LDLT<Eigen::MatrixXd> A_ldlt(p.A);
-  if (!(reciprocal_condition(A_ldlt) >= 1e-14)) {
-    return failed(p, "kinetic metric A(q) is not positive definite");
+  constrained_acceleration(p, active, w, out);
+  return out;
+}
+
+void constrained_acceleration(const Point& p, const std::vector<int>& active,
+                              AccelerationWorkspace& w, ConstrainedAcceleration& out) {
+  out.ok = true;
+  out.rcond = 1.0;
+  w.A_ldlt.compute(p.A);
+  if (!(reciprocal_condition_in(w.A_ldlt, p.A, w.estimate_A) >= 1e-14)) {
+    out = failed(p, "kinetic metric A(q) is not positive definite");
+    return;
   }
-  const Eigen::VectorXd F = p.free_force();
+  w.F = p.Q - p.grad_V - p.c;
   const bool kinematic = p.a.rows() > 0;
   KinematicMotion km;
   if (kinematic) {
-    km = kinematic_motion(p, A_ldlt, F);
-    if (!km.ok) return failed(p, km.reason);
+    km = kinematic_motion(p, w.A_ldlt, w.F);
+    if (!km.ok) {
+      out = failed(p, km.reason);
+      return;
+    }
+    w.Ainv_F = km.qdd0;
+  } else {
+    w.Ainv_F = w.F;
+    w.A_ldlt.solveInPlace(w.Ainv_F);
   }
-  const Eigen::VectorXd Ainv_F = kinematic ? km.qdd0 : A_ldlt.solve(F);
   if (active.empty()) {
-    out.qdd = Ainv_F;
-    if (kinematic) out.kinematic_lambda = km.nu0;
-    return out;
+    out.qdd = w.Ainv_F;
+    out.lambda.resize(0);
+    out.mu.resize(0);
+    if (kinematic) {
+      out.kinematic_lambda = km.nu0;
+    } else {
+      out.kinematic_lambda.resize(0);
+    }
+    return;
   }
   const Eigen::Index k = static_cast<Eigen::Index>(active.size());
-  Eigen::MatrixXd Jk(k, p.J.cols());
-  Eigen::VectorXd dk(k);
+  w.Jk.resize(k, p.J.cols());
+  w.dk.resize(k);
   for (Eigen::Index r = 0; r < k; ++r) {
-    Jk.row(r) = p.J.row(active[static_cast<std::size_t>(r)]);
-    dk(r) = p.d(active[static_cast<std::size_t>(r)]);
+    w.Jk.row(r) = p.J.row(active[static_cast<std::size_t>(r)]);
+    w.dk(r) = p.d(active[static_cast<std::size_t>(r)]);
   }
-  const Eigen::MatrixXd Ainv_Jt = kinematic ? Eigen::MatrixXd(km.P * Jk.transpose())
-                                            : Eigen::MatrixXd(A_ldlt.solve(Jk.transpose()));
-  const Eigen::MatrixXd W = Jk * Ainv_Jt;
-  const Eigen::LDLT<Eigen::MatrixXd> W_ldlt(W);
-  out.rcond = reciprocal_condition(W_ldlt);
+  if (kinematic) {
+    w.Ainv_Jt = km.P * w.Jk.transpose();
+  } else {
+    w.Ainv_Jt = w.Jk.transpose();
+    w.A_ldlt.solveInPlace(w.Ainv_Jt);
+  }
+  w.W.noalias() = w.Jk * w.Ainv_Jt;
+  w.W_ldlt.compute(w.W);
+  out.rcond = reciprocal_condition_in(w.W_ldlt, w.W, w.estimate_W);
   if (!(out.rcond >= kActiveSetMinRcond)) {
     std::ostringstream why;
     why << "active set {";
     for (std::size_t i = 0; i < active.size(); ++i) why << (i ? "," : "") << active[i];
     why << "} is singular or ill-conditioned: rcond(J A^-1 J^T) = " << out.rcond;
-    ConstrainedAcceleration failure = failed(p, why.str());
-    failure.rcond = out.rcond;
-    return failure;
+    const double rcond = out.rcond;
+    out = failed(p, why.str());
+    out.rcond = rcond;
+    return;
   }
-  out.lambda = W_ldlt.solve(-(Jk * Ainv_F + dk));
-  out.qdd = Ainv_F + Ainv_Jt * out.lambda;
-  out.mu = out.lambda.cwiseProduct(W.diagonal().cwiseSqrt());
-  if (kinematic) out.kinematic_lambda = km.nu0 - km.Sinv_a_Ainv * (Jk.transpose() * out.lambda);
-  return out;
+  w.b.noalias() = w.Jk * w.Ainv_F;
+  w.b += w.dk;
+  w.b = -w.b;
+  w.W_ldlt.solveInPlace(w.b);
+  out.lambda = w.b;
+  w.reaction.noalias() = w.Ainv_Jt * out.lambda;  // summed apart, then added: the same last bit
+  out.qdd = w.Ainv_F + w.reaction;
+  out.mu.resize(k);
+  for (Eigen::Index r = 0; r < k; ++r) out.mu(r) = out.lambda(r) * std::sqrt(w.W(r, r));
+  if (kinematic) {
+    out.kinematic_lambda = km.nu0 - km.Sinv_a_Ainv * (w.Jk.transpose() * out.lambda);
+  } else {
+    out.kinematic_lambda.resize(0);
+  }
 }
 
 }  // namespace crbench

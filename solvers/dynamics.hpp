@@ -6,6 +6,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <unsupported/Eigen/AutoDiff>
 #include <vector>
@@ -46,30 +47,38 @@ class CaseModel final : public Model {
     const Terms<double> terms = point_terms<double>(Vn(x.q), Vn(x.v), x.t, modes);
     // Element-wise copies: GCC 12 reports a false -Warray-bounds on Eigen's vectorized copy of
     // 1×1 fixed-size matrices.
-    copy_terms(terms, out, [](double value) { return value; });
+    copy_terms(terms, out, [](double value, double& to) { to = value; });
   }
 
   void evaluate_dual(const State& x, Modes modes, PointT<Dual>& out) const override {
     // One outer forward pass over (q, q̇, t) with fixed-size derivative vectors, converted to the
     // dynamic Dual of the interface at the end.
     constexpr int k = 2 * n + 1;
-    using Dz = Eigen::AutoDiffScalar<Vec<double, k>>;
-    Vec<Dz, n> q, v;
-    for (int i = 0; i < n; ++i) {
-      q(i) = Dz(x.q(i), k, i);
-      v(i) = Dz(x.v(i), k, n + i);
+    if constexpr (n > kMaxDualDof) {
+      throw std::length_error("evaluate_dual: " + info_.name + " has " + std::to_string(n) +
+                              " degrees of freedom; derivatives are kept for at most " +
+                              std::to_string(kMaxDualDof));
+    } else {
+      using Dz = Eigen::AutoDiffScalar<Vec<double, k>>;
+      Vec<Dz, n> q, v;
+      for (int i = 0; i < n; ++i) {
+        q(i) = Dz(x.q(i), k, i);
+        v(i) = Dz(x.v(i), k, n + i);
+      }
+      Terms<Dz> terms = point_terms<Dz, false>(q, v, Dz(x.t, k, 2 * n), modes);
+      // The derivatives of d are third derivatives of f, one nesting level deeper than Eigen's
+      // AutoDiffScalar takes with plain double constants in case code: d keeps its value and gets
+      // NaN derivatives, so that a Jacobian built through d is visibly wrong, never silently so.
+      const Vec<double, m> d = direction_second_derivative<double>(Vn(x.q), Vn(x.v), x.t);
+      for (int r = 0; r < m; ++r) {
+        terms.d(r) = Dz(d(r), Vec<double, k>::Constant(std::numeric_limits<double>::quiet_NaN()));
+      }
+      copy_terms(terms, out, [](const Dz& value, Dual& to) {
+        // In place: a Dual built and then copied would move its inline storage twice.
+        to.value() = value.value();
+        to.derivatives() = value.derivatives();
+      });
     }
-    Terms<Dz> terms = point_terms<Dz, false>(q, v, Dz(x.t, k, 2 * n), modes);
-    // The derivatives of d are third derivatives of f, one nesting level deeper than Eigen's
-    // AutoDiffScalar takes with plain double constants in case code: d keeps its value and gets
-    // NaN derivatives, so that a Jacobian built through d is visibly wrong, never silently so.
-    const Vec<double, m> d = direction_second_derivative<double>(Vn(x.q), Vn(x.v), x.t);
-    for (int r = 0; r < m; ++r) {
-      terms.d(r) = Dz(d(r), Vec<double, k>::Constant(std::numeric_limits<double>::quiet_NaN()));
-    }
-    copy_terms(terms, out, [](const Dz& value) {
-      return Dual(value.value(), Eigen::VectorXd(value.derivatives()));
-    });
   }
 
   using Model::constraint_values;
@@ -261,23 +270,23 @@ class CaseModel final : public Model {
     out.g_rate.resize(kk);
     for (int r = 0; r < kk; ++r) {
       for (int i = 0; i < n; ++i) {
-        out.a(r, i) = convert(in.a(r, i));
-        out.curl(r, i) = convert(in.curl(r, i));
+        convert(in.a(r, i), out.a(r, i));
+        convert(in.curl(r, i), out.curl(r, i));
       }
-      out.g(r) = convert(in.g(r));
-      out.g_rate(r) = convert(in.g_rate(r));
+      convert(in.g(r), out.g(r));
+      convert(in.g_rate(r), out.g_rate(r));
     }
     for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) out.A(i, j) = convert(in.A(i, j));
-      out.c(i) = convert(in.c(i));
-      out.grad_V(i) = convert(in.grad_V(i));
-      out.Q(i) = convert(in.Q(i));
+      for (int j = 0; j < n; ++j) convert(in.A(i, j), out.A(i, j));
+      convert(in.c(i), out.c(i));
+      convert(in.grad_V(i), out.grad_V(i));
+      convert(in.Q(i), out.Q(i));
     }
     for (int r = 0; r < m; ++r) {
-      for (int i = 0; i < n; ++i) out.J(r, i) = convert(in.J(r, i));
-      out.f(r) = convert(in.f(r));
-      out.f_t(r) = convert(in.f_t(r));
-      out.d(r) = convert(in.d(r));
+      for (int i = 0; i < n; ++i) convert(in.J(r, i), out.J(r, i));
+      convert(in.f(r), out.f(r));
+      convert(in.f_t(r), out.f_t(r));
+      convert(in.d(r), out.d(r));
     }
   }
 
@@ -338,7 +347,7 @@ struct ConstrainedAcceleration {
   bool ok = true;
   // Set when !ok: singular_active_set (singular or ill-conditioned), or non_finite (the case
   // gave a NaN or an infinity).
-  std::string status = "singular_active_set";
+  std::string status;  // "" while ok
   std::string reason;
   double rcond = 1.0;  // reciprocal condition estimate of J_K A⁻¹ J_Kᵀ
 };
@@ -352,6 +361,22 @@ inline constexpr double kActiveSetMinRcond = 1e-12;
 double reciprocal_condition(const Eigen::LDLT<Eigen::MatrixXd>& ldlt);
 
 ConstrainedAcceleration constrained_acceleration(const Point& p, const std::vector<int>& active);
+
+// The buffers of constrained_acceleration, sized at the first call: later calls with the same n
+// and active-set size allocate nothing, unless the case has kinematic constraints or the call
+// fails (the event-driven and limit solvers' right-hand side and event functions).
+struct AccelerationWorkspace {
+  Eigen::LDLT<Eigen::MatrixXd> A_ldlt, W_ldlt;
+  Eigen::MatrixXd Jk, Ainv_Jt, W;
+  Eigen::VectorXd F, Ainv_F, dk, b, reaction;
+  // The condition estimate's vectors, one set per size (A: n, W: the active rows), so that no
+  // buffer changes size between calls.
+  struct Estimate {
+    Eigen::VectorXd v, sign, old_sign;
+  } estimate_A, estimate_W;
+};
+void constrained_acceleration(const Point& p, const std::vector<int>& active,
+                              AccelerationWorkspace& w, ConstrainedAcceleration& out);
 
 // Keeps only the kinematic rows in `rows` (sorted) of a point: the one-sided kinematic
 // constraints that are not active carry no reaction.

@@ -51,15 +51,14 @@ struct Options {
   HolonomicExtras extras;
 };
 
-// The ODE state is (q, q̇, aux): aux holds z_k then z'_k of the limit model, or nothing.
-State unpack(double t, const OdeState& y, int n) {
-  State x;
+// The ODE state is (q, q̇, aux): aux holds z_k then z'_k of the limit model, or nothing; x's
+// storage is reused.
+void unpack(double t, const OdeState& y, int n, State& x) {
   x.t = t;
   x.q = Eigen::Map<const Eigen::VectorXd>(y.data(), n);
   x.v = Eigen::Map<const Eigen::VectorXd>(y.data() + n, n);
   x.aux = Eigen::Map<const Eigen::VectorXd>(y.data() + 2 * n,
                                             static_cast<Eigen::Index>(y.size()) - 2 * n);
-  return x;
 }
 
 OdeState pack(const State& x) {
@@ -297,16 +296,17 @@ class Run {
 
   // Event functions of the current phase (solvers/phase.hpp): f_k for the constraints not in
   // contact (contact), λ_k for those in contact (lift-off), then the switching functions.
-  Eigen::VectorXd probe(const State& x) {
+  void probe(const State& x, Eigen::VectorXd& g) {
     ++probe_evaluations_;
     evaluate_all_rows(x, point_);
     const Eigen::VectorXd kinematic_g = point_.g;  // every row, before the inactive are dropped
     if (select_rows_) keep_kinematic_rows(point_, kinematic_rows_);
     const int S = model_.switch_count();
-    Eigen::VectorXd g = Eigen::VectorXd::Ones(3 * m_ + S + ku_);
-    Eigen::VectorXd lambda_active;
+    g.setOnes(3 * m_ + S + ku_);
+    Eigen::VectorXd& lambda_active = lambda_active_;
     if (!active_.empty() || ku_ > 0) {
-      const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
+      const ConstrainedAcceleration& acc = probe_acceleration_;
+      constrained_acceleration(point_, active_, workspace_, probe_acceleration_);
       if (!acc.ok) throw RunFailure{acc.status, acc.reason};
       lambda_active = acc.lambda;
       if (ku_ > 0) {
@@ -338,9 +338,10 @@ class Run {
         g(2 * m_ + S + k) = lambda;
       }
     }
-    const Eigen::VectorXd s = model_.switching_values(x);
-    for (int j = 0; j < S; ++j) g(m_ + j) = modes_[static_cast<std::size_t>(j)] * s(j);
-    return g;
+    if (S == 0) return;
+    model_.switching_values(x, probe_switching_);
+    for (int j = 0; j < S; ++j)
+      g(m_ + j) = modes_[static_cast<std::size_t>(j)] * probe_switching_(j);
   }
 
   bool dynamic_z() const {
@@ -510,11 +511,12 @@ class Run {
     auto system = [this](const OdeState& y, OdeState& dy, double t) {
       ++rhs_evaluations_;
       last_t_ = t;
-      const State s = unpack(t, y, n_);
-      evaluate(s, rhs_point_);
-      const ConstrainedAcceleration acc = constrained_acceleration(rhs_point_, active_);
+      unpack(t, y, n_, rhs_state_);
+      evaluate(rhs_state_, rhs_point_);
+      const ConstrainedAcceleration& acc = rhs_acceleration_;
+      constrained_acceleration(rhs_point_, active_, workspace_, rhs_acceleration_);
       if (!acc.ok) throw RunFailure{acc.status, acc.reason};
-      if (!acc.qdd.allFinite()) {
+      if (!all_finite(acc.qdd)) {
         throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
       }
       dy.assign(y.size(), 0.0);
@@ -548,12 +550,13 @@ class Run {
       int n;
       std::size_t size;  // 2n plus the auxiliary variables
       std::pair<double, double> step() { return s.do_step(std::ref(f)); }
-      State at(double t) const {
-        OdeState y(size);
+      mutable OdeState y;
+      void at(double t, State& x) const {
+        y.resize(size);
         s.calc_state(t, y);
-        return unpack(t, y, n);
+        unpack(t, y, n, x);
       }
-    } dense{stepper, system, n_, static_cast<std::size_t>(2 * n_ + x.aux.size())};
+    } dense{stepper, system, n_, static_cast<std::size_t>(2 * n_ + x.aux.size()), {}};
 
     // A constraint not in contact whose f has gone below −contact_distance_tol without having
     // been seen positive was crossed unseen: a failure, never a silent penetration.
@@ -580,8 +583,8 @@ class Run {
                                .max_steps = opt_.max_steps,
                                .wall_time = wall_time_};
     const PhaseEnd end = advance_to_event(
-        dense, x, [this](const State& xs) { return probe(xs); }, arm_thresholds(x), control,
-        counters_, inspect,
+        dense, x, [this](const State& xs, Eigen::VectorXd& g) { probe(xs, g); }, arm_thresholds(x),
+        control, counters_, inspect,
         [&](double t_limit, bool inclusive) { emit_grid(dense, t_limit, inclusive); });
     x = end.x;
     track_minimum(x);
@@ -846,7 +849,8 @@ class Run {
   }
 
   void track_minimum(const State& x) {
-    update_minimum(model_.constraint_values(x.t, x.q));
+    model_.constraint_values(x.t, x.q, track_f_);
+    update_minimum(track_f_);
     if (model_.bilateral_count() > 0) {
       // The bilateral constraints hold at the acceleration level between phase starts (where
       // project_onto_constraints puts f and ḟ back to 0); their drift is reported.
@@ -923,6 +927,11 @@ class Run {
   std::vector<int> active_;
   Point point_;
   Point rhs_point_;
+  // The hot loop's buffers (right-hand side, event functions, minima), sized at the first step.
+  State rhs_state_;
+  AccelerationWorkspace workspace_;
+  ConstrainedAcceleration rhs_acceleration_, probe_acceleration_;
+  Eigen::VectorXd lambda_active_, probe_switching_, track_f_;
   SampleOutput output_{settings_, model_.initial_state().t};
   std::deque<double> recent_impacts_;
   long rhs_evaluations_ = 0;

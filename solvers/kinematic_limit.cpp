@@ -166,11 +166,7 @@ class KinematicLimit {
     // SampleOutput asks for the state at each grid time; the sample is built from the dense
     // output there.
     struct Grid {
-      State at(double t) const {
-        State x;
-        x.t = t;
-        return x;
-      }
+      void at(double t, State& x) const { x.t = t; }
     } grid;
     output_.grid(grid, t_limit, inclusive, [&](const State& x) { return sample_at(x.t); });
   }

@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <utility>
@@ -36,6 +37,15 @@ State to_state(double t, const V& y, int n) {
   return x;
 }
 
+// Every entry finite: a plain loop, for the few entries of the checks in the hot loops
+// (Eigen's allFinite forms x − x and compares, with its dynamic-size overhead at each call).
+inline bool all_finite(const Eigen::VectorXd& x) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x(i))) return false;
+  }
+  return true;
+}
+
 // A failure that ends a run with a status (not an input error, not a crash).
 struct RunFailure {
   std::string status;
@@ -61,21 +71,28 @@ struct PhaseCounters {
   double max_bracket = 0.0;  // widest final bracket of a located event
 };
 
-// Dense: std::pair<double, double> step(); State at(double t) const.
-// Probe: Eigen::VectorXd (const State&) — the event functions.
+// Dense: std::pair<double, double> step(); void at(double t, State& out) const.
+// Probe: void (const State&, Eigen::VectorXd& g) — the event functions.
 // Inspect: void (const State&, const Eigen::VectorXd& g, const std::vector<char>& armed), called
 //   at every sample (bookkeeping such as minima; it may throw RunFailure).
 // Grid: void (double t_limit, bool inclusive) — report output-grid samples up to t_limit.
+// The samples, event values and crossings live in buffers sized at the start of the phase: a step
+// allocates nothing when the stepper, the probe and the inspection do not.
 template <class Dense, class Probe, class Inspect, class Grid>
 PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
                           const std::vector<double>& threshold, const PhaseControl& control,
                           PhaseCounters& counters, Inspect&& inspect, Grid&& emit_grid) {
-  Eigen::VectorXd g_prev = probe(start);
+  Eigen::VectorXd g_prev;
+  probe(start, g_prev);
   const Eigen::Index events = g_prev.size();
+  Eigen::VectorXd g(events), g_root(events);
+  State xs = start, x_root = start;
   std::vector<char> armed(static_cast<std::size_t>(events));
   for (Eigen::Index i = 0; i < events; ++i) {
     armed[static_cast<std::size_t>(i)] = g_prev(i) > threshold[static_cast<std::size_t>(i)];
   }
+  std::vector<std::pair<double, Eigen::Index>> crossings;
+  crossings.reserve(static_cast<std::size_t>(events));
   double t_prev = start.t;
   while (true) {
     if (static_cast<double>(counters.steps) >= control.max_steps) {
@@ -98,12 +115,12 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
                             ? t_stop
                             : ta + (t_stop - ta) * s / control.samples_per_step;
       if (ts <= t_prev) continue;
-      const State xs = dense.at(ts);
-      if (!xs.q.allFinite() || !xs.v.allFinite()) {
+      dense.at(ts, xs);
+      if (!all_finite(xs.q) || !all_finite(xs.v)) {
         throw RunFailure{"non_finite", "non-finite state at t = " + format_number(ts)};
       }
-      const Eigen::VectorXd g = probe(xs);
-      if (!g.allFinite()) {
+      probe(xs, g);
+      if (!all_finite(g)) {
         throw RunFailure{"non_finite",
                          "non-finite event function (a constraint value or a "
                          "switching function) at t = " +
@@ -111,10 +128,14 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
       }
       // Every function that crosses in (t_prev, ts] is refined; the earliest crossing wins and
       // crossings within the time tolerance of it are handled together.
-      std::vector<std::pair<double, Eigen::Index>> crossings;
+      crossings.clear();
       for (Eigen::Index i = 0; i < events; ++i) {
         if (!armed[static_cast<std::size_t>(i)] || !(g(i) < 0.0)) continue;
-        const auto g_of_t = [&, i](double t) { return probe(dense.at(t))(i); };
+        const auto g_of_t = [&, i](double t) {
+          dense.at(t, x_root);
+          probe(x_root, g_root);
+          return g_root(i);
+        };
         const RootResult root =
             locate_root(g_of_t, t_prev, ts, std::max(g_prev(i), 0.0), g(i), control.event_time_tol);
         crossings.emplace_back(root.t, i);
@@ -126,7 +147,7 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
         const double tie = 10.0 * event_time_tolerance(control.event_time_tol, t_event);
         emit_grid(t_event, false);
         PhaseEnd end;
-        end.x = dense.at(t_event);
+        dense.at(t_event, end.x);
         for (const auto& [t, i] : crossings) {
           if (t <= t_event + tie) end.crossed.push_back(i);
         }
@@ -136,14 +157,14 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
         if (g(i) > threshold[static_cast<std::size_t>(i)]) armed[static_cast<std::size_t>(i)] = 1;
       }
       inspect(xs, g, armed);
-      g_prev = g;
+      std::swap(g_prev, g);
       t_prev = ts;
     }
     emit_grid(t_stop, true);
     if (tb >= control.t_end) {
       PhaseEnd end;
       end.horizon = true;
-      end.x = dense.at(control.t_end);
+      dense.at(control.t_end, end.x);
       return end;
     }
   }
@@ -172,7 +193,8 @@ class SampleOutput {
     if (!wanted()) return;
     while (next_ != settings_.output_times.end() &&
            (*next_ < t_limit || (inclusive && *next_ == t_limit))) {
-      deliver(make_sample(dense.at(*next_)));
+      dense.at(*next_, state_);
+      deliver(make_sample(state_));
       ++next_;
     }
   }
@@ -182,6 +204,7 @@ class SampleOutput {
  private:
   const RunSettings& settings_;
   std::vector<double>::const_iterator next_;
+  State state_;
   double seconds_ = 0.0;
 };
 

@@ -246,31 +246,40 @@ class Run {
     }
   }
 
-  // q̈ of the realized unilateral constraints at x (kinematic rows: kinematic_dynamics).
-  Eigen::VectorXd qdd(const State& x, Eigen::VectorXd* would_be = nullptr) {
+  // q̈ of the realized unilateral constraints at x (kinematic rows: kinematic_dynamics), into
+  // `qdd`.
+  void qdd(const State& x, Eigen::VectorXd& qdd, Eigen::VectorXd* would_be = nullptr) {
     model_.evaluate(x, modes_, rhs_point_);
-    return acceleration<double>(rhs_point_, x.v, in_medium_, pushing_, opt_.medium, would_be);
+    acceleration<double>(rhs_point_, x.v, in_medium_, pushing_, opt_.medium, acceleration_work_,
+                         qdd, would_be);
   }
 
   // Event functions: [0, m) entry (f_k) or exit (−f_k); [m, 2m) for the obstacle in the medium,
   // end of pushing (λ_k) or start (−λ_k would-be); then the switching functions; then, per
   // one-sided kinematic row, ν_r = N g_r while free (engagement) or −ν_r while engaged (release),
   // with ν the chart's coordinate (State::aux), not N(a q̇ + b) with q̇'s round-off times N.
-  Eigen::VectorXd probe(const State& x) {
+  void probe(const State& x, Eigen::VectorXd& g) {
     ++probe_evaluations_;
-    Eigen::VectorXd would_be;
-    if (m_ > 0) qdd(x, &would_be);
-    const int ku = model_.unilateral_kinematic_count();
-    Eigen::VectorXd g(2 * m_ + model_.switch_count() + ku);
-    for (int r = 0; r < ku; ++r) {
-      g(2 * m_ + model_.switch_count() + r) =
-          engaged_[static_cast<std::size_t>(r)] ? -x.aux(r) : x.aux(r);
+    Eigen::VectorXd& would_be = probe_would_be_;
+    // The obstacle's pushing functions need the would-be reactions, hence q̈; the entries and exits
+    // need f alone (a quarter of the cost of a point with its derivatives).
+    const bool reactions = opt_.medium.obstacle && std::any_of(in_medium_.begin(), in_medium_.end(),
+                                                               [](char c) { return c != 0; });
+    if (reactions) {
+      qdd(x, probe_qdd_, &would_be);
+      probe_f_ = rhs_point_.f;
+    } else if (m_ > 0) {
+      model_.constraint_values(x.t, x.q, probe_f_);
+    }
+    g.resize(2 * m_ + switches_ + ku_);
+    for (int r = 0; r < ku_; ++r) {
+      g(2 * m_ + switches_ + r) = engaged_[static_cast<std::size_t>(r)] ? -x.aux(r) : x.aux(r);
     }
     for (int k = 0; k < m_; ++k) {
       const bool inside = in_medium_[static_cast<std::size_t>(k)];
-      g(k) = inside ? -rhs_point_.f(k) : rhs_point_.f(k);
+      g(k) = inside ? -probe_f_(k) : probe_f_(k);
       g(m_ + k) = 1.0;
-      if (model_.is_bilateral(k)) {
+      if (k >= first_bilateral_) {
         g(k) = 1.0;  // never an event
         continue;
       }
@@ -278,11 +287,11 @@ class Run {
         g(m_ + k) = pushing_[static_cast<std::size_t>(k)] ? would_be(k) : -would_be(k);
       }
     }
-    const Eigen::VectorXd s = model_.switching_values(x);
-    for (int j = 0; j < model_.switch_count(); ++j) {
-      g(2 * m_ + j) = modes_[static_cast<std::size_t>(j)] * s(j);
+    if (switches_ == 0) return;
+    model_.switching_values(x, probe_switching_);
+    for (int j = 0; j < switches_; ++j) {
+      g(2 * m_ + j) = modes_[static_cast<std::size_t>(j)] * probe_switching_(j);
     }
-    return g;
   }
 
   // The friction of each kinematic row (kinematic_dynamics): βN for a two-sided row and a
@@ -371,12 +380,14 @@ class Run {
     State start = x;
     start.aux = chart_nu(y0);
     // The stiff phases' right-hand side and its AD Jacobian (Rosenbrock).
-    const auto rhs = [this](double t, const Eigen::VectorXd& y) { return chart_rate(t, y); };
+    const auto rhs = [this](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
+      chart_rate(t, y, dy);
+    };
     const auto jacobian = [this](double t, const Eigen::VectorXd& y, Eigen::MatrixXd& jac,
                                  Eigen::VectorXd& dfdt) {
       ++jacobian_evaluations_;
       realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
-                           dual_point_, jac, dfdt, switched_rows());
+                           jacobian_work_, jac, dfdt, switched_rows());
     };
     if (stiff_phase()) {
       if (opt_.explicit_oscillation) {
@@ -419,10 +430,22 @@ class Run {
                 throw RunFailure{"step_failure", e.what()};
               }
             }
-            Eigen::VectorXd point(double t) const {
-              return stiff ? decayed.calc_state(t) : oscillation.calc_state(t);
+            void point(double t, Eigen::VectorXd& y) const {
+              if (stiff) {
+                decayed.calc_state(t, y);
+              } else {
+                oscillation.calc_state(t, y);
+              }
             }
-            State at(double t) const { return run.chart_state(t, point(t)); }
+            Eigen::VectorXd point(double t) const {
+              Eigen::VectorXd y;
+              point(t, y);
+              return y;
+            }
+            void at(double t, State& x) const {
+              point(t, run.dense_point_);
+              run.chart_state(t, run.dense_point_, x);
+            }
           } dense{*this, oscillation, decayed, rhs_into, rhs, jacobian};
           PhaseEnd end = advance_in_chart(dense, start, threshold, control);
           oscillatory_rejected_ += oscillation.rejected();
@@ -439,9 +462,11 @@ class Run {
         decltype(rhs)& f;
         decltype(jacobian)& j;
         std::pair<double, double> step() {
-          Eigen::VectorXd y = s.current_state();
-          if (run.change_chart(s.current_time(), y))
-            s.initialize(y, s.current_time(), s.step_size());
+          if (run.chart_.rows() > 0) {
+            Eigen::VectorXd y = s.current_state();
+            if (run.change_chart(s.current_time(), y))
+              s.initialize(y, s.current_time(), s.step_size());
+          }
           try {
             return s.do_step(f, j);
           } catch (const std::runtime_error& e) {
@@ -449,7 +474,10 @@ class Run {
           }
         }
         Eigen::VectorXd point(double t) const { return s.calc_state(t); }
-        State at(double t) const { return run.chart_state(t, point(t)); }
+        void at(double t, State& x) const {
+          s.calc_state(t, run.dense_point_);
+          run.chart_state(t, run.dense_point_, x);
+        }
       } dense{*this, stepper, rhs, jacobian};
       PhaseEnd end = advance_in_chart(dense, start, threshold, control);
       stiff_steps_ += counters_.steps - steps_before;
@@ -459,9 +487,9 @@ class Run {
 
     auto system = [this](const OdeState& y, OdeState& dy, double t) {
       ++nonstiff_evaluations_;
-      const Eigen::VectorXd rate =
-          chart_rate(t, Eigen::Map<const Eigen::VectorXd>(y.data(), 2 * n_));
-      dy.assign(rate.data(), rate.data() + 2 * n_);
+      system_y_ = Eigen::Map<const Eigen::VectorXd>(y.data(), 2 * n_);
+      chart_rate(t, system_y_, system_dy_);
+      dy.assign(system_dy_.data(), system_dy_.data() + 2 * n_);
     };
     // Here (α > 0, not stiff) ν is an O(1) state like the limit's λ and shares the scalar
     // tolerances.
@@ -474,21 +502,31 @@ class Run {
       decltype(stepper)& s;
       decltype(system)& f;
       std::pair<double, double> step() {
-        const OdeState& current = s.current_state();
-        Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(current.data(), 2 * run.n_);
-        if (run.change_chart(s.current_time(), y)) {
-          s.initialize(OdeState(y.data(), y.data() + 2 * run.n_), s.current_time(),
-                       s.current_time_step());
-          ++run.nonstiff_phases_;
+        if (run.chart_.rows() > 0) {
+          const OdeState& current = s.current_state();
+          Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(current.data(), 2 * run.n_);
+          if (run.change_chart(s.current_time(), y)) {
+            s.initialize(OdeState(y.data(), y.data() + 2 * run.n_), s.current_time(),
+                         s.current_time_step());
+            ++run.nonstiff_phases_;
+          }
         }
         return s.do_step(std::ref(f));
       }
-      Eigen::VectorXd point(double t) const {
-        OdeState y(static_cast<std::size_t>(2 * run.n_));
-        s.calc_state(t, y);
-        return Eigen::Map<const Eigen::VectorXd>(y.data(), 2 * run.n_);
+      void point(double t, Eigen::VectorXd& y) const {
+        run.dense_ode_state_.resize(static_cast<std::size_t>(2 * run.n_));
+        s.calc_state(t, run.dense_ode_state_);
+        y = Eigen::Map<const Eigen::VectorXd>(run.dense_ode_state_.data(), 2 * run.n_);
       }
-      State at(double t) const { return run.chart_state(t, point(t)); }
+      Eigen::VectorXd point(double t) const {
+        Eigen::VectorXd y;
+        point(t, y);
+        return y;
+      }
+      void at(double t, State& x) const {
+        point(t, run.dense_point_);
+        run.chart_state(t, run.dense_point_, x);
+      }
     } dense{*this, stepper, system};
     return advance_in_chart(dense, start, threshold, control);
   }
@@ -496,10 +534,11 @@ class Run {
   template <class Dense>
   PhaseEnd advance_in_chart(Dense& dense, const State& x, const std::vector<double>& threshold,
                             const PhaseControl& control) {
-    const auto inspect = [this](const State& xs, const Eigen::VectorXd&, const std::vector<char>&) {
-      update_minimum(model_.constraint_values(xs.t, xs.q));
+    // The probe has just computed f at xs (inspect follows it at every sample).
+    const auto inspect = [this](const State&, const Eigen::VectorXd&, const std::vector<char>&) {
+      update_minimum(probe_f_);
     };
-    const auto probe_fn = [this](const State& xs) { return probe(xs); };
+    const auto probe_fn = [this](const State& xs, Eigen::VectorXd& g) { probe(xs, g); };
     const auto grid = [&](double t_limit, bool inclusive) {
       output_.grid(dense, t_limit, inclusive,
                    [&](const State& xs) { return sample(xs, "", chart_nu(dense.point(xs.t))); });
@@ -526,39 +565,58 @@ class Run {
     add_medium_force<double>(p, spring_state_.v, pushing_, opt_.medium, spring_force_);
     spring_lu_.compute(p.A);
     spring_qdd_ = spring_lu_.solve(spring_force_);
-    if (!spring_qdd_.allFinite()) {
+    if (!all_finite(spring_qdd_)) {
       throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
     }
     dy.head(n_) = spring_state_.v;
     dy.tail(n_) = spring_qdd_;
   }
 
-  // ẏ = (q̇, ẇ) in the chart: ẇ = q̈ in the identity chart, (ν̇, q̈_F) with kinematic rows.
-  Eigen::VectorXd chart_rate(double t, const Eigen::VectorXd& y) {
+  // ẏ = (q̇, ẇ) in the chart: ẇ = q̈ in the identity chart, (ν̇, q̈_F) with kinematic rows. In
+  // the identity chart nothing is allocated once the run's buffers have their sizes.
+  void chart_rate(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
     ++rhs_evaluations_;
     last_t_ = t;
-    const State s = chart_state(t, y);
-    Eigen::VectorXd a, nu_dot;
+    State& s = rate_state_;
+    chart_state(t, y, s);
     if (chart_.rows() == 0) {
-      a = qdd(s);
-    } else {
-      model_.evaluate(s, modes_, rhs_point_);
-      if (m_ > 0) rhs_point_.Q += medium_force<double>(rhs_point_, s.v, pushing_, opt_.medium);
-      kinematic_dynamics<double>(rhs_point_, chart_nu(y), chart_.scale(), opt_.medium, a, nu_dot,
-                                 switched_rows());
+      qdd(s, rate_qdd_);
+      if (!all_finite(rate_qdd_)) {
+        throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
+      }
+      dy.resize(2 * n_);
+      dy.head(n_) = s.v;
+      dy.tail(n_) = rate_qdd_;
+      return;
     }
+    Eigen::VectorXd a, nu_dot;
+    model_.evaluate(s, modes_, rhs_point_);
+    if (m_ > 0) rhs_point_.Q += medium_force<double>(rhs_point_, s.v, pushing_, opt_.medium);
+    kinematic_dynamics<double>(rhs_point_, chart_nu(y), chart_.scale(), opt_.medium, a, nu_dot,
+                               switched_rows());
     if (!a.allFinite() || !nu_dot.allFinite()) {
       throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
     }
-    Eigen::VectorXd dy(2 * n_);
+    dy.resize(2 * n_);
     dy << s.v, chart_.rate<double>(nu_dot, a);
-    return dy;
   }
 
-  // (q, q̇) at the chart's point y, with the chart's ν in State::aux.
-  State chart_state(double t, const Eigen::VectorXd& y) const {
-    State x = chart_.state(model_, t, y, chart_a_, chart_b_);
+  // (q, q̇) at the chart's point y, with the chart's ν in State::aux (no allocation in the
+  // identity chart once x has its sizes).
+  void chart_state(double t, const Eigen::VectorXd& y, State& x) const {
+    if (chart_.rows() == 0) {
+      x.t = t;
+      x.q = y.head(n_);
+      x.v = y.tail(n_);
+      x.aux.resize(0);
+      return;
+    }
+    x = chart_.state(model_, t, y, chart_a_, chart_b_);
     x.aux = chart_nu(y);
+  }
+  State chart_state(double t, const Eigen::VectorXd& y) const {
+    State x;
+    chart_state(t, y, x);
     return x;
   }
   Eigen::VectorXd chart_nu(const Eigen::VectorXd& y) const { return y.segment(n_, chart_.rows()); }
@@ -617,8 +675,8 @@ class Run {
     TrajectorySample s;
     s.x = x;
     s.label = std::move(label);
-    Eigen::VectorXd would_be;
-    qdd(x, &would_be);
+    Eigen::VectorXd would_be, acceleration;
+    qdd(x, acceleration, &would_be);
     s.f = rhs_point_.f;
     s.lambda = Eigen::VectorXd::Zero(m_);
     s.mu = Eigen::VectorXd::Zero(m_);
@@ -652,6 +710,10 @@ class Run {
   RunRecord& rec_;
   const int n_;
   const int m_;
+  // The model's counts, asked once (each is a virtual call).
+  const int switches_ = model_.switch_count();
+  const int ku_ = model_.unilateral_kinematic_count();
+  const int first_bilateral_ = model_.constraint_count() - model_.bilateral_count();
   std::vector<int> modes_;
   std::vector<char> in_medium_;
   std::vector<char> pushing_;
@@ -668,7 +730,15 @@ class Run {
   std::vector<double> damping_;  // row_damping() of the current phase
   Point point_;
   Point rhs_point_;
-  PointT<Dual> dual_point_;
+  // The hot loop's buffers (chart_rate, probe, the Jacobian, the dense output), sized at the
+  // first step.
+  AccelerationWork<double> acceleration_work_;
+  RealizationJacobianWork jacobian_work_;
+  State rate_state_;
+  Eigen::VectorXd rate_qdd_, probe_qdd_, probe_would_be_, probe_f_, probe_switching_;
+  Eigen::VectorXd system_y_, system_dy_;
+  mutable Eigen::VectorXd dense_point_;
+  mutable OdeState dense_ode_state_;
   PhaseCounters counters_;
   SampleOutput output_{settings_, model_.initial_state().t};
   long rhs_evaluations_ = 0;

@@ -6,9 +6,11 @@
 #include <Eigen/Core>
 #include <Eigen/LU>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "cases/case.hpp"
+#include "solvers/small_lu.hpp"
 #include "solvers/velocity_chart.hpp"
 
 namespace crbench {
@@ -45,41 +47,71 @@ Eigen::Matrix<S, Eigen::Dynamic, 1> medium_force(const PointT<S>& p,
   return force;
 }
 
+// The buffers of acceleration(), sized at the first call: later calls at the same n and m
+// allocate nothing (the right-hand side of the stiff phases and its Jacobian, several per step).
+template <class S>
+struct AccelerationWork {
+  using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+  using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  Matrix M;
+  Vector r, medium, rate, normal, solve_work;
+  Eigen::PartialPivLU<Matrix> lu;
+};
+
 // q̈ and the multipliers λ_k of the pushing constraints, written once for double and Dual.
 // `would_be` receives, for every constraint in the medium, −(α f̈ + β ḟ + γ f)N evaluated with
 // this q̈: λ_k for a pushing constraint, and for a released one the sign its reaction would have.
+template <class S>
+void acceleration(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic, 1>& v,
+                  const std::vector<char>& in_medium, const std::vector<char>& pushing,
+                  const Medium& k, AccelerationWork<S>& w, Eigen::Matrix<S, Eigen::Dynamic, 1>& qdd,
+                  Eigen::Matrix<S, Eigen::Dynamic, 1>* would_be) {
+  const Eigen::Index m = p.f.size();
+  w.M = p.A;
+  // F and the medium's force summed apart, then added: the order of the sums fixes the last bit.
+  w.medium.setZero(v.size());
+  add_medium_force<S>(p, v, pushing, k, w.medium);
+  w.r = p.Q - p.grad_V - p.c;
+  w.r += w.medium;
+  w.rate.noalias() = p.J * v;
+  w.rate += p.f_t;
+  // d enters only through the added mass; skipping it at α = 0 keeps Jacobians free of d's
+  // derivatives, which Model::evaluate_dual does not provide.
+  if (k.mass != 0.0) {
+    for (Eigen::Index i = 0; i < m; ++i) {
+      if (!pushing[static_cast<std::size_t>(i)]) continue;
+      w.normal = p.J.row(i).transpose();
+      w.M.noalias() += (k.mass * w.normal) * w.normal.transpose();
+      w.r -= w.normal * (k.mass * p.d(i));
+    }
+  }
+  w.lu.compute(w.M);
+  if constexpr (std::is_same_v<S, double>) {
+    solve_small_lu(w.lu, w.r, w.solve_work);
+    qdd = w.r;
+  } else {
+    qdd = w.lu.solve(w.r);
+  }
+  if (would_be != nullptr) {
+    would_be->setZero(m);
+    for (Eigen::Index i = 0; i < m; ++i) {
+      if (!in_medium[static_cast<std::size_t>(i)]) continue;
+      S normal = k.damping * w.rate(i) + k.stiffness * p.f(i);
+      if (k.mass != 0.0) normal += k.mass * (p.J.row(i).dot(qdd) + p.d(i));
+      (*would_be)(i) = -normal;
+    }
+  }
+}
+
 template <class S>
 Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
                                                  const Eigen::Matrix<S, Eigen::Dynamic, 1>& v,
                                                  const std::vector<char>& in_medium,
                                                  const std::vector<char>& pushing, const Medium& k,
                                                  Eigen::Matrix<S, Eigen::Dynamic, 1>* would_be) {
-  using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
-  using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
-  const Eigen::Index m = p.f.size();
-  Matrix M = p.A;
-  Vector r = p.free_force() + medium_force<S>(p, v, pushing, k);
-  const Vector rate = p.constraint_rate(v);
-  // d enters only through the added mass; skipping it at α = 0 keeps Jacobians free of d's
-  // derivatives, which Model::evaluate_dual does not provide.
-  if (k.mass != 0.0) {
-    for (Eigen::Index i = 0; i < m; ++i) {
-      if (!pushing[static_cast<std::size_t>(i)]) continue;
-      const Vector Jt = p.J.row(i).transpose();
-      M += k.mass * Jt * Jt.transpose();
-      r -= Jt * (k.mass * p.d(i));
-    }
-  }
-  const Vector qdd = M.partialPivLu().solve(r);
-  if (would_be != nullptr) {
-    would_be->setZero(m);
-    for (Eigen::Index i = 0; i < m; ++i) {
-      if (!in_medium[static_cast<std::size_t>(i)]) continue;
-      S normal = k.damping * rate(i) + k.stiffness * p.f(i);
-      if (k.mass != 0.0) normal += k.mass * (p.J.row(i).dot(qdd) + p.d(i));
-      (*would_be)(i) = -normal;
-    }
-  }
+  AccelerationWork<S> work;
+  Eigen::Matrix<S, Eigen::Dynamic, 1> qdd;
+  acceleration<S>(p, v, in_medium, pushing, k, work, qdd, would_be);
   return qdd;
 }
 
@@ -135,11 +167,21 @@ void kinematic_dynamics(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynami
 // and ν enters as its own direction. In the identity chart this is ∂(q̇, q̈)/∂(q, q̇). Needs α = 0
 // (d's derivatives are not available, see Model::evaluate_dual); with α > 0 the medium is not
 // stiff and no Jacobian is needed.
+struct RealizationJacobianWork {
+  PointT<Dual> point;
+  State x;
+  Eigen::MatrixXd a;
+  Eigen::VectorXd b;
+  Eigen::Matrix<Dual, Eigen::Dynamic, 1> v, qdd;
+  AccelerationWork<Dual> acceleration;
+};
+
 inline void realization_jacobian(const Model& model, const VelocityChart& chart, double t,
                                  const Eigen::VectorXd& y, Modes modes,
                                  const std::vector<char>& in_medium,
                                  const std::vector<char>& pushing, const Medium& medium,
-                                 PointT<Dual>& work, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt,
+                                 RealizationJacobianWork& w, Eigen::MatrixXd& jac,
+                                 Eigen::VectorXd& dfdt,
                                  const std::vector<double>* row_damping = nullptr) {
   if (medium.mass != 0.0) {
     throw std::logic_error(
@@ -148,54 +190,72 @@ inline void realization_jacobian(const Model& model, const VelocityChart& chart,
   const int n = model.dof();
   const int k = chart.rows();
   const int directions = 2 * n + 1;
+  PointT<Dual>& work = w.point;
+  jac.resize(2 * n, 2 * n);
+  dfdt.resize(2 * n);
+  if (k == 0) {
+    // The identity chart, y = (q, q̇): ∂ẏ/∂y = [0 I; ∂q̈/∂q ∂q̈/∂q̇], with nothing carried over and
+    // nothing allocated once the workspace has its sizes.
+    w.x.t = t;
+    w.x.q = y.head(n);
+    w.x.v = y.tail(n);
+    model.evaluate_dual(w.x, modes, work);
+    w.v.resize(n);
+    for (int i = 0; i < n; ++i) {
+      w.v(i).value() = w.x.v(i);
+      w.v(i).derivatives().setZero(directions);
+      w.v(i).derivatives()(n + i) = 1.0;
+    }
+    acceleration<Dual>(work, w.v, in_medium, pushing, medium, w.acceleration, w.qdd, nullptr);
+    jac.topRows(n).setZero();
+    jac.block(0, n, n, n).setIdentity();
+    dfdt.head(n).setZero();
+    for (int i = 0; i < n; ++i) {
+      jac.row(n + i) = w.qdd(i).derivatives().head(2 * n).transpose();
+      dfdt(n + i) = w.qdd(i).derivatives()(2 * n);
+    }
+    return;
+  }
   Eigen::MatrixXd a(k, n);
   Eigen::VectorXd b;
   const State x = chart.state(model, t, y, a, b);
   model.evaluate_dual(x, modes, work);
 
   Eigen::MatrixXd C = Eigen::MatrixXd::Identity(directions, directions);
-  if (k > 0) {
-    Eigen::MatrixXd g_by_qt = Eigen::MatrixXd::Zero(n, directions);
-    for (int r = 0; r < k; ++r) {
-      g_by_qt.row(r).head(n) = chart.scale() * work.g(r).derivatives().head(n).transpose();
-      g_by_qt(r, 2 * n) = chart.scale() * work.g(r).derivatives()(2 * n);
-    }
-    const Eigen::PartialPivLU<Eigen::MatrixXd> T(chart.transform(a));
-    C.middleRows(n, n) = -T.solve(g_by_qt);
-    C.block(n, n, n, n) = T.inverse();
-    const Eigen::MatrixXd Ct = C.transpose();
-    const auto carry = [&Ct](auto& m) {
-      for (Eigen::Index j = 0; j < m.cols(); ++j) {
-        for (Eigen::Index i = 0; i < m.rows(); ++i) {
-          m(i, j).derivatives() = Eigen::VectorXd(Ct * m(i, j).derivatives());
-        }
+  Eigen::MatrixXd g_by_qt = Eigen::MatrixXd::Zero(n, directions);
+  for (int r = 0; r < k; ++r) {
+    g_by_qt.row(r).head(n) = chart.scale() * work.g(r).derivatives().head(n).transpose();
+    g_by_qt(r, 2 * n) = chart.scale() * work.g(r).derivatives()(2 * n);
+  }
+  const Eigen::PartialPivLU<Eigen::MatrixXd> T(chart.transform(a));
+  C.middleRows(n, n) = -T.solve(g_by_qt);
+  C.block(n, n, n, n) = T.inverse();
+  const Eigen::MatrixXd Ct = C.transpose();
+  const auto carry = [&Ct](auto& m) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        m(i, j).derivatives() = DualDerivatives(Ct * m(i, j).derivatives());
       }
-    };
-    carry(work.A);
-    carry(work.c);
-    carry(work.grad_V);
-    carry(work.Q);
-    carry(work.f);
-    carry(work.J);
-    carry(work.f_t);
-    carry(work.d);
-    carry(work.a);
-    carry(work.g_rate);
-    carry(work.curl);
-  }
+    }
+  };
+  carry(work.A);
+  carry(work.c);
+  carry(work.grad_V);
+  carry(work.Q);
+  carry(work.f);
+  carry(work.J);
+  carry(work.f_t);
+  carry(work.d);
+  carry(work.a);
+  carry(work.g_rate);
+  carry(work.curl);
   Eigen::Matrix<Dual, Eigen::Dynamic, 1> v(n), qdd, nu_dot;
-  for (int i = 0; i < n; ++i) v(i) = Dual(x.v(i), Eigen::VectorXd(C.row(n + i).transpose()));
-  if (k > 0) {
-    Eigen::Matrix<Dual, Eigen::Dynamic, 1> nu(k);
-    for (int r = 0; r < k; ++r) nu(r) = Dual(y(n + r), Eigen::VectorXd::Unit(directions, n + r));
-    work.Q += medium_force<Dual>(work, v, pushing, medium);
-    kinematic_dynamics<Dual>(work, nu, chart.scale(), medium, qdd, nu_dot, row_damping);
-  } else {
-    qdd = acceleration<Dual>(work, v, in_medium, pushing, medium, nullptr);
-  }
+  for (int i = 0; i < n; ++i) v(i) = Dual(x.v(i), DualDerivatives(C.row(n + i).transpose()));
+  Eigen::Matrix<Dual, Eigen::Dynamic, 1> nu(k);
+  for (int r = 0; r < k; ++r) nu(r) = Dual(y(n + r), DualDerivatives::Unit(directions, n + r));
+  work.Q += medium_force<Dual>(work, v, pushing, medium);
+  kinematic_dynamics<Dual>(work, nu, chart.scale(), medium, qdd, nu_dot, row_damping);
   const auto w_dot = chart.rate<Dual>(nu_dot, qdd);
-  jac.resize(2 * n, 2 * n);
-  dfdt.resize(2 * n);
   jac.topRows(n) = C.block(n, 0, n, 2 * n);
   dfdt.head(n) = C.block(n, 2 * n, n, 1);
   for (int i = 0; i < n; ++i) {

@@ -24,6 +24,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "solvers/small_lu.hpp"
+
 namespace crbench {
 
 class RosenbrockDense {
@@ -41,8 +43,10 @@ class RosenbrockDense {
     last_rejected_ = false;
   }
 
-  // Rhs: Eigen::VectorXd (double t, const Eigen::VectorXd& x).
+  // Rhs: void (double t, const Eigen::VectorXd& x, Eigen::VectorXd& dxdt), dxdt already sized.
   // Jac: void (double t, const Eigen::VectorXd& x, Eigen::MatrixXd& J, Eigen::VectorXd& dfdt).
+  // Every vector and matrix of a step is a member, sized at the first step: a step allocates
+  // nothing when rhs and jac do not.
   template <class Rhs, class Jac>
   std::pair<double, double> do_step(Rhs&& rhs, Jac&& jac) {
     t_old_ = t_;
@@ -55,10 +59,15 @@ class RosenbrockDense {
   }
 
   // The dense output on [t_old, t].
-  Eigen::VectorXd calc_state(double t) const {
+  void calc_state(double t, Eigen::VectorXd& out) const {
     const double s = (t - t_old_) / (t_ - t_old_);
     const double s1 = 1.0 - s;
-    return x_old_ * s1 + s * (x_ + s1 * (cont3_ + s * cont4_));
+    out = x_old_ * s1 + s * (x_ + s1 * (cont3_ + s * cont4_));
+  }
+  Eigen::VectorXd calc_state(double t) const {
+    Eigen::VectorXd out;
+    calc_state(t, out);
+    return out;
   }
 
   double current_time() const { return t_; }
@@ -98,37 +107,51 @@ class RosenbrockDense {
     const double t = t_old_;
     const Eigen::VectorXd& x = x_old_;
     const Eigen::Index n = x.size();
+    if (dxdt_.size() != n) resize(n);
 
-    const Eigen::VectorXd dxdt = rhs(t, x);
-    Eigen::MatrixXd J(n, n);
-    Eigen::VectorXd dfdt(n);
-    jac(t, x, J, dfdt);
-    const Eigen::MatrixXd W = Eigen::MatrixXd::Identity(n, n) / (gamma * dt) - J;
+    rhs(t, x, dxdt_);
+    jac(t, x, J_, dfdt_);
     // Rows equilibrated before partial pivoting (Golub & Van Loan, Matrix Computations, §3.5.2):
     // a stiff row (entries of order βN) would otherwise be chosen as the pivot of columns it only
     // couples weakly, and the round-off of its right-hand side, harmless to its own component,
     // would spread to the others.
-    const Eigen::VectorXd row_scale = W.rowwise().lpNorm<Eigen::Infinity>().cwiseInverse();
-    const Eigen::PartialPivLU<Eigen::MatrixXd> scaled_lu(row_scale.asDiagonal() * W);
-    const auto lu_solve = [&](const Eigen::VectorXd& b) -> Eigen::VectorXd {
-      return scaled_lu.solve(row_scale.cwiseProduct(b));
+    W_ = -J_;
+    W_.diagonal().array() += 1.0 / (gamma * dt);
+    row_scale_ = W_.rowwise().lpNorm<Eigen::Infinity>().cwiseInverse();
+    W_ = row_scale_.asDiagonal() * W_;
+    scaled_lu_.compute(W_);
+    // g = W⁻¹ b for the b in b_.
+    const auto lu_solve = [&](Eigen::VectorXd& g) {
+      b_ = row_scale_.cwiseProduct(b_);
+      solve_small_lu(scaled_lu_, b_, solve_work_);
+      g = b_;
     };
 
-    g1_ = lu_solve(dxdt + dt * d1 * dfdt);
-    Eigen::VectorXd f = rhs(t + c2 * dt, x + a21 * g1_);
-    g2_ = lu_solve(f + dt * d2 * dfdt + c21 * g1_ / dt);
-    f = rhs(t + c3 * dt, x + a31 * g1_ + a32 * g2_);
-    g3_ = lu_solve(f + dt * d3 * dfdt + (c31 * g1_ + c32 * g2_) / dt);
-    f = rhs(t + c4 * dt, x + a41 * g1_ + a42 * g2_ + a43 * g3_);
-    g4_ = lu_solve(f + dt * d4 * dfdt + (c41 * g1_ + c42 * g2_ + c43 * g3_) / dt);
-    Eigen::VectorXd x_tmp = x + a51 * g1_ + a52 * g2_ + a53 * g3_ + a54 * g4_;
-    f = rhs(t + dt, x_tmp);
-    g5_ = lu_solve(f + (c51 * g1_ + c52 * g2_ + c53 * g3_ + c54 * g4_) / dt);
-    x_tmp += g5_;
-    f = rhs(t + dt, x_tmp);
-    const Eigen::VectorXd x_err =
-        lu_solve(f + (c61 * g1_ + c62 * g2_ + c63 * g3_ + c64 * g4_ + c65 * g5_) / dt);
-    const Eigen::VectorXd x_new = x_tmp + x_err;
+    b_ = dxdt_ + dt * d1 * dfdt_;
+    lu_solve(g1_);
+    x_tmp_ = x + a21 * g1_;
+    rhs(t + c2 * dt, x_tmp_, f_);
+    b_ = f_ + dt * d2 * dfdt_ + c21 * g1_ / dt;
+    lu_solve(g2_);
+    x_tmp_ = x + a31 * g1_ + a32 * g2_;
+    rhs(t + c3 * dt, x_tmp_, f_);
+    b_ = f_ + dt * d3 * dfdt_ + (c31 * g1_ + c32 * g2_) / dt;
+    lu_solve(g3_);
+    x_tmp_ = x + a41 * g1_ + a42 * g2_ + a43 * g3_;
+    rhs(t + c4 * dt, x_tmp_, f_);
+    b_ = f_ + dt * d4 * dfdt_ + (c41 * g1_ + c42 * g2_ + c43 * g3_) / dt;
+    lu_solve(g4_);
+    x_tmp_ = x + a51 * g1_ + a52 * g2_ + a53 * g3_ + a54 * g4_;
+    rhs(t + dt, x_tmp_, f_);
+    b_ = f_ + (c51 * g1_ + c52 * g2_ + c53 * g3_ + c54 * g4_) / dt;
+    lu_solve(g5_);
+    x_tmp_ += g5_;
+    rhs(t + dt, x_tmp_, f_);
+    b_ = f_ + (c61 * g1_ + c62 * g2_ + c63 * g3_ + c64 * g4_ + c65 * g5_) / dt;
+    lu_solve(x_err_);
+    Eigen::VectorXd& x_new = x_tmp_;
+    x_new += x_err_;
+    const Eigen::VectorXd& x_err = x_err_;
 
     // RMS of err_i / (atol + rtol·max(|x_old,i|, |x_new,i|)).
     double err = 0.0;
@@ -168,9 +191,22 @@ class RosenbrockDense {
     return false;
   }
 
+  void resize(Eigen::Index n) {
+    for (Eigen::VectorXd* v : {&dxdt_, &dfdt_, &row_scale_, &b_, &f_, &x_tmp_, &x_err_, &g1_, &g2_,
+                               &g3_, &g4_, &g5_, &cont3_, &cont4_, &solve_work_}) {
+      v->resize(n);
+    }
+    J_.resize(n, n);
+    W_.resize(n, n);
+    scaled_lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(n);
+  }
+
   Eigen::VectorXd atol_;
   double rtol_, max_dt_;
   Eigen::VectorXd x_, x_old_, g1_, g2_, g3_, g4_, g5_, cont3_, cont4_;
+  Eigen::VectorXd dxdt_, dfdt_, row_scale_, b_, f_, x_tmp_, x_err_, solve_work_;
+  Eigen::MatrixXd J_, W_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> scaled_lu_;
   double t_ = 0.0, t_old_ = 0.0, dt_ = 0.0, dt_old_ = 0.0, err_old_ = 0.0;
   bool first_step_ = true, last_rejected_ = false;
   long attempts_ = 0, rejected_ = 0;

@@ -97,7 +97,7 @@ inline void check_realization_jacobian(const Model& model, const State& x, Modes
     model.evaluate(y, modes, p);
     return acceleration<double>(p, y.v, in_medium, pushing, medium, nullptr);
   };
-  PointT<Dual> work;
+  RealizationJacobianWork work;
   Eigen::MatrixXd jac;
   Eigen::VectorXd dfdt;
   const VelocityChart identity = VelocityChart::identity(model.dof());

@@ -391,7 +391,7 @@ TEST_CASE(
         dy << s.v, chart.rate<double>(nu_dot, qdd);
         return dy;
       };
-      PointT<Dual> work;
+      RealizationJacobianWork work;
       Eigen::MatrixXd jac;
       Eigen::VectorXd dfdt;
       realization_jacobian(*model, chart, x.t, y, {}, {}, {}, medium, work, jac, dfdt);

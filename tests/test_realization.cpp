@@ -245,7 +245,7 @@ TEST_CASE("realization Jacobian by AD matches finite differences of the right-ha
   const std::vector<char> all{1, 1};
   const Medium medium{.mass = 0.0, .damping = 30.0, .stiffness = 500.0, .obstacle = false};
   testing::check_realization_jacobian(*model, x, modes, all, all, medium);
-  PointT<Dual> work;
+  RealizationJacobianWork work;
   Eigen::MatrixXd jac;
   Eigen::VectorXd dfdt;
   CHECK_THROWS_AS(

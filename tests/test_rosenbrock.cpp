@@ -15,8 +15,8 @@ struct Outcome {
 Outcome solve(double lambda, double rtol) {
   crbench::RosenbrockDense stepper(Eigen::VectorXd::Constant(1, 1e-14), rtol, 0.0);
   stepper.initialize(Eigen::VectorXd::Zero(1), 0.0, 1e-6);
-  const auto rhs = [lambda](double t, const Eigen::VectorXd& y) {
-    return Eigen::VectorXd::Constant(1, -lambda * (y(0) - std::sin(t)) + std::cos(t));
+  const auto rhs = [lambda](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dydt) {
+    dydt(0) = -lambda * (y(0) - std::sin(t)) + std::cos(t);
   };
   const auto jacobian = [lambda](double t, const Eigen::VectorXd&, Eigen::MatrixXd& J,
                                  Eigen::VectorXd& dfdt) {
