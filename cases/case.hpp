@@ -263,6 +263,9 @@ inline constexpr int kMaxDualDof = 16;
 using DualDerivatives = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 2 * kMaxDualDof + 1, 1>;
 using Dual = Eigen::AutoDiffScalar<DualDerivatives>;
 
+// The sparse form of a model's terms (cases/sparse_terms.hpp), for the solvers that can use it.
+struct SparseTerms;
+
 // The type-erased case with its parameters bound; built by the registry.
 class Model {
  public:
@@ -331,6 +334,10 @@ class Model {
   virtual State initial_state() const = 0;
   virtual double horizon() const = 0;
   virtual Facts facts() const = 0;
+
+  // Fills `out` and returns true when the model has a sparse form (a chain case, see
+  // cases/sparse_terms.hpp); the dense evaluate stays available for every model.
+  virtual bool sparse_terms(const State& /*x*/, SparseTerms& /*out*/) const { return false; }
 
   // The modes that hold at x: +1 where s_j > 0, −1 where s_j ≤ 0. The second form fills `modes`
   // through the workspace `s` (no allocation once both have their sizes).

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cases/registry.hpp"
+#include "solvers/chain_model.hpp"
 #include "solvers/dynamics.hpp"
 
 namespace crbench {
@@ -12,6 +13,13 @@ namespace crbench {
 template <Case C>
 CaseEntry case_entry() {
   return {case_info<C>(), [](const ParamValues& p) { return std::make_unique<CaseModel<C>>(p); }};
+}
+
+// The registry entry of a chain case (solvers/chain_model.hpp); its CaseInfo gives the sizes at
+// the default parameters.
+template <class C>
+CaseEntry chain_entry() {
+  return {C::info(), [](const ParamValues& p) { return std::make_unique<ChainModel<C>>(p); }};
 }
 
 }  // namespace crbench

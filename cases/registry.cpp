@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "cases/ball_chain.hpp"
 #include "cases/bouncing_ball_penalty.hpp"
 #include "cases/bouncing_ball_siconos.hpp"
 #include "cases/chaplygin_sled.hpp"
@@ -43,6 +44,7 @@ std::deque<CaseEntry>& registry() {
       case_entry<cases::UnilateralSkate>(),
       case_entry<cases::SkateWall>(),
       case_entry<cases::RoughDisk>(),
+      chain_entry<cases::BallChain>(),
   };
   return cases;
 }

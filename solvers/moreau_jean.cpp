@@ -29,6 +29,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cases/sparse_terms.hpp"
 #include "solvers/dynamics.hpp"
 #include "solvers/lcp.hpp"
 
@@ -140,7 +141,6 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
 
   Point point;
   Eigen::MatrixXd dF_dq, dF_dv, W;
-  Eigen::PartialPivLU<Eigen::MatrixXd> W_lu(n);
   Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m);
   Eigen::VectorXd lambda = Eigen::VectorXd::Zero(m);
   Eigen::VectorXd mu = Eigen::VectorXd::Zero(m);
@@ -196,12 +196,119 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   State at_next{x.t, x.q, x.v};
   Eigen::VectorXd F_next(n), F_now(n), rhs(n), v_next(n), v_free(n), pivots(n), column(n);
   Eigen::VectorXd rate(m), rate_next(m), f_next(m);
-  Eigen::VectorXd P(max_rows), b(max_rows);
-  Eigen::MatrixXd G(max_rows, n), Winv_Gt(n, max_rows), D(max_rows, max_rows);
-  Eigen::LDLT<Eigen::MatrixXd> A_ldlt(n);
+  Eigen::VectorXd P(max_rows), b(max_rows), normal_norm(max_rows);
+  // The sparse form (a chain case, cases/sparse_terms.hpp) when the model has one and the step
+  // needs nothing it leaves out (kinematic rows, force switches): W = A = diag(mass), and a step
+  // costs O(n) plus the LCP of its active contacts. The dense workspace is then not allocated
+  // (three n×n matrices at n = 1000 are 24 MB).
+  SparseTerms terms, terms_next;
+  const bool sparse =
+      model.kinematic_count() == 0 && model.switch_count() == 0 && model.sparse_terms(x, terms);
+  const Eigen::Index dense_n = sparse ? 0 : n;
+  const Eigen::Index dense_rows = sparse ? 0 : max_rows;
+  Eigen::MatrixXd G(dense_rows, dense_n), Winv_Gt(dense_n, dense_rows), D(dense_rows, dense_rows);
+  Eigen::MatrixXd D_active;  // the sparse step's Delassus matrix, sized at its first LCP
+  Eigen::LDLT<Eigen::MatrixXd> A_ldlt(dense_n);
+  Eigen::PartialPivLU<Eigen::MatrixXd> W_lu(dense_n);
   std::vector<int> active, equality_rows;
   active.reserve(static_cast<std::size_t>(m));
   equality_rows.reserve(static_cast<std::size_t>(model.kinematic_count()));
+  // One step in the sparse form: the free velocity, the active set, the impulses P on it and
+  // q̇_{k+1}, as in the dense step with W = diag(mass) and ∂F = 0; sets rate, rate_next and the
+  // active rows' |∇f|_{A⁻¹}. False when the step failed (record.status says why).
+  using SparseRow = Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator;
+  const auto sparse_step = [&](double t_next, double dt, Eigen::Index& active_rows) {
+    model.sparse_terms(x, terms);
+    at_next.t = t_next;
+    at_next.q = x.q;
+    at_next.v = x.v;
+    model.sparse_terms(at_next, terms_next);
+    force_evaluations += 2;
+    v_next = dt * (theta * terms_next.force + (1.0 - theta) * terms.force);
+    v_next = v_next.cwiseQuotient(terms.mass);
+    v_next += x.v;
+    if (!v_next.allFinite()) {
+      record.status = "non_finite";
+      record.reason = "non-finite free velocity in the step from t = " + format_number(x.t);
+      return false;
+    }
+    rate.noalias() = terms.J * x.v;
+    rate += terms.f_t;
+    active.clear();
+    for (int i = 0; i < m; ++i) {
+      if (terms.f(i) + gamma * dt * rate(i) <= 0.0) active.push_back(i);
+    }
+    impulse.setZero();
+    lambda.setZero();
+    mu.setZero();
+    active_rows = static_cast<Eigen::Index>(active.size());
+    if (active_rows == 0) return true;
+    const auto row = [&](Eigen::Index r) { return active[static_cast<std::size_t>(r)]; };
+    for (Eigen::Index r = 0; r < active_rows; ++r) {
+      b(r) = terms.J.row(row(r)).dot(v_next) + terms.f_t(row(r)) + e * rate(row(r));
+      double norm = 0.0;
+      for (SparseRow it(terms.J, row(r)); it; ++it) {
+        norm += it.value() * it.value() / terms.mass(it.col());
+      }
+      normal_norm(r) = std::sqrt(norm);
+    }
+    if (b.head(active_rows).minCoeff() >= 0.0) {
+      // Nothing approaches: P = 0 solves the LCP (and is what its solvers return).
+      P.head(active_rows).setZero();
+    } else if (active_rows == 1) {
+      double D00 = 0.0;  // summed as the dense step sums G W⁻¹ Gᵀ, not squared back from a root
+      for (SparseRow it(terms.J, row(0)); it; ++it) {
+        D00 += it.value() * (it.value() / terms.mass(it.col()));
+      }
+      if (!(D00 > 0.0)) {
+        record.status = "singular_active_set";
+        record.reason = "J W^-1 J^T = " + format_number(D00) + " at t = " + format_number(x.t);
+        return false;
+      }
+      P(0) = std::max(0.0, -b(0) / D00);
+    } else {
+      // D = J_I A⁻¹ J_Iᵀ from the rows' nonzeros (rows that share no column give 0).
+      if (D_active.rows() < active_rows) D_active.resize(active_rows, active_rows);
+      for (Eigen::Index r = 0; r < active_rows; ++r) {
+        for (Eigen::Index c = 0; c < active_rows; ++c) {
+          double sum = 0.0;
+          SparseRow a(terms.J, row(r)), z(terms.J, row(c));
+          while (a && z) {
+            if (a.col() < z.col()) {
+              ++a;
+            } else if (z.col() < a.col()) {
+              ++z;
+            } else {
+              sum += a.value() * (z.value() / terms.mass(a.col()));
+              ++a;
+              ++z;
+            }
+          }
+          D_active(r, c) = sum;
+        }
+      }
+      ++lcp_solves;
+      const auto lcp = solve_lcp(D_active.topLeftCorner(active_rows, active_rows),
+                                 b.head(active_rows), 1e-12, 1.0, lcp_options);
+      if (!lcp) {
+        record.status = "lcp_failure";
+        record.reason = "no impulse solves the step complementarity at t = " + format_number(x.t);
+        return false;
+      }
+      P.head(active_rows) = lcp->x;
+      lcp_iterations += lcp->iterations;
+    }
+    for (Eigen::Index r = 0; r < active_rows; ++r) {
+      if (P(r) == 0.0) continue;
+      for (SparseRow it(terms.J, row(r)); it; ++it) {
+        v_next(it.col()) += P(r) * it.value() / terms.mass(it.col());
+      }
+    }
+    rate_next.noalias() = terms.J * v_next;
+    rate_next += terms.f_t;
+    return true;
+  };
+
   const WallTimeBudget wall_time(started, settings.max_wall_time);
   for (long k = 0; k < step_count; ++k) {
     if (k % 256 == 0 && wall_time.exceeded()) {
@@ -214,165 +321,179 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
     const double t_next =
         k + 1 == step_count ? settings.t_end : t0 + static_cast<double>(k + 1) * h;
     const double dt = t_next - x.t;
-    model.modes_at(x, modes, switching_work);
-    model.evaluate(x, modes, point);
-    model.force_jacobians(x, modes, dF_dq, dF_dv);
-    // F(t_{k+1}, ·) in the mode of the predicted end state q_k + h q̇_k, so that a force switch
-    // inside the step enters the θ-average.
-    predicted.t = t_next;
-    predicted.q = x.q + dt * x.v;
-    predicted.v = x.v;
-    model.modes_at(predicted, modes_next, switching_work);
-    at_next.t = t_next;
-    at_next.q = x.q;
-    at_next.v = x.v;
-    model.free_force(at_next, modes_next, F_next);
-    force_evaluations += 2;
-
-    W = point.A - dt * theta * dF_dv - dt * dt * theta * theta * dF_dq;
-    W_lu.compute(W);
-    // A zero pivot of the LU, relative to the largest (Eigen's rcond estimate reports 1 for an
-    // exactly singular W).
-    pivots = W_lu.matrixLU().diagonal().cwiseAbs();
-    if (!(pivots.minCoeff() > 1e-15 * pivots.maxCoeff())) {
-      record.status = "singular_jacobian";
-      record.reason =
-          "the step's matrix W = A - h theta dF/dv - (h theta)^2 dF/dq cannot be "
-          "factored (pivot ratio " +
-          format_number(pivots.minCoeff() / pivots.maxCoeff()) + ") at t = " + format_number(x.t);
-      break;
-    }
-    F_now = point.Q - point.grad_V - point.c;  // point.free_force() without its temporary
-    rhs.noalias() = dF_dq * x.v;
-    rhs = dt * (theta * F_next + (1.0 - theta) * F_now + dt * theta * rhs);
-    v_next = W_lu.solve(rhs);
-    v_next += x.v;
-    if (!v_next.allFinite()) {
-      record.status = "non_finite";
-      record.reason = "non-finite free velocity in the step from t = " + format_number(x.t);
-      break;
-    }
-
-    rate.noalias() = point.J * x.v;
-    rate += point.f_t;
-    active.clear();
-    for (int i = 0; i < m; ++i) {
-      if (point.f(i) + gamma * dt * rate(i) <= 0.0) active.push_back(i);
-    }
-    impulse.setZero();
-    lambda.setZero();
-    mu.setZero();
-    kinematic_impulse.setZero();
-    // The equality rows E: the two-sided kinematic rows in force, with their targets
-    // E q̇_{k+1} + b_E = −e_E g_E(q_k, q̇_k) (e_E = 0 except for a conditional row, which takes the
-    // seed's roughness law, Berezinskaya, Sorokina & Kugushev 2003 §5). v_next and every later
-    // impulse direction W⁻¹X are projected onto them (X ↦ W⁻¹X − W⁻¹Eᵀ (E W⁻¹ Eᵀ)⁻¹ E W⁻¹X).
-    // A conditional row is in force while its constraint takes an impulse in this step: it is
-    // assumed so when the constraint is active, and the step is solved again without it if the
-    // constraint's impulse comes out 0.
-    equality_rows.clear();
-    for (int r = one_sided; r < model.kinematic_count(); ++r) {
-      const int cond = model.kinematic_condition(r);
-      if (cond < 0 || (std::find(active.begin(), active.end(), cond) != active.end() &&
-                       model.slip_restitution(r) > -1.0)) {
-        equality_rows.push_back(r);
-      }
-    }
-    v_free = v_next;
-    const auto holonomic_rows = static_cast<Eigen::Index>(active.size());
-    const Eigen::Index rows = holonomic_rows + one_sided;
+    Eigen::Index holonomic_rows = 0;
+    Eigen::Index rows = 0;
     bool failed = false;
-    while (true) {
-      const auto equalities = static_cast<Eigen::Index>(equality_rows.size());
-      Eigen::MatrixXd E(equalities, n), Winv_Et;
-      Eigen::VectorXd E_target(equalities);
-      for (Eigen::Index j = 0; j < equalities; ++j) {
-        const int r = equality_rows[static_cast<std::size_t>(j)];
-        E.row(j) = point.a.row(r);
-        const double slip = model.kinematic_condition(r) >= 0 ? model.slip_restitution(r) : 0.0;
-        E_target(j) = (1.0 + slip) * point.g(r);
-      }
-      Eigen::PartialPivLU<Eigen::MatrixXd> schur;
-      v_next = v_free;
-      if (equalities > 0) {
-        Winv_Et = W_lu.solve(E.transpose());
-        schur.compute(E * Winv_Et);
-        v_next -= Winv_Et * schur.solve(E * (v_next - x.v) + E_target);
-      }
-      if (rows == 0) break;
-      // The complementarity rows: the active holonomic constraints, then the one-sided
-      // kinematic rows (all of them: a row with g > 0 gets P = 0).
-      for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
-        const int i = active[static_cast<std::size_t>(r)];
-        G.row(r) = point.J.row(i);
-        b(r) = point.J.row(i).dot(v_next) + point.f_t(i) + e * rate(i);
-      }
-      for (int r = 0; r < one_sided; ++r) {
-        G.row(holonomic_rows + r) = point.a.row(r);
-        // g at the new velocity: a q̇_{k+1} + b = a (q̇_{k+1} − q̇_k) + g(q_k, q̇_k).
-        b(holonomic_rows + r) = point.a.row(r).dot(v_next - x.v) + point.g(r);
-      }
-      // W⁻¹Gᵀ column by column through plain vectors (Eigen solves into a block through a
-      // temporary), then projected onto the equality rows.
-      for (Eigen::Index r = 0; r < rows; ++r) {
-        rhs = G.row(r).transpose();
-        column = W_lu.solve(rhs);
-        Winv_Gt.col(r) = column;
-      }
-      if (equalities > 0) {
-        const Eigen::MatrixXd Y = Winv_Gt.leftCols(rows);
-        Winv_Gt.leftCols(rows) = Y - Winv_Et * schur.solve(E * Y);
-      }
-      for (Eigen::Index r = 0; r < rows; ++r) {
-        for (Eigen::Index c = 0; c < rows; ++c) D(r, c) = G.row(r).dot(Winv_Gt.col(c));
-      }
-      if (rows == 1) {
-        if (!(D(0, 0) > 0.0)) {
-          record.status = "singular_active_set";
-          record.reason =
-              "J W^-1 J^T = " + format_number(D(0, 0)) + " at t = " + format_number(x.t);
-          failed = true;
-          break;
-        }
-        P(0) = std::max(0.0, -b(0) / D(0, 0));
-      } else {
-        ++lcp_solves;
-        const auto lcp =
-            solve_lcp(D.topLeftCorner(rows, rows), b.head(rows), 1e-12, 1.0, lcp_options);
-        if (!lcp) {
-          record.status = "lcp_failure";
-          record.reason = "no impulse solves the step complementarity at t = " + format_number(x.t);
-          failed = true;
-          break;
-        }
-        P.head(rows) = lcp->x;
-        lcp_iterations += lcp->iterations;
-      }
-      const auto without_impulse =
-          std::remove_if(equality_rows.begin(), equality_rows.end(), [&](int r) {
-            const int cond = model.kinematic_condition(r);
-            if (cond < 0) return false;
-            const auto at = std::find(active.begin(), active.end(), cond) - active.begin();
-            return !(P(at) > 0.0);
-          });
-      if (without_impulse == equality_rows.end()) {
-        for (Eigen::Index r = 0; r < rows; ++r) v_next += P(r) * Winv_Gt.col(r);
+    if (sparse) {
+      failed = !sparse_step(t_next, dt, holonomic_rows);
+      rows = holonomic_rows;
+    } else {
+      model.modes_at(x, modes, switching_work);
+      model.evaluate(x, modes, point);
+      model.force_jacobians(x, modes, dF_dq, dF_dv);
+      // F(t_{k+1}, ·) in the mode of the predicted end state q_k + h q̇_k, so that a force switch
+      // inside the step enters the θ-average.
+      predicted.t = t_next;
+      predicted.q = x.q + dt * x.v;
+      predicted.v = x.v;
+      model.modes_at(predicted, modes_next, switching_work);
+      at_next.t = t_next;
+      at_next.q = x.q;
+      at_next.v = x.v;
+      model.free_force(at_next, modes_next, F_next);
+      force_evaluations += 2;
+
+      W = point.A - dt * theta * dF_dv - dt * dt * theta * theta * dF_dq;
+      W_lu.compute(W);
+      // A zero pivot of the LU, relative to the largest (Eigen's rcond estimate reports 1 for an
+      // exactly singular W).
+      pivots = W_lu.matrixLU().diagonal().cwiseAbs();
+      if (!(pivots.minCoeff() > 1e-15 * pivots.maxCoeff())) {
+        record.status = "singular_jacobian";
+        record.reason =
+            "the step's matrix W = A - h theta dF/dv - (h theta)^2 dF/dq cannot be "
+            "factored (pivot ratio " +
+            format_number(pivots.minCoeff() / pivots.maxCoeff()) + ") at t = " + format_number(x.t);
         break;
       }
-      equality_rows.erase(without_impulse, equality_rows.end());
+      F_now = point.Q - point.grad_V - point.c;  // point.free_force() without its temporary
+      rhs.noalias() = dF_dq * x.v;
+      rhs = dt * (theta * F_next + (1.0 - theta) * F_now + dt * theta * rhs);
+      v_next = W_lu.solve(rhs);
+      v_next += x.v;
+      if (!v_next.allFinite()) {
+        record.status = "non_finite";
+        record.reason = "non-finite free velocity in the step from t = " + format_number(x.t);
+        break;
+      }
+
+      rate.noalias() = point.J * x.v;
+      rate += point.f_t;
+      active.clear();
+      for (int i = 0; i < m; ++i) {
+        if (point.f(i) + gamma * dt * rate(i) <= 0.0) active.push_back(i);
+      }
+      impulse.setZero();
+      lambda.setZero();
+      mu.setZero();
+      kinematic_impulse.setZero();
+      // The equality rows E: the two-sided kinematic rows in force, with their targets
+      // E q̇_{k+1} + b_E = −e_E g_E(q_k, q̇_k) (e_E = 0 except for a conditional row, which takes the
+      // seed's roughness law, Berezinskaya, Sorokina & Kugushev 2003 §5). v_next and every later
+      // impulse direction W⁻¹X are projected onto them (X ↦ W⁻¹X − W⁻¹Eᵀ (E W⁻¹ Eᵀ)⁻¹ E W⁻¹X).
+      // A conditional row is in force while its constraint takes an impulse in this step: it is
+      // assumed so when the constraint is active, and the step is solved again without it if the
+      // constraint's impulse comes out 0.
+      equality_rows.clear();
+      for (int r = one_sided; r < model.kinematic_count(); ++r) {
+        const int cond = model.kinematic_condition(r);
+        if (cond < 0 || (std::find(active.begin(), active.end(), cond) != active.end() &&
+                         model.slip_restitution(r) > -1.0)) {
+          equality_rows.push_back(r);
+        }
+      }
+      v_free = v_next;
+      holonomic_rows = static_cast<Eigen::Index>(active.size());
+      rows = holonomic_rows + one_sided;
+
+      while (true) {
+        const auto equalities = static_cast<Eigen::Index>(equality_rows.size());
+        Eigen::MatrixXd E(equalities, n), Winv_Et;
+        Eigen::VectorXd E_target(equalities);
+        for (Eigen::Index j = 0; j < equalities; ++j) {
+          const int r = equality_rows[static_cast<std::size_t>(j)];
+          E.row(j) = point.a.row(r);
+          const double slip = model.kinematic_condition(r) >= 0 ? model.slip_restitution(r) : 0.0;
+          E_target(j) = (1.0 + slip) * point.g(r);
+        }
+        Eigen::PartialPivLU<Eigen::MatrixXd> schur;
+        v_next = v_free;
+        if (equalities > 0) {
+          Winv_Et = W_lu.solve(E.transpose());
+          schur.compute(E * Winv_Et);
+          v_next -= Winv_Et * schur.solve(E * (v_next - x.v) + E_target);
+        }
+        if (rows == 0) break;
+        // The complementarity rows: the active holonomic constraints, then the one-sided
+        // kinematic rows (all of them: a row with g > 0 gets P = 0).
+        for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
+          const int i = active[static_cast<std::size_t>(r)];
+          G.row(r) = point.J.row(i);
+          b(r) = point.J.row(i).dot(v_next) + point.f_t(i) + e * rate(i);
+        }
+        for (int r = 0; r < one_sided; ++r) {
+          G.row(holonomic_rows + r) = point.a.row(r);
+          // g at the new velocity: a q̇_{k+1} + b = a (q̇_{k+1} − q̇_k) + g(q_k, q̇_k).
+          b(holonomic_rows + r) = point.a.row(r).dot(v_next - x.v) + point.g(r);
+        }
+        // W⁻¹Gᵀ column by column through plain vectors (Eigen solves into a block through a
+        // temporary), then projected onto the equality rows.
+        for (Eigen::Index r = 0; r < rows; ++r) {
+          rhs = G.row(r).transpose();
+          column = W_lu.solve(rhs);
+          Winv_Gt.col(r) = column;
+        }
+        if (equalities > 0) {
+          const Eigen::MatrixXd Y = Winv_Gt.leftCols(rows);
+          Winv_Gt.leftCols(rows) = Y - Winv_Et * schur.solve(E * Y);
+        }
+        for (Eigen::Index r = 0; r < rows; ++r) {
+          for (Eigen::Index c = 0; c < rows; ++c) D(r, c) = G.row(r).dot(Winv_Gt.col(c));
+        }
+        if (rows == 1) {
+          if (!(D(0, 0) > 0.0)) {
+            record.status = "singular_active_set";
+            record.reason =
+                "J W^-1 J^T = " + format_number(D(0, 0)) + " at t = " + format_number(x.t);
+            failed = true;
+            break;
+          }
+          P(0) = std::max(0.0, -b(0) / D(0, 0));
+        } else {
+          ++lcp_solves;
+          const auto lcp =
+              solve_lcp(D.topLeftCorner(rows, rows), b.head(rows), 1e-12, 1.0, lcp_options);
+          if (!lcp) {
+            record.status = "lcp_failure";
+            record.reason =
+                "no impulse solves the step complementarity at t = " + format_number(x.t);
+            failed = true;
+            break;
+          }
+          P.head(rows) = lcp->x;
+          lcp_iterations += lcp->iterations;
+        }
+        const auto without_impulse =
+            std::remove_if(equality_rows.begin(), equality_rows.end(), [&](int r) {
+              const int cond = model.kinematic_condition(r);
+              if (cond < 0) return false;
+              const auto at = std::find(active.begin(), active.end(), cond) - active.begin();
+              return !(P(at) > 0.0);
+            });
+        if (without_impulse == equality_rows.end()) {
+          for (Eigen::Index r = 0; r < rows; ++r) v_next += P(r) * Winv_Gt.col(r);
+          break;
+        }
+        equality_rows.erase(without_impulse, equality_rows.end());
+      }
+      if (!failed && rows > 0) {
+        rate_next.noalias() = point.J * v_next;
+        rate_next += point.f_t;
+        A_ldlt.compute(point.A);
+        for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
+          rhs = point.J.row(active[static_cast<std::size_t>(r)]).transpose();
+          column = A_ldlt.solve(rhs);
+          normal_norm(r) = std::sqrt(point.J.row(active[static_cast<std::size_t>(r)]).dot(column));
+        }
+      }
     }
     if (failed) break;
     if (rows > 0) {
-      rate_next.noalias() = point.J * v_next;
-      rate_next += point.f_t;
-      A_ldlt.compute(point.A);
       for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
         const int i = active[static_cast<std::size_t>(r)];
         impulse(i) = P(r);
         lambda(i) = P(r) / dt;
-        rhs = point.J.row(i).transpose();
-        column = A_ldlt.solve(rhs);
-        mu(i) = lambda(i) * std::sqrt(point.J.row(i).dot(column));
+        mu(i) = lambda(i) * normal_norm(r);
         if (P(r) > 0.0 && !had_impulse[static_cast<std::size_t>(i)]) {
           const bool impact = rate(i) < 0.0;
           record.events.push_back({.t = t_next,
@@ -445,7 +566,8 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
 
   record.final_state = x;
   record.rhs_evaluations = force_evaluations;
-  record.diagnostics["jacobian_evaluations"] = record.steps;
+  record.diagnostics["jacobian_evaluations"] = sparse ? 0 : record.steps;
+  if (sparse) record.diagnostics["sparse_step"] = true;
   record.diagnostics["lcp_solves"] = lcp_solves;
   record.diagnostics["lcp_method"] = lcp_choice;
   record.diagnostics["lcp_iterations"] = lcp_iterations;

@@ -130,6 +130,9 @@ TEST_CASE("moreau-jean steps allocate nothing on dk-plane and particle-on-circle
   // the finer one had 7 fewer on dk-plane).
   CHECK(moreau_jean_allocations_per_step(*make_model("dk-plane", {})) <= 0.01);
   CHECK(moreau_jean_allocations_per_step(*make_model("particle-on-circle", {})) <= 0.01);
+  // The sparse step of a chain case (100 balls 0.01 apart: binary impacts, one active contact).
+  CHECK(moreau_jean_allocations_per_step(
+            *make_model("ball-chain", {{"n", "100"}, {"gap", "0.01"}})) <= 0.01);
 }
 
 TEST_CASE("the allocation count sees an allocation put back into a step", "[allocations]") {

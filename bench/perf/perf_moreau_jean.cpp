@@ -2,17 +2,20 @@
 // problems on this kind of machine ; the counter `time_per_step` is the figure to compare.
 #include <benchmark/benchmark.h>
 
+#include <string>
+
 #include "cases/registry.hpp"
 #include "solvers/solver.hpp"
 
 namespace {
 
 void run_moreau_jean(benchmark::State& state, const char* case_name,
-                     std::vector<crbench::Assignment> params) {
-  const auto model = crbench::make_model(case_name, {});
+                     std::vector<crbench::Assignment> params,
+                     const std::vector<crbench::Assignment>& case_params = {}, double t_end = 0.0) {
+  const auto model = crbench::make_model(case_name, case_params);
   const crbench::Solver& solver = crbench::find_solver("moreau-jean");
   crbench::RunSettings settings;
-  settings.t_end = model->horizon();
+  settings.t_end = t_end > 0.0 ? t_end : model->horizon();
   crbench::configure_solver(solver, params, settings);
   long steps = 0;
   for (auto _ : state) {
@@ -37,5 +40,17 @@ void BM_MoreauJeanDkPlane(benchmark::State& state) {
   run_moreau_jean(state, "dk-plane", {{"h", "1e-3"}});
 }
 BENCHMARK(BM_MoreauJeanDkPlane)->Unit(benchmark::kMillisecond);
+
+// ball-chain (Newton's cradle) with n = 10, 100, 1000 balls 0.01 apart, e = 1, h = 1e-3 on
+// [0, 2]: 2000 steps in the sparse form (cases/sparse_terms.hpp), one or two contacts active in a
+// step as the impulse runs down the chain (200 binary impacts in 2 s). The cost should grow
+// like n (the O(n) vector work of a step); touching balls would make every contact active at
+// once, and their LCP is dense (see the Lcp benchmarks).
+void BM_MoreauJeanBallChain(benchmark::State& state) {
+  const std::string n = std::to_string(state.range(0));
+  run_moreau_jean(state, "ball-chain", {{"h", "1e-3"}, {"restitution", "1"}},
+                  {{"n", n}, {"gap", "0.01"}}, 2.0);
+}
+BENCHMARK(BM_MoreauJeanBallChain)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
 
 }  // namespace

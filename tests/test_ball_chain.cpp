@@ -1,0 +1,219 @@
+// ball-chain (Newton's cradle, cases/ball_chain.hpp) through every solver that takes it: the
+// conservation laws, the binary-impact outcome with gaps, the simultaneous Newton law's outcome
+// with touching balls, the penalty realization's own outcome (independent of N), and the sparse
+// Moreau–Jean step against the dense one.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+
+#include "cases/sparse_terms.hpp"
+#include "support.hpp"
+
+using namespace crbench;
+
+namespace {
+
+std::unique_ptr<Model> chain(int n, double gap) {
+  return make_model("ball-chain", {{"n", std::to_string(n)}, {"gap", format_number(gap)}});
+}
+
+Eigen::VectorXd final_velocity(const Model& model, const std::string& solver,
+                               std::vector<Assignment> params = {}) {
+  testing::SolveOptions o;
+  o.solver = solver;
+  o.solver_params = std::move(params);
+  const RunRecord r = testing::solve(model, o);
+  INFO(model.info().name << " by " << solver << ": " << r.status << " " << r.reason);
+  REQUIRE(r.status == "ok");
+  return r.final_state.v;
+}
+
+double energy(const Eigen::VectorXd& v) { return 0.5 * v.squaredNorm(); }
+
+// The same model without its sparse form: Moreau–Jean takes the dense step.
+class DenseView final : public Model {
+ public:
+  explicit DenseView(const Model& inner) : inner_(inner) {}
+  const CaseInfo& info() const override { return inner_.info(); }
+  const ParamValues& params() const override { return inner_.params(); }
+  void evaluate(const State& x, Modes modes, Point& out) const override {
+    inner_.evaluate(x, modes, out);
+  }
+  void evaluate_dual(const State& x, Modes modes, PointT<Dual>& out) const override {
+    inner_.evaluate_dual(x, modes, out);
+  }
+  using Model::constraint_values;
+  using Model::free_force;
+  using Model::switching_values;
+  void free_force(const State& x, Modes modes, Eigen::VectorXd& out) const override {
+    inner_.free_force(x, modes, out);
+  }
+  void force_jacobians(const State& x, Modes modes, Eigen::MatrixXd& dF_dq,
+                       Eigen::MatrixXd& dF_dv) const override {
+    inner_.force_jacobians(x, modes, dF_dq, dF_dv);
+  }
+  void constraint_values(double t, const Eigen::VectorXd& q, Eigen::VectorXd& out) const override {
+    inner_.constraint_values(t, q, out);
+  }
+  void kinematic_affine(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& a,
+                        Eigen::VectorXd& b) const override {
+    inner_.kinematic_affine(t, q, a, b);
+  }
+  void switching_values(const State& x, Eigen::VectorXd& out) const override {
+    inner_.switching_values(x, out);
+  }
+  Eigen::MatrixXd metric(const Eigen::VectorXd& q) const override { return inner_.metric(q); }
+  double potential(double t, const Eigen::VectorXd& q) const override {
+    return inner_.potential(t, q);
+  }
+  Eigen::VectorXd force(const State& x, Modes modes) const override {
+    return inner_.force(x, modes);
+  }
+  State initial_state() const override { return inner_.initial_state(); }
+  double horizon() const override { return inner_.horizon(); }
+  Facts facts() const override { return inner_.facts(); }
+
+ private:
+  const Model& inner_;
+};
+
+}  // namespace
+
+TEST_CASE("ball-chain keeps momentum and, with e = 1, energy in every solver", "[ball-chain]") {
+  for (const double gap : {0.0, 0.01}) {
+    for (const int n : {3, 5}) {
+      const auto model = chain(n, gap);
+      const double momentum = *model->facts().value("momentum");
+      const double kinetic = *model->facts().value("energy (e = 1)");
+      for (const std::string solver : {"event-driven", "moreau-jean"}) {
+        const Eigen::VectorXd v = final_velocity(*model, solver);
+        INFO(solver << " n = " << n << " gap = " << gap << ": v = " << v.transpose());
+        CHECK(std::abs(v.sum() - momentum) <= 1e-12);
+        CHECK(std::abs(energy(v) - kinetic) <= 1e-12);
+      }
+      // The penalty realization: each contact a one-sided spring γN f²/2 (energy kept by the
+      // exact motion; DOP853 at rtol 1e-12 keeps it to 1e-10).
+      const Eigen::VectorXd v =
+          final_velocity(*model, "realization", {{"preset", "penalty"}, {"N", "1e6"}});
+      INFO("realization n = " << n << " gap = " << gap << ": v = " << v.transpose());
+      CHECK(std::abs(v.sum() - momentum) <= 1e-12);
+      CHECK(std::abs(energy(v) - kinetic) <= 1e-10);
+    }
+  }
+}
+
+TEST_CASE(
+    "ball-chain with gaps: binary elastic impacts pass the striker's velocity to the last "
+    "ball",
+    "[ball-chain]") {
+  for (const int n : {3, 5}) {
+    const auto model = chain(n, 0.01);
+    const double v0 = *model->facts().value("last ball's velocity (e = 1)");
+    Eigen::VectorXd expected = Eigen::VectorXd::Zero(n);
+    expected(n - 1) = v0;
+    CHECK(testing::close(final_velocity(*model, "event-driven"), expected, 1e-12));
+    CHECK(testing::close(final_velocity(*model, "moreau-jean"), expected, 1e-12));
+    CHECK(
+        testing::close(final_velocity(*model, "realization", {{"preset", "penalty"}, {"N", "1e6"}}),
+                       expected, 1e-10));
+  }
+}
+
+TEST_CASE("ball-chain touching: the simultaneous Newton law gives v0 (2/n - 1, 2/n, ..., 2/n)",
+          "[ball-chain]") {
+  // The LCP of event-driven's impact and of Moreau–Jean's step at e = 1: every contact pushes,
+  // the first separates at the striker's speed and the others stay closed,
+  // f0' = 1, fk' = 0 (k >= 1); with the momentum 1 that is v_0 = 2/n - 1, v_k = 2/n: not the
+  // cradle's (0, ..., 0, 1), though momentum and energy are kept.
+  for (const int n : {3, 5}) {
+    const auto model = chain(n, 0.0);
+    Eigen::VectorXd expected = Eigen::VectorXd::Constant(n, 2.0 / n);
+    expected(0) = 2.0 / n - 1.0;
+    CHECK(testing::close(final_velocity(*model, "event-driven"), expected, 1e-12));
+    CHECK(testing::close(final_velocity(*model, "moreau-jean"), expected, 1e-12));
+  }
+}
+
+TEST_CASE("ball-chain touching: the penalty realization's outcome does not depend on N",
+          "[ball-chain]") {
+  // With equal linear springs and zero gaps the only time scale is 1/sqrt(gamma N): rescaling
+  // time leaves the outcome unchanged, so it is the N -> infinity limit itself, and it is neither
+  // the cradle's nor the simultaneous Newton law's (n = 3: v = (-0.1303, 0.1502, 0.9800)).
+  for (const int n : {3, 5}) {
+    const auto model = chain(n, 0.0);
+    const Eigen::VectorXd coarse =
+        final_velocity(*model, "realization", {{"preset", "penalty"}, {"N", "1e4"}});
+    const Eigen::VectorXd fine =
+        final_velocity(*model, "realization", {{"preset", "penalty"}, {"N", "1e6"}});
+    INFO("n = " << n << ": " << coarse.transpose() << " / " << fine.transpose());
+    CHECK(testing::close(coarse, fine, 1e-8));
+    if (n == 3) {
+      CHECK(std::abs(fine(0) - (-0.1302617)) <= 1e-6);
+      CHECK(std::abs(fine(2) - 0.9800321) <= 1e-6);
+    }
+  }
+}
+
+TEST_CASE("ball-chain: the sparse Moreau-Jean step is the dense one", "[ball-chain]") {
+  for (const double gap : {0.0, 0.01}) {
+    const auto model = chain(5, gap);
+    SparseTerms terms;
+    REQUIRE(model->sparse_terms(model->initial_state(), terms));
+    const DenseView dense(*model);
+    testing::SolveOptions o;
+    o.solver = "moreau-jean";
+    const RunRecord s = testing::solve(*model, o);
+    const RunRecord d = testing::solve(dense, o);
+    REQUIRE(s.status == "ok");
+    REQUIRE(d.status == "ok");
+    CHECK(s.diagnostics.value("sparse_step", false));
+    CHECK_FALSE(d.diagnostics.contains("sparse_step"));
+    INFO("gap " << gap << ": q difference " << (s.final_state.q - d.final_state.q).transpose()
+                << ", v difference " << (s.final_state.v - d.final_state.v).transpose());
+    CHECK(testing::close(s.final_state.q, d.final_state.q, 1e-14));
+    CHECK(testing::close(s.final_state.v, d.final_state.v, 1e-14));
+    CHECK(s.events.size() == d.events.size());
+  }
+}
+
+TEST_CASE("ball-chain: Lemke agrees with the enumeration on up to 12 simultaneous contacts",
+          "[ball-chain]") {
+  for (const int n : {3, 5, 9, 13}) {
+    const auto model = chain(n, 0.0);
+    const Eigen::VectorXd lemke = final_velocity(*model, "moreau-jean", {{"lcp", "lemke"}});
+    const Eigen::VectorXd exact = final_velocity(*model, "moreau-jean", {{"lcp", "enumeration"}});
+    INFO("n = " << n);
+    CHECK(testing::close(lemke, exact, 1e-12));
+  }
+}
+
+TEST_CASE("ball-chain: a thousand balls by the sparse Moreau-Jean step", "[ball-chain]") {
+  // 0.01 apart, to t = 2: the impulse has crossed 200 gaps, one binary impact at a time.
+  const auto model = chain(1000, 0.01);
+  testing::SolveOptions o;
+  o.solver = "moreau-jean";
+  o.t_end = 2.0;
+  const RunRecord r = testing::solve(*model, o);
+  REQUIRE(r.status == "ok");
+  CHECK(std::abs(r.final_state.v.sum() - 1.0) <= 1e-12);
+  CHECK(std::abs(energy(r.final_state.v) - 0.5) <= 1e-12);
+  // Exactly one ball moves, about 200 down the chain.
+  int moving = 0;
+  for (Eigen::Index i = 0; i < r.final_state.v.size(); ++i) moving += r.final_state.v(i) > 0.5;
+  CHECK(moving == 1);
+  CHECK(r.final_state.v.head(150).cwiseAbs().maxCoeff() <= 1e-12);
+}
+
+TEST_CASE("ball-chain: the AD Jacobian of the chain model against finite differences",
+          "[ball-chain]") {
+  const auto model = chain(4, 0.0);
+  State x = model->initial_state();
+  x.q(1) -= 1e-3;  // every contact compressed a little
+  x.q(2) -= 2e-3;
+  x.v << 0.3, -0.2, 0.1, 0.5;
+  const std::vector<int> modes;
+  const std::vector<char> all(3, 1);
+  testing::check_realization_jacobian(
+      *model, x, modes, all, all,
+      Medium{.mass = 0.0, .damping = 3.0, .stiffness = 50.0, .obstacle = false});
+}
