@@ -15,6 +15,7 @@
 #include "bench/report.hpp"
 #include "bench/run_support.hpp"
 #include "bench/study.hpp"
+#include "bench/sweep.hpp"
 #include "bench/verify.hpp"
 #include "cases/registry.hpp"
 #include "crbench/version.hpp"
@@ -232,6 +233,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   converge->add_flag("--resume", resume, "keep the points already in OUT/points.jsonl");
   converge->add_flag("--no-figures", no_figures, "skip the figures (scripts/figures.py)");
 
+  auto* sweep = app.add_subcommand(
+      "sweep", "run a sweep file: the limit model's lift-off delay over a grid (a phase map)");
+  std::string sweep_path, sweep_out, sweep_jobs_text;
+  bool sweep_resume = false, sweep_no_figures = false;
+  sweep->add_option("--sweep", sweep_path, "sweep file (JSON; see bench/studies/README.md)")
+      ->required();
+  sweep->add_option("--out", sweep_out, "output folder (default: the sweep's name)");
+  sweep->add_option("--jobs", sweep_jobs_text, "threads (default: the number of cores)");
+  sweep->add_flag("--resume", sweep_resume, "keep the points already in OUT/points.jsonl");
+  sweep->add_flag("--no-figures", sweep_no_figures, "skip the figure (scripts/figures.py)");
+
   auto* report =
       app.add_subcommand("report", "the main job: the canonical runs, written to a folder");
   std::string out_dir = "results";
@@ -278,6 +290,24 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         err << "crbench: " << result.points_internal_error
             << " points ended in internal_error (reasons in points.jsonl); the tables leave them "
                "out\n";
+        return 1;
+      }
+      return 0;
+    }
+
+    if (sweep->parsed()) {
+      const Sweep plan = load_sweep(sweep_path);
+      SweepOptions options;
+      options.out_dir = sweep_out.empty() ? plan.name : sweep_out;
+      options.jobs = jobs(sweep_jobs_text);
+      options.resume = sweep_resume;
+      options.figures = !sweep_no_figures;
+      options.log = &out;
+      const SweepResult result = run_sweep(plan, options);
+      if (result.points_internal_error > 0) {
+        err << "crbench: " << result.points_internal_error
+            << " points ended in internal_error (reasons in points.jsonl; --resume computes them "
+               "again)\n";
         return 1;
       }
       return 0;

@@ -2,27 +2,19 @@
 // study.json and the figures. Every output except the timings of the work–precision points is a
 // function of the study alone: results are assembled in point order from their JSON lines
 // (whether computed now or read back with --resume), so K and resumption do not change a byte.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "bench/convergence.hpp"
 #include "bench/ladder.hpp"
+#include "bench/points.hpp"
 #include "bench/run_support.hpp"
 #include "bench/study.hpp"
 #include "cases/registry.hpp"
@@ -31,28 +23,6 @@
 
 namespace crbench {
 namespace {
-
-// Runs a program with these arguments, stdout and stderr to `log`, and waits for it; 0 when it
-// exits with 0. No shell: the arguments (an --out path among them) are passed as they are, so
-// no quote or metacharacter in them is ever interpreted.
-int run_program(const std::vector<std::string>& args, const std::filesystem::path& log) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<char*> argv;
-  std::vector<std::string> storage(args);
-  for (auto& a : storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
@@ -145,14 +115,9 @@ class Converge {
                    "again)"
              : std::string()));
     if (options_.figures) {
-      const fs::path script = fs::path(CRBENCH_SOURCE_DIR) / "scripts/figures.py";
-      const int status =
-          run_program({"/usr/bin/python3", script.string(), out_.string()}, out_ / "figures.log");
-      result.figures_written = status == 0;
-      if (status == 0) fs::remove(out_ / "figures.log");
-      result.figures_message =
-          status == 0 ? "figures written"
-                      : "figures not written (see " + (out_ / "figures.log").string() + ")";
+      const std::string failure = run_figures(out_);
+      result.figures_written = failure.empty();
+      result.figures_message = failure.empty() ? "figures written" : failure;
       log("converge " + study_.name + ": " + result.figures_message);
     }
     return result;
@@ -376,8 +341,6 @@ class Converge {
   // Returns how many points were computed (the others were read back from points.jsonl).
   int run_points() {
     const fs::path jsonl = out_ / "points.jsonl";
-    lines_.assign(points_.size(), ojson());
-    std::vector<bool> done(points_.size(), false);
     // Work–precision timings live beside points.jsonl (timing.jsonl), so that a finished
     // points.jsonl is deterministic; an interrupted one still carries them in its lines.
     std::map<std::string, double> timings;
@@ -391,100 +354,39 @@ class Converge {
         }
       }
     }
-    if (options_.resume && fs::exists(jsonl)) {
-      std::map<std::string, std::size_t> index;
-      for (std::size_t i = 0; i < points_.size(); ++i) index[points_[i].key] = i;
-      std::ifstream in(jsonl);
-      std::string text;
-      while (std::getline(in, text)) {
-        // A line cut short by an interruption does not parse; its point is computed again.
-        const ojson line = ojson::parse(text, nullptr, false);
-        if (line.is_discarded() || !line.contains("key") || !line["key"].is_string()) continue;
-        const auto it = index.find(line["key"].get<std::string>());
-        if (it == index.end()) continue;
-        // A point that failed inside crbench (not a solver status), or that the wall-time
-        // bound stopped, is tried again.
-        const std::string status = line.value("status", std::string());
-        if (status == "internal_error" || status == "wall_time_exceeded") continue;
-        // A trajectory is kept only if its file is there and not empty (files are renamed into
-        // place when complete, but a user may have truncated one).
-        if (points_[it->second].kind == "trajectory") {
-          std::error_code missing;
-          const auto bytes = fs::file_size(out_ / line.value("file", std::string()), missing);
-          if (missing || bytes == 0) continue;
-        }
-        lines_[it->second] = line;
-        if (points_[it->second].kind == "work_precision" && !line.contains("wall_time_s")) {
-          const auto t = timings.find(points_[it->second].key);
-          lines_[it->second]["wall_time_s"] = t != timings.end() ? ojson(t->second) : ojson();
-        }
-        done[it->second] = true;
-      }
-    }
     fs::create_directories(out_ / "trajectories");
-    // Rewritten with the kept lines only, then appended to as points complete.
-    {
-      std::ostringstream rewrite;
-      for (std::size_t i = 0; i < points_.size(); ++i) {
-        if (done[i]) rewrite << lines_[i].dump() << "\n";
+    std::vector<std::string> keys;
+    for (const auto& point : points_) keys.push_back(point.key);
+    const auto keep = [this](std::size_t i, const ojson& line) {
+      // A trajectory is kept only if its file is there and not empty (files are renamed into
+      // place when complete, but a user may have truncated one).
+      if (points_[i].kind != "trajectory") return true;
+      std::error_code missing;
+      const auto bytes = fs::file_size(out_ / line.value("file", std::string()), missing);
+      return !missing && bytes != 0;
+    };
+    const auto compute_line = [this](std::size_t i) {
+      try {
+        return compute(points_[i]);
+      } catch (const std::exception& e) {
+        return ojson{{"key", points_[i].key},
+                     {"kind", points_[i].kind},
+                     {"status", "internal_error"},
+                     {"reason", e.what()}};
       }
-      write_file(jsonl, rewrite.str());
-    }
-    std::vector<std::size_t> todo;
+    };
+    PointRun run = crbench::run_points(jsonl, keys, compute_line, keep,
+                                       {.name = study_.name,
+                                        .jobs = options_.jobs,
+                                        .resume = options_.resume,
+                                        .progress_line = options_.progress_line});
+    lines_ = std::move(run.lines);
     for (std::size_t i = 0; i < points_.size(); ++i) {
-      if (!done[i]) todo.push_back(i);
-    }
-    // Each finished point is appended and flushed at once: an interrupted study keeps it.
-    std::ofstream append(jsonl, std::ios::app);
-    bool append_failed = !append;
-    std::mutex mutex;
-    std::atomic<std::size_t> next{0};
-    std::size_t finished = 0;
-    const auto start = std::chrono::steady_clock::now();
-    const auto progress = [&]() {
-      if (!options_.progress_line) return;
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double eta =
-          finished == 0 ? 0.0 : elapsed * static_cast<double>(todo.size() - finished) / finished;
-      std::fprintf(stderr, "\r%s: %zu/%zu points, %.0f s elapsed, ETA %.0f s   ",
-                   study_.name.c_str(), finished, todo.size(), elapsed, eta);
-      std::fflush(stderr);
-    };
-    const auto worker = [&]() {
-      for (;;) {
-        const std::size_t k = next.fetch_add(1);
-        if (k >= todo.size()) return;
-        const std::size_t i = todo[k];
-        ojson line;
-        try {
-          line = compute(points_[i]);
-        } catch (const std::exception& e) {
-          // Kept as a record so that the other points are still written.
-          line = {{"key", points_[i].key},
-                  {"kind", points_[i].kind},
-                  {"status", "internal_error"},
-                  {"reason", e.what()}};
-        }
-        const std::lock_guard<std::mutex> lock(mutex);
-        append << line.dump() << "\n";
-        append.flush();
-        if (!append) append_failed = true;
-        lines_[i] = std::move(line);
-        ++finished;
-        progress();
+      if (run.resumed[i] && points_[i].kind == "work_precision" &&
+          !lines_[i].contains("wall_time_s")) {
+        const auto t = timings.find(points_[i].key);
+        lines_[i]["wall_time_s"] = t != timings.end() ? ojson(t->second) : ojson();
       }
-    };
-    const int jobs = std::max(1, std::min<int>(options_.jobs, static_cast<int>(todo.size())));
-    std::vector<std::thread> threads;
-    for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads) t.join();
-    if (options_.progress_line) std::fprintf(stderr, "\n");
-    append.close();
-    if (append_failed) {
-      throw InputError("--out: cannot append to '" + jsonl.string() +
-                       "' (an unwritable folder or a full disk); the points computed are lost");
     }
     // Point order, so that a finished points.jsonl does not depend on K either (except the
     // work–precision timings).
@@ -506,7 +408,7 @@ class Converge {
       text << timing.str();
       write_file(out_ / "timing.jsonl", text.str());
     }
-    return static_cast<int>(todo.size());
+    return run.computed;
   }
 
   ojson assemble();
@@ -563,73 +465,6 @@ std::string compact_tolerances(const ParamValues& tolerances) {
     if (it != tolerances.end()) out += (out.empty() ? "" : "/") + format_number(it->second);
   }
   return out;
-}
-
-struct Table {
-  std::string title;
-  std::string caption;
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-};
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-std::string tex_field(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-std::string markdown(const Table& t) {
-  std::ostringstream md;
-  md << "| " << t.header[0];
-  for (std::size_t i = 1; i < t.header.size(); ++i) md << " | " << t.header[i];
-  md << " |\n|";
-  for (std::size_t i = 0; i < t.header.size(); ++i) md << "---|";
-  md << "\n";
-  for (const auto& r : t.rows) {
-    md << "|";
-    for (const auto& c : r) md << " " << (c.empty() ? "-" : c) << " |";
-    md << "\n";
-  }
-  return md.str();
-}
-
-void write_table(const fs::path& stem, const Table& t) {
-  {
-    std::ostringstream text;
-    text << "### " << t.title << "\n\n" << t.caption << "\n\n" << markdown(t);
-    write_file(stem.string() + ".md", text.str());
-  }
-  std::ostringstream csv;
-  for (std::size_t i = 0; i < t.header.size(); ++i) csv << (i ? "," : "") << csv_field(t.header[i]);
-  csv << "\n";
-  for (const auto& r : t.rows) {
-    for (std::size_t i = 0; i < r.size(); ++i) csv << (i ? "," : "") << csv_field(r[i]);
-    csv << "\n";
-  }
-  write_file(stem.string() + ".csv", csv.str());
-  std::ostringstream tex;
-  tex << "% " << t.title << " (crbench " << version << "; needs \\usepackage{booktabs})\n"
-      << "\\begin{table}\n\\centering\n\\caption{" << tex_field(t.caption) << "}\n"
-      << "\\begin{tabular}{l" << std::string(t.header.size() - 1, 'r') << "}\n\\toprule\n";
-  for (std::size_t i = 0; i < t.header.size(); ++i) {
-    tex << (i ? " & " : "") << tex_field(t.header[i]);
-  }
-  tex << " \\\\\n\\midrule\n";
-  for (const auto& r : t.rows) {
-    for (std::size_t i = 0; i < r.size(); ++i) tex << (i ? " & " : "") << tex_field(r[i]);
-    tex << " \\\\\n";
-  }
-  tex << "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
-  write_file(stem.string() + ".tex", tex.str());
 }
 
 ojson Converge::assemble() {

@@ -17,6 +17,7 @@
 
 #include "bench/run_support.hpp"
 #include "bench/study.hpp"
+#include "bench/sweep.hpp"
 #include "cases/registry.hpp"
 #include "crbench/version.hpp"
 #include "solvers/solver.hpp"
@@ -127,6 +128,68 @@ struct StudyOutcome {
   nlohmann::ordered_json summary;
   int internal_errors = 0;
 };
+
+// The canonical sweeps (bench/sweeps/*.json, in name order), each into out_dir/sweeps/<name>/
+// with a README and its phase map; returns the overview's lines.
+std::string canonical_sweeps(const std::filesystem::path& out_dir, int jobs,
+                             std::ostream& progress) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(fs::path(CRBENCH_SOURCE_DIR) / "bench/sweeps")) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::ostringstream overview;
+  for (const auto& file : files) {
+    const Sweep sweep = load_sweep(file.string());
+    SweepOptions options;
+    const fs::path dir = out_dir / "sweeps" / sweep.name;
+    options.out_dir = dir.string();
+    options.jobs = jobs;
+    options.log = &progress;
+    const SweepResult result = run_sweep(sweep, options);
+    const auto& s = result.summary;
+    std::ostringstream facts;
+    facts << s["points"].get<int>() << " grid points (" << s["ok"].get<int>()
+          << " with status ok); Theorem 1 applies at " << s["theorem_applies"].get<int>()
+          << ", and the lift-off is delayed at " << s["delayed"].get<int>()
+          << " of them; Proposition 1 (beta^2 >= 4 alpha gamma) holds at "
+          << s["proposition_1"]["points"].get<int>() << " of those, delayed at "
+          << s["proposition_1"]["delayed"].get<int>();
+    if (s.contains("checks")) {
+      facts << "; realization checks at N = " << format_number(s["check"]["N"].get<double>())
+            << ": " << s["checks"]["points"].get<int>() << " points, "
+            << s["checks"]["comparable"].get<int>() << " with a lift-off to compare, "
+            << s["checks"]["agree"].get<int>() << " within 10/N, "
+            << s["checks"]["flagged"].get<int>() << " flagged";
+    }
+    std::ostringstream md;
+    md << "# Sweep `" << sweep.name << "`\n\n"
+       << "Sweep file: `bench/sweeps/" << file.filename().string()
+       << "`. Run it alone with `crbench sweep --sweep bench/sweeps/" << file.filename().string()
+       << "`; a finer grid is `bench/sweeps/fine/`.\n\n"
+       << sweep.description << "\n\n"
+       << facts.str() << ". Tolerances: rtol " << format_number(sweep.rtol) << ", atol "
+       << format_number(sweep.atol) << ".\n\n";
+    if (result.figures_written) {
+      md << "![The lift-off delay over the grid](phase_map.png)\n\n"
+         << "*The delay tau - tau_classical of the limit model; hatched: Theorem 1 does not "
+            "apply (the reason is in the legend); the Proposition 1 boundary and the edge of "
+            "the region where a proposition guarantees the delay; the realization checks.*\n\n";
+    } else {
+      md << "**" << result.figures_message << ".**\n\n";
+    }
+    md << "Every point: `grid.csv` and `grid.json` (with its tolerances), `points.jsonl`.\n";
+    {
+      std::ostringstream text;
+      text << md.str();
+      write_file(dir / "README.md", text.str());
+    }
+    overview << "- [`" << sweep.name << "`](sweeps/" << sweep.name << "/README.md): " << facts.str()
+             << ".\n";
+  }
+  return overview.str();
+}
 
 // The canonical studies (bench/studies/*.json, in name order), each into
 // out_dir/studies/<name>/ with a README of its own.
@@ -354,6 +417,7 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
     write_file(out_dir / "siconos" / "README.md", text.str());
   }
   const std::vector<StudyOutcome> studies = canonical_studies(out_dir, jobs, progress);
+  const std::string sweeps = canonical_sweeps(out_dir, jobs, progress);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -416,6 +480,8 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
                             "are in the table)"
                       : std::string())
       << ": [cases/README.md](cases/README.md).\n\n"
+      << "### Phase maps of the lift-off delay\n\n"
+      << sweeps << "\n"
       << "### External reference\n\n"
       << "Siconos's BouncingBallTS against crbench's `moreau-jean` with no flags: "
          "[siconos/README.md](siconos/README.md).\n\n"
@@ -424,6 +490,8 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       << "| `studies/<study>/README.md` | a study: verdicts, figures, tables per observable |\n"
       << "| `studies/<study>/*.md, .csv, .tex, .json` | each table in four formats |\n"
       << "| `studies/<study>/points.jsonl`, `study.json` | every point and the whole analysis |\n"
+      << "| `sweeps/<sweep>/README.md`, `phase_map.png` | a phase map of the delay |\n"
+      << "| `sweeps/<sweep>/grid.csv`, `grid.json`, `points.jsonl` | every grid point |\n"
       << "| `cases/<case>/<solver>.json`, `.trajectory.csv` | one run's record and trajectory |\n"
       << "| `cases/summary.json` | the case × solver table |\n"
       << "| `siconos/` | the external reference comparison |\n"

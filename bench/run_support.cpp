@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include "cases/registry.hpp"
 #include "solvers/solver.hpp"
@@ -107,6 +109,24 @@ void write_file(const std::filesystem::path& path, std::string_view content) {
   put_in_place(partial, path, written && file, "--out");
 }
 
+// A case's horizon depends only on the case and its parameter values, and some take quadratures
+// (particle-on-circle's: 0.25 s): each is computed once per process (studies and sweeps run
+// thousands of solves of one case).
+double horizon_of(const Model& model) {
+  static std::mutex mutex;
+  static std::map<std::string, double> cache;
+  std::string key = model.info().name;
+  for (const auto& [name, value] : model.params()) key += "|" + name + "=" + format_number(value);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  const double horizon = model.horizon();
+  const std::lock_guard<std::mutex> lock(mutex);
+  return cache.emplace(key, horizon).first->second;
+}
+
 RunRecord execute(const RunRequest& request) {
   const Solver& solver = find_solver(request.solver_name);
   const std::unique_ptr<Model> model = make_model(request.case_name, request.case_assignments);
@@ -119,7 +139,7 @@ RunRecord execute(const RunRequest& request) {
   settings.atol = request.atol;
   configure_solver(solver, request.solver_assignments, settings, &model->info());
   const double t0 = model->initial_state().t;
-  settings.t_end = request.t_end.value_or(model->horizon());
+  settings.t_end = request.t_end ? *request.t_end : horizon_of(*model);
   if (!(settings.t_end > t0)) {
     throw InputError("--t-end: " + format_number(settings.t_end) +
                      " must be after the initial time " + format_number(t0));

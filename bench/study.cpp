@@ -11,6 +11,7 @@
 #include <set>
 
 #include "bench/convergence.hpp"
+#include "bench/json_fields.hpp"
 #include "bench/run_support.hpp"
 #include "cases/registry.hpp"
 #include "solvers/solver.hpp"
@@ -20,90 +21,6 @@ namespace {
 
 const std::vector<std::string> kObservables{"lift_off_time", "max_q_deviation",
                                             "final_q_deviation"};
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-// Strict reading of one JSON object: every field is checked where it is read, and a field that
-// nothing reads is an error, so that a misspelt key does not silently fall back to a default.
-class Fields {
- public:
-  Fields(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
-    if (!j_.is_object()) throw InputError(path_ + ": must be a JSON object");
-  }
-  std::string path(const std::string& key) const { return path_ + "." + key; }
-  const nlohmann::json* find(const std::string& key) {
-    accepted_.insert(key);
-    const auto it = j_.find(key);
-    return it == j_.end() ? nullptr : &*it;
-  }
-  const nlohmann::json& require(const std::string& key) {
-    const auto* x = find(key);
-    if (!x) throw InputError(path(key) + ": missing (required)");
-    return *x;
-  }
-  std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt) {
-    const auto* x = fallback ? find(key) : &require(key);
-    if (!x) return *fallback;
-    if (!x->is_string()) throw InputError(path(key) + ": must be a string");
-    return x->get<std::string>();
-  }
-  double number(const std::string& key, std::optional<double> fallback, const ParamSpec& range) {
-    const auto* x = fallback ? find(key) : &require(key);
-    if (!x) return *fallback;
-    if (!x->is_number()) {
-      throw InputError(path(key) + ": must be a number in " + range.range_text());
-    }
-    const double value = x->get<double>();
-    if (!std::isfinite(value) || !range.admits(value)) {
-      throw InputError(path(key) + ": " + format_number(value) + " is outside " +
-                       range.range_text());
-    }
-    return value;
-  }
-  void finish() const {
-    for (const auto& [key, value] : j_.items()) {
-      if (!accepted_.count(key)) {
-        std::vector<std::string> names(accepted_.begin(), accepted_.end());
-        throw InputError(path(key) + ": unknown field; the accepted fields here are " +
-                         join(names));
-      }
-    }
-  }
-
- private:
-  const nlohmann::json& j_;
-  std::string path_;
-  std::set<std::string> accepted_;
-};
-
-ParamSpec range(double min, double max, bool min_inclusive = true) {
-  ParamSpec spec;
-  spec.min = min;
-  spec.max = max;
-  spec.min_inclusive = min_inclusive;
-  return spec;
-}
-
-// {"KEY": number or string, …} → assignments (numbers printed exactly).
-std::vector<Assignment> assignments_of(const nlohmann::json* j, const std::string& path) {
-  std::vector<Assignment> out;
-  if (!j) return out;
-  if (!j->is_object()) throw InputError(path + ": must be an object of NAME: value");
-  for (const auto& [key, value] : j->items()) {
-    if (value.is_number()) {
-      out.push_back({key, format_number(value.get<double>())});
-    } else if (value.is_string()) {
-      out.push_back({key, value.get<std::string>()});
-    } else {
-      throw InputError(path + "." + key + ": must be a number or a string");
-    }
-  }
-  return out;
-}
 
 std::vector<double> number_list(const nlohmann::json& j, const std::string& path,
                                 const ParamSpec& bounds, std::size_t min_count) {
@@ -480,29 +397,11 @@ Study parse_study(const nlohmann::json& j) {
 }
 
 Study parse_study_text(std::string_view text, const std::string& origin) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError("--study: '" + origin + "' is not valid JSON (at byte " +
-                     std::to_string(e.byte) + ")");
-  } catch (const nlohmann::json::out_of_range& e) {
-    // A number beyond the range of a double (1e999).
-    throw InputError("--study: '" + origin + "' holds a number outside the range of a double (" +
-                     e.what() + ")");
-  }
-  return parse_study(j);
+  return parse_study(parse_json_text(text, origin, "--study"));
 }
 
 Study load_study(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
-    throw InputError("--study: '" + path + "' is not a file (a study file is JSON)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("--study: cannot open '" + path + "'");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_study_text(text, path);
+  return parse_study(parse_json_text(read_input_file(path, "--study"), path, "--study"));
 }
 
 }  // namespace crbench

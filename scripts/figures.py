@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""Figures of one study folder written by `crbench converge` (PNG and PDF).
+"""Figures of one study folder written by `crbench converge` or `crbench sweep` (PNG and PDF).
 
 Usage: /usr/bin/python3 scripts/figures.py DIR
 
-Reads DIR/study.json, DIR/trajectories/*.csv and DIR/work_precision.csv; writes
+A study: reads DIR/study.json, DIR/trajectories/*.csv and DIR/work_precision.csv; writes
 error_vs_N, lift_off_vs_N, collapse, near_lift_off and work_precision (.png and .pdf) into DIR.
+A sweep: reads DIR/sweep.json and DIR/grid.csv; writes phase_map (.png and .pdf).
 Everything drawn is read from those files: no number is computed here except the straight line
 of each fitted slope, drawn through the points it was fitted to.
 """
@@ -12,6 +13,7 @@ import csv
 import json
 import math
 import os
+import re
 import sys
 
 import matplotlib
@@ -19,14 +21,18 @@ import matplotlib
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "crbench"
 matplotlib.rcParams["pdf.compression"] = 6
+import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def save(fig, folder, name):
-    fig.tight_layout()
-    fig.savefig(os.path.join(folder, name + ".png"), dpi=120)
+def save(fig, folder, name, outside_legend=False):
+    if not outside_legend:
+        fig.tight_layout()
+    # A legend below the axes is kept inside the saved image.
+    box = {"bbox_inches": "tight"} if outside_legend else {}
+    fig.savefig(os.path.join(folder, name + ".png"), dpi=120, **box)
     # No creation date in the PDF, so that reruns give the same file.
-    fig.savefig(os.path.join(folder, name + ".pdf"), metadata={"CreationDate": None})
+    fig.savefig(os.path.join(folder, name + ".pdf"), metadata={"CreationDate": None}, **box)
     plt.close(fig)
 
 
@@ -243,11 +249,126 @@ def work_precision(study, folder):
     save(fig, folder, "work_precision")
 
 
+def reason_category(why):
+    """The kind of reason why Theorem 1 does not apply, without the numbers of the point."""
+    if "double zero" in why:
+        return "a double zero of z"
+    if "no zero of z" in why:
+        return "no zero of z before the horizon"
+    if "lambda" in why and ">= 0" in why:
+        return "z vanishes where lambda >= 0 (no lift-off there)"
+    return re.sub(r"-?[0-9][0-9.e+-]*", "#", why.split(" (")[0])
+
+
+def phase_map(sweep, folder):
+    """The delay over a two-axis sweep, where Theorem 1 does not apply, the propositions'
+    boundaries and the realization checks (all read from grid.csv)."""
+    import numpy as np
+    from matplotlib.colors import LogNorm
+
+    axes = sweep["axes"]
+    if len(axes) != 2:
+        return
+    rows = read_csv(os.path.join(folder, "grid.csv"))
+    xs, ys = axes[0]["values"], axes[1]["values"]
+    nx, ny = len(xs), len(ys)
+    delay = np.full((ny, nx), np.nan)
+    outside = np.zeros((ny, nx))
+    disc = np.zeros((ny, nx))
+    guaranteed = np.zeros((ny, nx))
+    reasons = {}
+    for k, r in enumerate(rows):
+        i, j = k // ny, k % ny
+        if r["theorem_applies"] == "true" and r["delay"] not in ("", "nan"):
+            delay[j, i] = float(r["delay"])
+        else:
+            outside[j, i] = 1.0
+            reason = reason_category(r["why"]) if r["why"] else "status " + r["status"]
+            reasons[reason] = reasons.get(reason, 0) + 1
+        a, b, g = float(r["alpha"]), float(r["beta"]), float(r["gamma"])
+        disc[j, i] = b * b - 4.0 * a * g
+        guaranteed[j, i] = 1.0 if r["proposition"] in ("1", "2") else 0.0
+
+    def edges(v, log):
+        v = np.asarray(v, dtype=float)
+        if log:
+            lv = np.log(v)
+            mid = (lv[1:] + lv[:-1]) / 2
+            return np.exp(np.concatenate([[2 * lv[0] - mid[0]], mid, [2 * lv[-1] - mid[-1]]]))
+        mid = (v[1:] + v[:-1]) / 2
+        return np.concatenate([[2 * v[0] - mid[0]], mid, [2 * v[-1] - mid[-1]]])
+
+    xlog = axes[0].get("spacing") == "log"
+    ylog = axes[1].get("spacing") == "log"
+    fig, ax = plt.subplots(figsize=(8, 6.2))
+    positive = delay[np.isfinite(delay) & (delay > 0)]
+    norm = LogNorm(vmin=positive.min(), vmax=positive.max()) if positive.size else None
+    mesh = ax.pcolormesh(edges(xs, xlog), edges(ys, ylog), np.ma.masked_invalid(delay),
+                         cmap="viridis", norm=norm, shading="flat")
+    fig.colorbar(mesh, ax=ax, label="lift-off delay  tau - tau_classical")
+    ax.pcolormesh(edges(xs, xlog), edges(ys, ylog), np.ma.masked_where(outside == 0, outside),
+                  cmap="Greys", vmin=0, vmax=2, shading="flat")
+    X, Y = np.meshgrid(xs, ys)
+    if outside.max() > 0:
+        ax.contourf(X, Y, outside, levels=[0.5, 1.5], colors="none", hatches=["//"])
+    handles = []
+    if disc.min() < 0 < disc.max():
+        ax.contour(X, Y, disc, levels=[0.0], colors="orange", linestyles="--", linewidths=1.5)
+        handles.append(plt.Line2D([], [], color="orange", ls="--",
+                                  label="Prop. 1 boundary  beta^2 = 4 alpha gamma (delay beyond)"))
+    if guaranteed.min() < 0.5 < guaranteed.max():
+        ax.contour(X, Y, guaranteed, levels=[0.5], colors="red", linewidths=1.2)
+        handles.append(plt.Line2D([], [], color="red",
+                                  label="edge of the region where Prop. 1 or 2 guarantees it"))
+    for reason, count in sorted(reasons.items()):
+        handles.append(matplotlib.patches.Patch(facecolor="lightgrey", hatch="//",
+                                                label="Theorem 1 does not apply: %s (%d)"
+                                                % (reason, count)))
+    agree = [(float(r[axes[0]["name"]]), float(r[axes[1]["name"]])) for r in rows
+             if r.get("check_agrees") == "true" and r.get("check_flagged") != "true"]
+    disagree = [(float(r[axes[0]["name"]]), float(r[axes[1]["name"]])) for r in rows
+                if r.get("check_N") and r.get("check_agrees") == "false"]
+    flagged = [(float(r[axes[0]["name"]]), float(r[axes[1]["name"]])) for r in rows
+               if r.get("check_flagged") == "true"]
+    if "check" in sweep:
+        n = sweep["check"]["N"]
+        if agree:
+            ax.plot(*zip(*agree), "o", mfc="white", mec="black", ms=6)
+            handles.append(plt.Line2D([], [], marker="o", mfc="white", mec="black", ls="",
+                                      label="realization N = %g within 10/N" % n))
+        if disagree:
+            ax.plot(*zip(*disagree), "x", color="red", ms=7)
+            handles.append(plt.Line2D([], [], marker="x", color="red", ls="",
+                                      label="realization N = %g not within 10/N" % n))
+        if flagged:
+            ax.plot(*zip(*flagged), "s", mfc="none", mec="orange", ms=8)
+            handles.append(plt.Line2D([], [], marker="s", mfc="none", mec="orange", ls="",
+                                      label="check flagged: discretization not below 1%"))
+    if xlog:
+        ax.set_xscale("log")
+    if ylog:
+        ax.set_yscale("log")
+    names = {"zeta": "damping ratio zeta = beta / (2 sqrt(alpha gamma))",
+             "omega0": "natural frequency omega0 = sqrt(gamma / alpha)"}
+    ax.set_xlabel(names.get(axes[0]["name"], axes[0]["name"]))
+    ax.set_ylabel(names.get(axes[1]["name"], axes[1]["name"]))
+    ax.set_title("%s: lift-off delay of the limit model (Deryabin & Kozlov 1995 Theorem 1)"
+                 % sweep["case"], fontsize=10)
+    ax.legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12),
+              ncol=1, framealpha=0.9)
+    save(fig, folder, "phase_map", outside_legend=True)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.stderr.write("usage: figures.py DIR\n")
         return 2
     folder = sys.argv[1]
+    sweep_path = os.path.join(folder, "sweep.json")
+    if os.path.exists(sweep_path):
+        with open(sweep_path) as f:
+            phase_map(json.load(f), folder)
+        return 0
     with open(os.path.join(folder, "study.json")) as f:
         study = json.load(f)
     if "lift_off_time" in study["observables"]:

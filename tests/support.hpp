@@ -1,6 +1,7 @@
 // Shared helpers for the tests: build a model, run a solver with overrides, finite differences.
 #pragma once
 
+#include <boost/math/tools/toms748_solve.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
@@ -119,6 +120,36 @@ inline void check_realization_jacobian(const Model& model, const State& x, Modes
     return qdd(y);
   });
   CHECK(close(dfdt.tail(n), time_column, 1e-7));
+}
+
+// The unit step response of α z'' + β z' + γ z = 1 from rest (α > 0, γ > 0).
+inline double step_response(double a, double b, double c, double t) {
+  if (t <= 0.0) return 0.0;
+  const double disc = b * b - 4.0 * a * c;
+  const double sigma = b / (2.0 * a);
+  if (disc < 0.0) {
+    const double w = std::sqrt(-disc) / (2.0 * a);
+    return (1.0 - std::exp(-sigma * t) * (std::cos(w * t) + sigma / w * std::sin(w * t))) / c;
+  }
+  if (disc == 0.0) return (1.0 - std::exp(-sigma * t) * (1.0 + sigma * t)) / c;
+  const double r1 = (-b + std::sqrt(disc)) / (2.0 * a), r2 = (-b - std::sqrt(disc)) / (2.0 * a);
+  return (1.0 + (r2 * std::exp(r1 * t) - r1 * std::exp(r2 * t)) / (r1 - r2)) / c;
+}
+
+// dk-plane: λ = g on [0, 1), −g after, so by superposition z = g (2 s(t − 1) − s(t)); its first
+// zero after 1 (z < 0 before) is the predicted lift-off.
+inline double dk_plane_lift_off(double a, double b, double c) {
+  const auto z = [&](double t) {
+    return 2.0 * step_response(a, b, c, t - 1.0) - step_response(a, b, c, t);
+  };
+  double lo = 1.0, hi = 1.0;
+  while (z(hi + 1e-3) < 0.0) hi += 1e-3;
+  hi += 1e-3;
+  lo = hi - 1e-3;
+  std::uintmax_t iterations = 200;
+  const auto root = boost::math::tools::toms748_solve(
+      z, lo, hi, [](double x, double y) { return std::abs(y - x) < 1e-15; }, iterations);
+  return 0.5 * (root.first + root.second);
 }
 
 // `crbench ARGS...` in-process: its exit status and what it wrote.

@@ -1,7 +1,6 @@
 // The (α,β,γ) limit model (Deryabin & Kozlov 1995 Theorem 1) against closed forms: the classical
 // and viscous lift-offs of dk-plane, the first zero of z for piecewise-constant λ solved
 // independently, the paper's counterexample, a double zero.
-#include <boost/math/tools/toms748_solve.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
@@ -22,36 +21,6 @@ RunRecord limit(const Model& model, std::vector<Assignment> params,
   o.on_sample = on_sample;
   o.output_times = std::move(grid);
   return testing::solve(model, o);
-}
-
-// The unit step response of α z'' + β z' + γ z = 1 from rest (α > 0, γ > 0).
-double step_response(double a, double b, double c, double t) {
-  if (t <= 0.0) return 0.0;
-  const double disc = b * b - 4.0 * a * c;
-  const double sigma = b / (2.0 * a);
-  if (disc < 0.0) {
-    const double w = std::sqrt(-disc) / (2.0 * a);
-    return (1.0 - std::exp(-sigma * t) * (std::cos(w * t) + sigma / w * std::sin(w * t))) / c;
-  }
-  if (disc == 0.0) return (1.0 - std::exp(-sigma * t) * (1.0 + sigma * t)) / c;
-  const double r1 = (-b + std::sqrt(disc)) / (2.0 * a), r2 = (-b - std::sqrt(disc)) / (2.0 * a);
-  return (1.0 + (r2 * std::exp(r1 * t) - r1 * std::exp(r2 * t)) / (r1 - r2)) / c;
-}
-
-// dk-plane: λ = g on [0, 1), −g after, so by superposition z = g (2 s(t − 1) − s(t)); its first
-// zero after 1 (z < 0 before) is the predicted lift-off.
-double predicted_lift_off(double a, double b, double c) {
-  const auto z = [&](double t) {
-    return 2.0 * step_response(a, b, c, t - 1.0) - step_response(a, b, c, t);
-  };
-  double lo = 1.0, hi = 1.0;
-  while (z(hi + 1e-3) < 0.0) hi += 1e-3;
-  hi += 1e-3;
-  lo = hi - 1e-3;
-  std::uintmax_t iterations = 200;
-  const auto root = boost::math::tools::toms748_solve(
-      z, lo, hi, [](double x, double y) { return std::abs(y - x) < 1e-15; }, iterations);
-  return 0.5 * (root.first + root.second);
 }
 
 }  // namespace
@@ -93,7 +62,7 @@ TEST_CASE("limit with alpha > 0 matches the closed-form z for piecewise-constant
     INFO("(alpha, beta, gamma) = (" << a << ", " << b << ", " << c << ")");
     REQUIRE(r.status == "ok");
     REQUIRE(r.lift_off_time);
-    CHECK(std::abs(*r.lift_off_time - predicted_lift_off(a, b, c)) <= 1e-12);
+    CHECK(std::abs(*r.lift_off_time - testing::dk_plane_lift_off(a, b, c)) <= 1e-12);
     CHECK(r.diagnostics.at("theorem_applies") == true);
   }
 }

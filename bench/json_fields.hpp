@@ -1,0 +1,131 @@
+// Strict reading of the JSON input files (study and sweep files): every field is checked where it
+// is read, with messages naming it ("study.models[2].solver: ...") and its accepted range.
+#pragma once
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cases/params.hpp"
+
+namespace crbench {
+
+inline std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// Strict reading of one JSON object: every field is checked where it is read, and a field that
+// nothing reads is an error, so that a misspelt key does not silently fall back to a default.
+class Fields {
+ public:
+  Fields(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j_.is_object()) throw InputError(path_ + ": must be a JSON object");
+  }
+  std::string path(const std::string& key) const { return path_ + "." + key; }
+  const nlohmann::json* find(const std::string& key) {
+    accepted_.insert(key);
+    const auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  const nlohmann::json& require(const std::string& key) {
+    const auto* x = find(key);
+    if (!x) throw InputError(path(key) + ": missing (required)");
+    return *x;
+  }
+  std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt) {
+    const auto* x = fallback ? find(key) : &require(key);
+    if (!x) return *fallback;
+    if (!x->is_string()) throw InputError(path(key) + ": must be a string");
+    return x->get<std::string>();
+  }
+  double number(const std::string& key, std::optional<double> fallback, const ParamSpec& range) {
+    const auto* x = fallback ? find(key) : &require(key);
+    if (!x) return *fallback;
+    if (!x->is_number()) {
+      throw InputError(path(key) + ": must be a number in " + range.range_text());
+    }
+    const double value = x->get<double>();
+    if (!std::isfinite(value) || !range.admits(value)) {
+      throw InputError(path(key) + ": " + format_number(value) + " is outside " +
+                       range.range_text());
+    }
+    return value;
+  }
+  void finish() const {
+    for (const auto& [key, value] : j_.items()) {
+      if (!accepted_.count(key)) {
+        std::vector<std::string> names(accepted_.begin(), accepted_.end());
+        throw InputError(path(key) + ": unknown field; the accepted fields here are " +
+                         join(names));
+      }
+    }
+  }
+
+ private:
+  const nlohmann::json& j_;
+  std::string path_;
+  std::set<std::string> accepted_;
+};
+
+inline ParamSpec range(double min, double max, bool min_inclusive = true) {
+  ParamSpec spec;
+  spec.min = min;
+  spec.max = max;
+  spec.min_inclusive = min_inclusive;
+  return spec;
+}
+
+// {"KEY": number or string, …} → assignments (numbers printed exactly).
+inline std::vector<Assignment> assignments_of(const nlohmann::json* j, const std::string& path) {
+  std::vector<Assignment> out;
+  if (!j) return out;
+  if (!j->is_object()) throw InputError(path + ": must be an object of NAME: value");
+  for (const auto& [key, value] : j->items()) {
+    if (value.is_number()) {
+      out.push_back({key, format_number(value.get<double>())});
+    } else if (value.is_string()) {
+      out.push_back({key, value.get<std::string>()});
+    } else {
+      throw InputError(path + "." + key + ": must be a number or a string");
+    }
+  }
+  return out;
+}
+
+// The JSON in `text` (from `origin`, read for the command-line flag `flag`); InputError when it is
+// not JSON or holds a number beyond the range of a double.
+inline nlohmann::json parse_json_text(std::string_view text, const std::string& origin,
+                                      const std::string& flag) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(flag + ": '" + origin + "' is not valid JSON (at byte " +
+                     std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond the range of a double (1e999).
+    throw InputError(flag + ": '" + origin + "' holds a number outside the range of a double (" +
+                     e.what() + ")");
+  }
+}
+
+// The contents of the file at `path`; InputError when it is a folder or cannot be opened.
+inline std::string read_input_file(const std::string& path, const std::string& flag) {
+  std::error_code error;
+  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
+    throw InputError(flag + ": '" + path + "' is not a file (it should be JSON)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(flag + ": cannot open '" + path + "'");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace crbench

@@ -1,0 +1,208 @@
+#include "bench/points.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "bench/run_support.hpp"
+#include "cases/params.hpp"
+#include "crbench/version.hpp"
+
+namespace crbench {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
+                    const std::function<ojson(std::size_t)>& compute,
+                    const std::function<bool(std::size_t, const ojson&)>& keep,
+                    const PointRunOptions& options) {
+  PointRun run;
+  run.lines.assign(keys.size(), ojson());
+  run.resumed.assign(keys.size(), false);
+  if (options.resume && fs::exists(jsonl)) {
+    std::map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < keys.size(); ++i) index[keys[i]] = i;
+    std::ifstream in(jsonl);
+    std::string text;
+    while (std::getline(in, text)) {
+      // A line cut short by an interruption does not parse; its point is computed again.
+      const ojson line = ojson::parse(text, nullptr, false);
+      if (line.is_discarded() || !line.contains("key") || !line["key"].is_string()) continue;
+      const auto it = index.find(line["key"].get<std::string>());
+      if (it == index.end()) continue;
+      // A point that failed inside crbench (not a solver status), or that the wall-time bound
+      // stopped, is tried again.
+      const std::string status = line.value("status", std::string());
+      if (status == "internal_error" || status == "wall_time_exceeded") continue;
+      if (!keep(it->second, line)) continue;
+      run.lines[it->second] = line;
+      run.resumed[it->second] = true;
+    }
+  }
+  // Rewritten with the kept lines only, then appended to as points complete.
+  {
+    std::ostringstream rewrite;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (run.resumed[i]) rewrite << run.lines[i].dump() << "\n";
+    }
+    write_file(jsonl, rewrite.str());
+  }
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (!run.resumed[i]) todo.push_back(i);
+  }
+  // Each finished point is appended and flushed at once: an interrupted study keeps it.
+  std::ofstream append(jsonl, std::ios::app);
+  bool append_failed = !append;
+  std::mutex mutex;
+  std::atomic<std::size_t> next{0};
+  std::size_t finished = 0;
+  const auto start = std::chrono::steady_clock::now();
+  const auto progress = [&]() {
+    if (!options.progress_line) return;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double eta =
+        finished == 0 ? 0.0 : elapsed * static_cast<double>(todo.size() - finished) / finished;
+    std::fprintf(stderr, "\r%s: %zu/%zu points, %.0f s elapsed, ETA %.0f s   ",
+                 options.name.c_str(), finished, todo.size(), elapsed, eta);
+    std::fflush(stderr);
+  };
+  const auto worker = [&]() {
+    for (;;) {
+      const std::size_t k = next.fetch_add(1);
+      if (k >= todo.size()) return;
+      const std::size_t i = todo[k];
+      ojson line;
+      try {
+        line = compute(i);
+      } catch (const std::exception& e) {
+        // Kept as a record so that the other points are still written.
+        line = {{"key", keys[i]}, {"status", "internal_error"}, {"reason", e.what()}};
+      }
+      const std::lock_guard<std::mutex> lock(mutex);
+      append << line.dump() << "\n";
+      append.flush();
+      if (!append) append_failed = true;
+      run.lines[i] = std::move(line);
+      ++finished;
+      progress();
+    }
+  };
+  const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(todo.size())));
+  std::vector<std::thread> threads;
+  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  if (options.progress_line) std::fprintf(stderr, "\n");
+  append.close();
+  if (append_failed) {
+    throw InputError("--out: cannot append to '" + jsonl.string() +
+                     "' (an unwritable folder or a full disk); the points computed are lost");
+  }
+  run.computed = static_cast<int>(todo.size());
+  return run;
+}
+
+// No shell: no quote or metacharacter in the arguments is ever interpreted.
+int run_program(const std::vector<std::string>& args, const fs::path& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<char*> argv;
+  std::vector<std::string> storage(args);
+  for (auto& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string run_figures(const fs::path& folder) {
+  const fs::path script = fs::path(CRBENCH_SOURCE_DIR) / "scripts/figures.py";
+  const int status =
+      run_program({"/usr/bin/python3", script.string(), folder.string()}, folder / "figures.log");
+  if (status != 0) return "figures not written (see " + (folder / "figures.log").string() + ")";
+  fs::remove(folder / "figures.log");
+  return "";
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+std::string tex_field(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string markdown(const Table& t) {
+  std::ostringstream md;
+  md << "| " << t.header[0];
+  for (std::size_t i = 1; i < t.header.size(); ++i) md << " | " << t.header[i];
+  md << " |\n|";
+  for (std::size_t i = 0; i < t.header.size(); ++i) md << "---|";
+  md << "\n";
+  for (const auto& r : t.rows) {
+    md << "|";
+    for (const auto& c : r) md << " " << (c.empty() ? "-" : c) << " |";
+    md << "\n";
+  }
+  return md.str();
+}
+
+void write_table(const fs::path& stem, const Table& t) {
+  {
+    std::ostringstream text;
+    text << "### " << t.title << "\n\n" << t.caption << "\n\n" << markdown(t);
+    write_file(stem.string() + ".md", text.str());
+  }
+  std::ostringstream csv;
+  for (std::size_t i = 0; i < t.header.size(); ++i) csv << (i ? "," : "") << csv_field(t.header[i]);
+  csv << "\n";
+  for (const auto& r : t.rows) {
+    for (std::size_t i = 0; i < r.size(); ++i) csv << (i ? "," : "") << csv_field(r[i]);
+    csv << "\n";
+  }
+  write_file(stem.string() + ".csv", csv.str());
+  std::ostringstream tex;
+  tex << "% " << t.title << " (crbench " << version << "; needs \\usepackage{booktabs})\n"
+      << "\\begin{table}\n\\centering\n\\caption{" << tex_field(t.caption) << "}\n"
+      << "\\begin{tabular}{l" << std::string(t.header.size() - 1, 'r') << "}\n\\toprule\n";
+  for (std::size_t i = 0; i < t.header.size(); ++i) {
+    tex << (i ? " & " : "") << tex_field(t.header[i]);
+  }
+  tex << " \\\\\n\\midrule\n";
+  for (const auto& r : t.rows) {
+    for (std::size_t i = 0; i < r.size(); ++i) tex << (i ? " & " : "") << tex_field(r[i]);
+    tex << " \\\\\n";
+  }
+  tex << "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+  write_file(stem.string() + ".tex", tex.str());
+}
+
+}  // namespace crbench

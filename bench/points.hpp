@@ -1,0 +1,57 @@
+// What the study commands (converge, sweep) share: the points run on K threads with
+// points.jsonl appended as they finish (and read back by --resume), tables in Markdown, CSV and
+// LaTeX, and the figure script run without a shell.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace crbench {
+
+struct PointRunOptions {
+  std::string name;  // the study's, for the progress line
+  int jobs = 1;
+  bool resume = false;
+  bool progress_line = false;  // "points done/total, elapsed, ETA" on stderr
+};
+
+struct PointRun {
+  std::vector<nlohmann::ordered_json> lines;  // in point order
+  std::vector<bool> resumed;                  // the line was read back from points.jsonl
+  int computed = 0;
+};
+
+// The point with `keys[i]` is read back from `jsonl` (with resume) when its line parses, its
+// status is neither internal_error nor wall_time_exceeded and `keep(i, line)` accepts it;
+// every other point is computed by `compute(i)` on options.jobs threads, its line appended and
+// flushed as it completes (an interrupted run keeps it). A compute that throws gives a line with
+// status internal_error and the message as its reason. `jsonl` is left holding the lines in
+// completion order; the caller writes the final file (point order) from the result.
+PointRun run_points(const std::filesystem::path& jsonl, const std::vector<std::string>& keys,
+                    const std::function<nlohmann::ordered_json(std::size_t)>& compute,
+                    const std::function<bool(std::size_t, const nlohmann::ordered_json&)>& keep,
+                    const PointRunOptions& options);
+
+// Runs a program with these arguments, stdout and stderr to `log`, and waits for it; 0 when it
+// exits with 0. No shell: the arguments (an --out path among them) are passed as they are.
+int run_program(const std::vector<std::string>& args, const std::filesystem::path& log);
+
+// scripts/figures.py on a folder; "" when it succeeded, else the message naming its log.
+std::string run_figures(const std::filesystem::path& folder);
+
+struct Table {
+  std::string title;
+  std::string caption;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+std::string csv_field(const std::string& s);
+std::string markdown(const Table& t);
+// stem.md, stem.csv and stem.tex.
+void write_table(const std::filesystem::path& stem, const Table& t);
+
+}  // namespace crbench

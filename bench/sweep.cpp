@@ -1,0 +1,495 @@
+#include "bench/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "bench/json_fields.hpp"
+#include "bench/points.hpp"
+#include "bench/run_support.hpp"
+#include "cases/registry.hpp"
+#include "crbench/version.hpp"
+
+namespace crbench {
+namespace {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+const std::vector<std::string> kModelNames{"alpha", "beta", "gamma", "zeta", "omega0"};
+// The bound keeps a sweep's files and run time within reason (a 200 × 200 map).
+constexpr std::size_t kMaxPoints = 40000;
+constexpr std::string_view kCasePrefix = "case.";
+
+bool is_model_name(const std::string& name) {
+  return std::find(kModelNames.begin(), kModelNames.end(), name) != kModelNames.end();
+}
+
+// One grid point: its indices along the axes and the model and case settings they give.
+struct SweepPoint {
+  std::string key;
+  std::vector<int> index;
+  std::vector<double> value;
+  double alpha = 0.0, beta = 0.0, gamma = 0.0;
+  std::vector<Assignment> case_assignments;
+  bool check = false;
+};
+
+// (α, β, γ) from the fixed values and the point's axis values; with ζ and ω₀, α is fixed
+// (default 1) and β = 2ζ α ω₀, γ = α ω₀² (ζ = β/(2√(αγ)), ω₀ = √(γ/α)).
+void set_model(const Sweep& sweep, SweepPoint& p) {
+  std::map<std::string, double> v = sweep.model;
+  for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
+    if (is_model_name(sweep.axes[a].name)) v[sweep.axes[a].name] = p.value[a];
+  }
+  if (v.count("zeta") || v.count("omega0")) {
+    const double alpha = v.count("alpha") ? v.at("alpha") : 1.0;
+    p.alpha = alpha;
+    p.gamma = alpha * v.at("omega0") * v.at("omega0");
+    p.beta = 2.0 * v.at("zeta") * alpha * v.at("omega0");
+  } else {
+    p.alpha = v.at("alpha");
+    p.beta = v.at("beta");
+    p.gamma = v.at("gamma");
+  }
+}
+
+std::vector<SweepPoint> grid_points(const Sweep& sweep) {
+  std::vector<SweepPoint> points;
+  const std::size_t n0 = sweep.axes[0].values.size();
+  const std::size_t n1 = sweep.axes.size() > 1 ? sweep.axes[1].values.size() : 1;
+  for (std::size_t i = 0; i < n0; ++i) {
+    for (std::size_t j = 0; j < n1; ++j) {
+      SweepPoint p;
+      p.index.push_back(static_cast<int>(i));
+      if (sweep.axes.size() > 1) p.index.push_back(static_cast<int>(j));
+      p.case_assignments = sweep.case_assignments;
+      for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
+        const auto& axis = sweep.axes[a];
+        p.value.push_back(axis.values[static_cast<std::size_t>(p.index[a])]);
+        p.key += (a ? ";" : "") + axis.name + "=" + format_number(p.value[a]);
+        if (!is_model_name(axis.name)) {
+          p.case_assignments.push_back(
+              {axis.name.substr(kCasePrefix.size()), format_number(p.value[a])});
+        }
+      }
+      set_model(sweep, p);
+      p.check = sweep.check.has_value() && std::all_of(p.index.begin(), p.index.end(), [&](int k) {
+                  return k % sweep.check->stride == 0;
+                });
+      points.push_back(std::move(p));
+    }
+  }
+  return points;
+}
+
+ojson number_or_null(const std::optional<double>& x) {
+  return x && std::isfinite(*x) ? ojson(*x) : ojson();
+}
+
+// Which of Deryabin & Kozlov 1995 §3's propositions the record's text names.
+std::string proposition_class(const std::string& text) {
+  if (text.rfind("Proposition 1", 0) == 0) return "1";
+  if (text.rfind("Proposition 2", 0) == 0) return "2";
+  if (text.rfind("neither", 0) == 0) return "none";
+  if (text.empty()) return "";
+  return "no zero of lambda";
+}
+
+ojson compute_point(const Sweep& sweep, const SweepPoint& p) {
+  const auto model_assignments = [&p]() {
+    return std::vector<Assignment>{{"alpha", format_number(p.alpha)},
+                                   {"beta", format_number(p.beta)},
+                                   {"gamma", format_number(p.gamma)}};
+  };
+  RunRequest limit{.case_name = sweep.case_name,
+                   .solver_name = "limit",
+                   .case_assignments = p.case_assignments,
+                   .solver_assignments = model_assignments(),
+                   .rtol = sweep.rtol,
+                   .atol = sweep.atol,
+                   .max_wall_time = sweep.max_wall_time};
+  const RunRecord r = execute(limit);
+  RunRequest classical = limit;
+  classical.solver_name = "event-driven";
+  classical.solver_assignments.clear();
+  const RunRecord c = execute(classical);
+
+  ojson line;
+  line["key"] = p.key;
+  line["index"] = p.index;
+  for (std::size_t a = 0; a < sweep.axes.size(); ++a) line[sweep.axes[a].name] = p.value[a];
+  line["alpha"] = p.alpha;
+  line["beta"] = p.beta;
+  line["gamma"] = p.gamma;
+  if (p.alpha > 0.0 && p.gamma > 0.0) {
+    line["damping_ratio"] = p.beta / (2.0 * std::sqrt(p.alpha * p.gamma));
+    line["natural_frequency"] = std::sqrt(p.gamma / p.alpha);
+  }
+  line["status"] = r.status;
+  line["reason"] = r.reason;
+  line["lift_off_time"] = number_or_null(r.lift_off_time);
+  line["classical_lift_off_time"] = number_or_null(c.lift_off_time);
+  line["delay"] =
+      r.lift_off_time && c.lift_off_time ? ojson(*r.lift_off_time - *c.lift_off_time) : ojson();
+  line["theorem_applies"] = r.diagnostics.value("theorem_applies", false);
+  line["why"] = r.diagnostics.value("why", std::string());
+  const std::string proposition = r.diagnostics.value("proposition", std::string());
+  line["proposition"] = proposition_class(proposition);
+  line["proposition_text"] = proposition;
+  const auto zeros = r.diagnostics.find("lambda_zero_time");
+  line["lambda_zero_time"] =
+      zeros != r.diagnostics.end() && zeros->is_array() && !zeros->empty() ? (*zeros)[0] : ojson();
+  line["tolerances"] = r.tolerances;
+  if (!p.check) return line;
+  // The realization at N, and again at tolerances / 100 to estimate its discretization error.
+  RunRequest realization = limit;
+  realization.solver_name = "realization";
+  realization.solver_assignments.push_back({"N", format_number(sweep.check->N)});
+  const RunRecord at_N = execute(realization);
+  realization.rtol = std::max(sweep.rtol / 100.0, kRtolSpec.min);
+  realization.atol = sweep.atol / 100.0;
+  const RunRecord tight = execute(realization);
+  ojson check;
+  check["N"] = sweep.check->N;
+  check["status"] = at_N.status;
+  check["lift_off_time"] = number_or_null(at_N.lift_off_time);
+  if (at_N.lift_off_time && tight.lift_off_time && r.lift_off_time) {
+    const double error = std::abs(*at_N.lift_off_time - *r.lift_off_time);
+    const double discretization = std::abs(*at_N.lift_off_time - *tight.lift_off_time);
+    check["error"] = error;
+    check["discretization"] = discretization;
+    // As in converge: the discretization must stay below 1% of the model error it measures.
+    check["flagged"] = !(discretization <= 0.01 * error);
+    // The realization's tolerance on the facts test (tests/test_facts.cpp): 10/N.
+    check["agrees"] = error <= 10.0 / sweep.check->N;
+  }
+  line["check"] = check;
+  return line;
+}
+
+std::string cell(const ojson& x) {
+  if (x.is_null()) return "";
+  if (x.is_boolean()) return x.get<bool>() ? "true" : "false";
+  if (x.is_number()) return format_number(x.get<double>());
+  if (x.is_string()) return x.get<std::string>();
+  return x.dump();
+}
+
+}  // namespace
+
+Sweep parse_sweep(const nlohmann::json& j) {
+  Sweep s;
+  Fields top(j, "sweep");
+  s.name = top.text("name");
+  if (s.name.empty() ||
+      s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
+    throw InputError("sweep.name: '" + s.name +
+                     "' must be non-empty and use only a-z, 0-9, '-' and '_'");
+  }
+  s.description = top.text("description", "");
+  s.case_name = top.text("case");
+  try {
+    find_case(s.case_name);
+  } catch (const InputError& e) {
+    throw InputError(std::string("sweep.case: ") + e.what());
+  }
+  s.case_assignments = assignments_of(top.find("params"), "sweep.params");
+  std::vector<ParamSpec> case_params;
+  try {
+    case_params = make_model(s.case_name, s.case_assignments)->info().params;
+  } catch (const InputError& e) {
+    throw InputError(std::string("sweep.params: ") + e.what());
+  }
+
+  const auto& axes = top.require("axes");
+  if (!axes.is_array() || axes.empty() || axes.size() > 2) {
+    throw InputError("sweep.axes: must be an array of one or two axes");
+  }
+  std::size_t points = 1;
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    const std::string path = "sweep.axes[" + std::to_string(a) + "]";
+    Fields f(axes[a], path);
+    SweepAxis axis;
+    axis.name = f.text("name");
+    const ParamSpec* spec = nullptr;
+    if (axis.name.rfind(kCasePrefix, 0) == 0) {
+      const std::string param = axis.name.substr(kCasePrefix.size());
+      for (const auto& p : case_params) {
+        if (p.name == param) spec = &p;
+      }
+      if (!spec) {
+        std::vector<std::string> names;
+        for (const auto& p : case_params) names.push_back(std::string(kCasePrefix) + p.name);
+        throw InputError(f.path("name") + ": '" + axis.name + "' is not a parameter of " +
+                         s.case_name + "; the case's are " + join(names));
+      }
+      for (const auto& assignment : s.case_assignments) {
+        if (assignment.key == param) {
+          throw InputError(f.path("name") + ": '" + param +
+                           "' is set in sweep.params too; give it in one place");
+        }
+      }
+    } else if (!is_model_name(axis.name)) {
+      throw InputError(f.path("name") + ": '" + axis.name + "' is neither a model parameter (" +
+                       join(kModelNames) + ") nor a case parameter (case.NAME)");
+    }
+    const std::string spacing = f.text("spacing", "linear");
+    if (spacing != "linear" && spacing != "log") {
+      throw InputError(f.path("spacing") + ": '" + spacing + "' must be linear or log");
+    }
+    const ParamSpec positive = range(0.0, 1e12, false);
+    const ParamSpec any = range(-1e12, 1e12);
+    const ParamSpec& bounds = spacing == "log" || is_model_name(axis.name) ? positive : any;
+    const double from = f.number("from", std::nullopt, bounds);
+    const double to = f.number("to", std::nullopt, bounds);
+    ParamSpec counts = range(2, 200);
+    counts.whole = true;
+    const int count = static_cast<int>(f.number("count", std::nullopt, counts));
+    if (!(to > from)) {
+      throw InputError(f.path("to") + ": " + format_number(to) +
+                       " must exceed from = " + format_number(from));
+    }
+    for (int k = 0; k < count; ++k) {
+      const double u = static_cast<double>(k) / (count - 1);
+      const double value = k == count - 1     ? to
+                           : spacing == "log" ? from * std::pow(to / from, u)
+                                              : from + (to - from) * u;
+      if (spec && !spec->admits(value)) {
+        throw InputError(path + ": the value " + format_number(value) + " of " + axis.name +
+                         " is outside its range " + spec->range_text());
+      }
+      axis.values.push_back(value);
+    }
+    axis.spacing = spacing;
+    f.finish();
+    for (const auto& other : s.axes) {
+      if (other.name == axis.name) {
+        throw InputError(f.path("name") + ": '" + axis.name + "' is on two axes");
+      }
+    }
+    points *= axis.values.size();
+    s.axes.push_back(std::move(axis));
+  }
+  if (points > kMaxPoints) {
+    throw InputError("sweep.axes: " + std::to_string(points) + " points; at most " +
+                     std::to_string(kMaxPoints));
+  }
+
+  if (const auto* model = top.find("model")) {
+    Fields m(*model, "sweep.model");
+    for (const auto& name : kModelNames) {
+      const double fallback = -1.0;
+      const double value = m.number(name, fallback, range(0.0, 1e12));
+      if (value != fallback) s.model[name] = value;
+    }
+    m.finish();
+  }
+  // The model must be determined, and in one way: (α, β, γ), or α with (ζ, ω₀).
+  std::set<std::string> given;
+  for (const auto& [name, value] : s.model) given.insert(name);
+  for (const auto& axis : s.axes) {
+    if (!is_model_name(axis.name)) continue;
+    if (s.model.count(axis.name)) {
+      throw InputError("sweep.model." + axis.name + ": it is an axis too; give it in one place");
+    }
+    given.insert(axis.name);
+  }
+  const bool ratio = given.count("zeta") || given.count("omega0");
+  if (ratio) {
+    for (const char* name : {"zeta", "omega0"}) {
+      if (!given.count(name)) {
+        throw InputError(std::string("sweep.model.") + name +
+                         ": with zeta or omega0 the model needs both (an axis or a fixed value)");
+      }
+    }
+    for (const char* name : {"beta", "gamma"}) {
+      if (given.count(name)) {
+        throw InputError(std::string("sweep.model.") + name +
+                         ": beta and gamma follow from zeta and omega0 (with alpha, default 1)");
+      }
+    }
+    if (s.model.count("alpha") && !(s.model.at("alpha") > 0.0)) {
+      throw InputError("sweep.model.alpha: must be positive with zeta and omega0");
+    }
+  } else {
+    for (const char* name : {"alpha", "beta", "gamma"}) {
+      if (!given.count(name)) {
+        throw InputError(std::string("sweep.model.") + name +
+                         ": neither an axis nor a fixed value (the model is (alpha, beta, gamma) "
+                         "or alpha with zeta and omega0)");
+      }
+    }
+  }
+
+  if (const auto* tol = top.find("tolerances")) {
+    Fields t(*tol, "sweep.tolerances");
+    s.rtol = t.number("rtol", s.rtol, kRtolSpec);
+    s.atol = t.number("atol", s.atol, kAtolSpec);
+    t.finish();
+  }
+  if (const auto* check = top.find("check")) {
+    Fields c(*check, "sweep.check");
+    SweepCheck sc;
+    sc.N = c.number("N", std::nullopt, range(0.0, 1e15, false));
+    ParamSpec strides = range(1, 200);
+    strides.whole = true;
+    sc.stride = static_cast<int>(c.number("stride", sc.stride, strides));
+    c.finish();
+    s.check = sc;
+  }
+  s.max_wall_time = top.number("max_wall_time", s.max_wall_time, kMaxWallTimeSpec);
+  top.finish();
+  return s;
+}
+
+Sweep parse_sweep_text(std::string_view text, const std::string& origin) {
+  return parse_sweep(parse_json_text(text, origin, "--sweep"));
+}
+
+Sweep load_sweep(const std::string& path) {
+  return parse_sweep(parse_json_text(read_input_file(path, "--sweep"), path, "--sweep"));
+}
+
+SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
+  const fs::path out = options.out_dir;
+  std::error_code error;
+  fs::create_directories(out, error);
+  if (error || !fs::is_directory(out)) {
+    throw InputError(
+        "--out: cannot create the folder '" + out.string() + "'" +
+        (error ? " (" + error.message() + ")" : std::string(" (a file is in the way)")));
+  }
+  const OutputLock lock(out);
+  const std::vector<SweepPoint> points = grid_points(sweep);
+  std::vector<std::string> keys;
+  for (const auto& p : points) keys.push_back(p.key);
+  const PointRun run = run_points(
+      out / "points.jsonl", keys, [&](std::size_t i) { return compute_point(sweep, points[i]); },
+      [](std::size_t, const ojson&) { return true; },
+      {.name = sweep.name, .jobs = options.jobs, .resume = options.resume});
+
+  SweepResult result;
+  result.points_total = static_cast<int>(points.size());
+  result.points_computed = run.computed;
+  std::ostringstream sorted;
+  for (const auto& line : run.lines) sorted << line.dump() << "\n";
+  write_file(out / "points.jsonl", sorted.str());
+
+  // grid.csv: one row per point, the axes first.
+  std::vector<std::string> header;
+  for (const auto& axis : sweep.axes) header.push_back(axis.name);
+  for (const char* name : {"alpha", "beta", "gamma", "damping_ratio", "natural_frequency", "status",
+                           "lift_off_time", "classical_lift_off_time", "delay", "theorem_applies",
+                           "why", "proposition", "lambda_zero_time"}) {
+    header.emplace_back(name);
+  }
+  if (sweep.check) {
+    for (const char* name : {"check_N", "check_status", "check_lift_off_time", "check_error",
+                             "check_discretization", "check_flagged", "check_agrees"}) {
+      header.emplace_back(name);
+    }
+  }
+  header.emplace_back("rtol");
+  header.emplace_back("atol");
+  std::ostringstream csv;
+  for (std::size_t i = 0; i < header.size(); ++i) csv << (i ? "," : "") << csv_field(header[i]);
+  csv << "\n";
+  int applies = 0, ok = 0, delayed = 0, prop1 = 0, prop1_delayed = 0, checks = 0, comparable = 0,
+      agreeing = 0, flagged = 0;
+  for (const auto& line : run.lines) {
+    const std::string status = line.value("status", std::string());
+    if (status == "internal_error") ++result.points_internal_error;
+    if (status == "ok") ++ok;
+    const bool theorem = line.value("theorem_applies", false);
+    applies += theorem;
+    const bool is_delayed =
+        line.contains("delay") && line["delay"].is_number() && line["delay"].get<double>() > 0.0;
+    delayed += theorem && is_delayed;
+    const double a = line.value("alpha", 0.0), b = line.value("beta", 0.0),
+                 g = line.value("gamma", 0.0);
+    if (theorem && b * b >= 4.0 * a * g) {
+      ++prop1;
+      prop1_delayed += is_delayed;
+    }
+    std::vector<std::string> row;
+    for (const auto& name : header) {
+      if (name.rfind("check_", 0) == 0) {
+        const ojson check = line.value("check", ojson::object());
+        row.push_back(cell(check.value(name.substr(6), ojson())));
+      } else if (name == "rtol" || name == "atol") {
+        row.push_back(cell(line.value("tolerances", ojson::object()).value(name, ojson())));
+      } else {
+        row.push_back(cell(line.value(name, ojson())));
+      }
+    }
+    if (line.contains("check")) {
+      ++checks;
+      comparable += line["check"].contains("error");
+      agreeing += line["check"].value("agrees", false);
+      flagged += line["check"].value("flagged", false);
+    }
+    for (std::size_t i = 0; i < row.size(); ++i) csv << (i ? "," : "") << csv_field(row[i]);
+    csv << "\n";
+  }
+  write_file(out / "grid.csv", csv.str());
+
+  ojson summary;
+  summary["crbench_version"] = version;
+  summary["sweep"] = sweep.name;
+  summary["description"] = sweep.description;
+  summary["case"] = sweep.case_name;
+  ojson params = ojson::object();
+  for (const auto& a : sweep.case_assignments) params[a.key] = a.value;
+  summary["params"] = params;
+  ojson axes = ojson::array();
+  for (const auto& axis : sweep.axes) {
+    axes.push_back({{"name", axis.name}, {"spacing", axis.spacing}, {"values", axis.values}});
+  }
+  summary["axes"] = axes;
+  summary["model"] = sweep.model;
+  summary["tolerances"] = {{"rtol", sweep.rtol}, {"atol", sweep.atol}};
+  if (sweep.check) summary["check"] = {{"N", sweep.check->N}, {"stride", sweep.check->stride}};
+  summary["points"] = result.points_total;
+  summary["ok"] = ok;
+  summary["theorem_applies"] = applies;
+  summary["delayed"] = delayed;  // among the points where Theorem 1 applies
+  // Proposition 1 (Deryabin & Kozlov 1995 §3): β² ≥ 4αγ (ζ ≥ 1) guarantees a delay wherever
+  // Theorem 1 applies; the map checks it at every such point.
+  summary["proposition_1"] = {{"points", prop1}, {"delayed", prop1_delayed}};
+  if (sweep.check) {
+    summary["checks"] = {
+        {"points", checks}, {"comparable", comparable}, {"agree", agreeing}, {"flagged", flagged}};
+  }
+  summary["internal_errors"] = result.points_internal_error;
+  result.summary = summary;
+  {
+    std::ostringstream text;
+    text << summary.dump(2) << "\n";
+    write_file(out / "sweep.json", text.str());
+    ojson grid = summary;
+    grid["rows"] = run.lines;
+    std::ostringstream rows;
+    rows << grid.dump(1) << "\n";
+    write_file(out / "grid.json", rows.str());
+  }
+  if (options.log) {
+    *options.log << "sweep " << sweep.name << ": " << result.points_computed << " of "
+                 << result.points_total << " points computed, " << applies
+                 << " where Theorem 1 applies, " << delayed << " delayed; Proposition 1 at "
+                 << prop1 << " points, delayed at " << prop1_delayed << "; grid in " << out.string()
+                 << "\n";
+  }
+  if (options.figures) {
+    const std::string failure = run_figures(out);
+    result.figures_written = failure.empty();
+    result.figures_message = failure.empty() ? "figures written" : failure;
+    if (options.log)
+      *options.log << "sweep " << sweep.name << ": " << result.figures_message << "\n";
+  }
+  return result;
+}
+
+}  // namespace crbench

@@ -1,0 +1,210 @@
+// crbench sweep (bench/sweep.hpp): the limit model's lift-off over a (ζ, ω₀) grid on dk-plane
+// against the closed-form z, Proposition 1 over the written grid, determinism across threads and
+// resumption, and malformed sweep files.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bench/sweep.hpp"
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using crbench::InputError;
+using nlohmann::json;
+
+namespace {
+
+json dk_plane_map(int count, bool check = false) {
+  json j = json::parse(R"({
+    "name": "t", "case": "dk-plane",
+    "axes": [{"name": "zeta", "from": 0.05, "to": 20, "count": 10, "spacing": "log"},
+             {"name": "omega0", "from": 0.1, "to": 20, "count": 10, "spacing": "log"}],
+    "model": {"alpha": 1}
+  })");
+  j["axes"][0]["count"] = count;
+  j["axes"][1]["count"] = count;
+  if (check) j["check"] = {{"N", 1e6}, {"stride", 4}};
+  return j;
+}
+
+std::string error_of(const json& j) {
+  try {
+    crbench::parse_sweep(j);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("crbench_test_sweep_" + name);
+  fs::remove_all(dir);
+  return dir;
+}
+
+crbench::SweepResult sweep(const json& j, const fs::path& dir, int jobs, bool resume = false) {
+  crbench::SweepOptions options;
+  options.out_dir = dir.string();
+  options.jobs = jobs;
+  options.resume = resume;
+  options.figures = false;
+  return crbench::run_sweep(crbench::parse_sweep(j), options);
+}
+
+std::vector<json> rows_of(const fs::path& dir) {
+  std::vector<json> rows;
+  std::ifstream in(dir / "points.jsonl");
+  for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("sweep on dk-plane: the limit's lift-off is the closed-form zero of z at sampled points",
+          "[sweep]") {
+  const fs::path dir = fresh_dir("closed_form");
+  const auto result = sweep(dk_plane_map(10), dir, 2);
+  REQUIRE(result.points_total == 100);
+  const auto rows = rows_of(dir);
+  REQUIRE(rows.size() == 100);
+  int compared = 0;
+  for (std::size_t k = 0; k < rows.size() && compared < 20; k += 3) {
+    const json& r = rows[k];
+    if (!r["lift_off_time"].is_number()) continue;
+    const double a = r["alpha"], b = r["beta"], c = r["gamma"];
+    INFO("(alpha, beta, gamma) = (" << a << ", " << b << ", " << c << ")");
+    CHECK(std::abs(r["lift_off_time"].get<double>() -
+                   crbench::testing::dk_plane_lift_off(a, b, c)) <= 1e-10);
+    CHECK(r["classical_lift_off_time"].get<double>() == Approx(1.0).margin(1e-12));
+    // ζ and ω₀ recovered from the (α, β, γ) the point ran with.
+    CHECK(r["damping_ratio"].get<double>() == Approx(r["zeta"].get<double>()).epsilon(1e-14));
+    CHECK(r["natural_frequency"].get<double>() == Approx(r["omega0"].get<double>()).epsilon(1e-14));
+    ++compared;
+  }
+  CHECK(compared == 20);
+}
+
+TEST_CASE("sweep on dk-plane: Proposition 1 holds at every grid point with zeta >= 1", "[sweep]") {
+  // Deryabin & Kozlov 1995 §3: β² ≥ 4αγ gives z < 0 beyond the first zero of λ, hence a delay;
+  // where z has no zero before the horizon the lift-off (if any) is later still.
+  const fs::path dir = fresh_dir("proposition_1");
+  const auto result = sweep(dk_plane_map(12), dir, 2);
+  int checked = 0;
+  for (const json& r : rows_of(dir)) {
+    if (!(r["damping_ratio"].get<double>() >= 1.0)) continue;
+    ++checked;
+    INFO(r.dump());
+    if (r["theorem_applies"].get<bool>()) {
+      CHECK(r["delay"].get<double>() > 0.0);
+      CHECK(r["proposition"] == "1");
+    } else {
+      CHECK_THAT(r["why"].get<std::string>(), Catch::StartsWith("no zero of z before the horizon"));
+    }
+  }
+  CHECK(checked >= 50);
+  const json summary = json::parse(read(dir / "sweep.json"));
+  CHECK(summary["proposition_1"]["points"] == summary["proposition_1"]["delayed"]);
+}
+
+TEST_CASE("sweep: the same files with 1 or 2 threads and after an interrupted run", "[sweep]") {
+  const json j = dk_plane_map(6, true);
+  const fs::path one = fresh_dir("jobs1");
+  const fs::path two = fresh_dir("jobs2");
+  sweep(j, one, 1);
+  sweep(j, two, 2);
+  for (const char* file : {"points.jsonl", "grid.csv", "grid.json", "sweep.json"}) {
+    INFO(file);
+    CHECK(read(one / file) == read(two / file));
+  }
+  // An interrupted run: half the lines kept, the last one cut in the middle.
+  const std::string full = read(one / "points.jsonl");
+  std::size_t cut = 0;
+  for (int k = 0; k < 18; ++k) cut = full.find('\n', cut) + 1;
+  {
+    std::ofstream out(two / "points.jsonl", std::ios::binary | std::ios::trunc);
+    out << full.substr(0, cut + 20);
+  }
+  const auto resumed = sweep(j, two, 2, true);
+  CHECK(resumed.points_computed == 36 - 18);
+  for (const char* file : {"points.jsonl", "grid.csv", "grid.json", "sweep.json"}) {
+    INFO(file);
+    CHECK(read(one / file) == read(two / file));
+  }
+  // The realization checks (every 4th point along each axis: 4 of 36).
+  const json summary = json::parse(read(one / "sweep.json"));
+  CHECK(summary["checks"]["points"] == 4);
+  CHECK(summary["checks"]["flagged"] == 0);
+}
+
+TEST_CASE("sweep files: a malformed one is an input error naming the field", "[sweep]") {
+  const auto with = [](const std::function<void(json&)>& edit) {
+    json j = dk_plane_map(4);
+    edit(j);
+    return error_of(j);
+  };
+  CHECK(error_of(dk_plane_map(4)).empty());
+  CHECK_THAT(with([](json& j) { j["colour"] = 1; }),
+             Catch::StartsWith("sweep.colour: unknown field"));
+  CHECK_THAT(with([](json& j) { j["axes"][0]["name"] = "eta"; }),
+             Catch::StartsWith("sweep.axes[0].name: 'eta' is neither a model parameter"));
+  CHECK_THAT(with([](json& j) { j["axes"][1]["count"] = 1; }),
+             Catch::StartsWith("sweep.axes[1].count: 1 is outside [2, 200]"));
+  CHECK_THAT(with([](json& j) { j["axes"][0]["to"] = 0.01; }),
+             Catch::StartsWith("sweep.axes[0].to: 0.01 must exceed from = 0.05"));
+  CHECK_THAT(with([](json& j) { j["axes"][0]["spacing"] = "geometric"; }),
+             Catch::StartsWith("sweep.axes[0].spacing: 'geometric' must be linear or log"));
+  CHECK_THAT(with([](json& j) { j["axes"].erase(1); }),
+             Catch::StartsWith("sweep.model.omega0: with zeta or omega0 the model needs both"));
+  CHECK_THAT(with([](json& j) { j["model"]["beta"] = 1; }),
+             Catch::StartsWith("sweep.model.beta: beta and gamma follow from zeta and omega0"));
+  CHECK_THAT(with([](json& j) { j["model"]["zeta"] = 1; }),
+             Catch::StartsWith("sweep.model.zeta: it is an axis too"));
+  CHECK_THAT(with([](json& j) {
+               j["axes"][1] = {{"name", "case.g"}, {"from", -1}, {"to", 2}, {"count", 3}};
+             }),
+             Catch::StartsWith("sweep.axes[1]: the value -1 of case.g is outside its range"));
+  CHECK_THAT(with([](json& j) { j["axes"][1]["name"] = "case.mass"; }),
+             Catch::StartsWith("sweep.axes[1].name: 'case.mass' is not a parameter of dk-plane"));
+  CHECK_THAT(
+      with([](json& j) {
+        j["axes"] = json::array({{{"name", "beta"}, {"from", 0.1}, {"to", 1}, {"count", 3}}});
+        j["model"] = {{"alpha", 1}};
+      }),
+      Catch::StartsWith("sweep.model.gamma: neither an axis nor a fixed value"));
+  CHECK_THAT(with([](json& j) {
+               j["check"] = {{"N", 0}};
+             }),
+             Catch::StartsWith("sweep.check.N: 0 is outside (0, 1e+15]"));
+  CHECK_THAT(with([](json& j) {
+               j["axes"][0]["count"] = 200;
+               j["axes"][1]["count"] = 201;
+             }),
+             Catch::StartsWith("sweep.axes[1].count: 201 is outside [2, 200]"));
+  // Through the command line: exit 2 and one line naming the field.
+  const fs::path dir = fresh_dir("malformed");
+  fs::create_directories(dir);
+  {
+    std::ofstream out(dir / "bad.json");
+    out << "{\"name\": \"t\", \"case\": \"dk-plane\", \"axes\": 3}";
+  }
+  const auto r = crbench::testing::cli(
+      {"sweep", "--sweep", (dir / "bad.json").string(), "--out", (dir / "out").string()});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("sweep.axes: must be an array of one or two axes"));
+  {
+    std::ofstream out(dir / "broken.json");
+    out << "{\"name\": ";
+  }
+  const auto broken = crbench::testing::cli({"sweep", "--sweep", (dir / "broken.json").string()});
+  CHECK(broken.status == 2);
+  CHECK_THAT(broken.err, Catch::Contains("is not valid JSON"));
+}
