@@ -129,18 +129,24 @@ struct StudyOutcome {
   int internal_errors = 0;
 };
 
+// The *.json files of a folder of the source tree, in name order.
+std::vector<std::filesystem::path> json_files(const std::string& folder) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::path(CRBENCH_SOURCE_DIR) / folder)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 // The canonical sweeps (bench/sweeps/*.json, in name order), each into out_dir/sweeps/<name>/
 // with a README and its phase map; returns the overview's lines.
 std::string canonical_sweeps(const std::filesystem::path& out_dir, int jobs,
                              std::ostream& progress) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(CRBENCH_SOURCE_DIR) / "bench/sweeps")) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
   std::ostringstream overview;
-  for (const auto& file : files) {
+  for (const auto& file : json_files("bench/sweeps")) {
     const Sweep sweep = load_sweep(file.string());
     SweepOptions options;
     const fs::path dir = out_dir / "sweeps" / sweep.name;
@@ -196,13 +202,8 @@ std::string canonical_sweeps(const std::filesystem::path& out_dir, int jobs,
 std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir, int jobs,
                                             std::ostream& progress) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(CRBENCH_SOURCE_DIR) / "bench/studies")) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
   std::vector<StudyOutcome> outcomes;
-  for (const auto& file : files) {
+  for (const auto& file : json_files("bench/studies")) {
     const Study study = load_study(file.string());
     ConvergeOptions options;
     const fs::path dir = out_dir / "studies" / study.name;

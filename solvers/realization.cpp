@@ -437,15 +437,8 @@ class Run {
                 oscillation.calc_state(t, y);
               }
             }
-            Eigen::VectorXd point(double t) const {
-              Eigen::VectorXd y;
-              point(t, y);
-              return y;
-            }
-            void at(double t, State& x) const {
-              point(t, run.dense_point_);
-              run.chart_state(t, run.dense_point_, x);
-            }
+            Eigen::VectorXd point(double t) const { return point_of(*this, t); }
+            void at(double t, State& x) const { run.dense_state(*this, t, x); }
           } dense{*this, oscillation, decayed, rhs_into, rhs, jacobian};
           PhaseEnd end = advance_in_chart(dense, start, threshold, control);
           oscillatory_rejected_ += oscillation.rejected();
@@ -473,11 +466,9 @@ class Run {
             throw RunFailure{"step_failure", e.what()};
           }
         }
-        Eigen::VectorXd point(double t) const { return s.calc_state(t); }
-        void at(double t, State& x) const {
-          s.calc_state(t, run.dense_point_);
-          run.chart_state(t, run.dense_point_, x);
-        }
+        void point(double t, Eigen::VectorXd& y) const { s.calc_state(t, y); }
+        Eigen::VectorXd point(double t) const { return point_of(*this, t); }
+        void at(double t, State& x) const { run.dense_state(*this, t, x); }
       } dense{*this, stepper, rhs, jacobian};
       PhaseEnd end = advance_in_chart(dense, start, threshold, control);
       stiff_steps_ += counters_.steps - steps_before;
@@ -518,17 +509,24 @@ class Run {
         s.calc_state(t, run.dense_ode_state_);
         y = Eigen::Map<const Eigen::VectorXd>(run.dense_ode_state_.data(), 2 * run.n_);
       }
-      Eigen::VectorXd point(double t) const {
-        Eigen::VectorXd y;
-        point(t, y);
-        return y;
-      }
-      void at(double t, State& x) const {
-        point(t, run.dense_point_);
-        run.chart_state(t, run.dense_point_, x);
-      }
+      Eigen::VectorXd point(double t) const { return point_of(*this, t); }
+      void at(double t, State& x) const { run.dense_state(*this, t, x); }
     } dense{*this, stepper, system};
     return advance_in_chart(dense, start, threshold, control);
+  }
+
+  // A phase's dense output (its point(t, y)) as a chart point and as a state, the state through
+  // the run's buffer.
+  template <class Dense>
+  static Eigen::VectorXd point_of(const Dense& dense, double t) {
+    Eigen::VectorXd y;
+    dense.point(t, y);
+    return y;
+  }
+  template <class Dense>
+  void dense_state(const Dense& dense, double t, State& x) const {
+    dense.point(t, dense_point_);
+    chart_state(t, dense_point_, x);
   }
 
   template <class Dense>

@@ -4,6 +4,8 @@
 #include <boost/math/tools/toms748_solve.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -150,6 +152,22 @@ inline double dk_plane_lift_off(double a, double b, double c) {
   const auto root = boost::math::tools::toms748_solve(
       z, lo, hi, [](double x, double y) { return std::abs(y - x) < 1e-15; }, iterations);
   return 0.5 * (root.first + root.second);
+}
+
+// The whole file as text (empty when it cannot be read).
+inline std::string read_text_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// An empty temporary folder path for a test (removed if it was there).
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("crbench_test_" + name);
+  std::filesystem::remove_all(dir);
+  return dir;
 }
 
 // `crbench ARGS...` in-process: its exit status and what it wrote.

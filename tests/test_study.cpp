@@ -40,18 +40,9 @@ std::string error_of(const json& j) {
   return "";
 }
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read(const fs::path& p) { return crbench::testing::read_text_file(p); }
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("crbench_test_" + name);
-  fs::remove_all(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return crbench::testing::fresh_dir(name); }
 
 crbench::ConvergeResult converge(const fs::path& dir, int jobs, bool resume = false) {
   crbench::ConvergeOptions options;
