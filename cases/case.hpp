@@ -258,7 +258,8 @@ using Point = PointT<double>;
 // q first, then q̇, then t. The vector is stored inline (a dynamic size within a fixed capacity):
 // an AutoDiffScalar<VectorXd> allocates at every arithmetic operation, and the stiff phases
 // evaluate a Jacobian through hundreds of them per step. Cases with n > kMaxDualDof have no
-// evaluate_dual (it throws std::length_error).
+// evaluate_dual: it throws std::runtime_error, which a stiff realization phase turns into the
+// status step_failure.
 inline constexpr int kMaxDualDof = 16;
 using DualDerivatives = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 2 * kMaxDualDof + 1, 1>;
 using Dual = Eigen::AutoDiffScalar<DualDerivatives>;

@@ -54,9 +54,9 @@ class ChainModel final : public Model {
 
   void evaluate_dual(const State& x, Modes, PointT<Dual>& out) const override {
     if (n_ > kMaxDualDof) {
-      throw std::length_error("evaluate_dual: " + info_.name + " has " + std::to_string(n_) +
-                              " degrees of freedom; derivatives are kept for at most " +
-                              std::to_string(kMaxDualDof));
+      throw std::runtime_error("evaluate_dual: " + info_.name + " has " + std::to_string(n_) +
+                               " degrees of freedom; derivatives are kept for at most " +
+                               std::to_string(kMaxDualDof));
     }
     const int directions = 2 * n_ + 1;
     const auto constant = [directions](double value) {

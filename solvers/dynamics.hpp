@@ -55,9 +55,9 @@ class CaseModel final : public Model {
     // dynamic Dual of the interface at the end.
     constexpr int k = 2 * n + 1;
     if constexpr (n > kMaxDualDof) {
-      throw std::length_error("evaluate_dual: " + info_.name + " has " + std::to_string(n) +
-                              " degrees of freedom; derivatives are kept for at most " +
-                              std::to_string(kMaxDualDof));
+      throw std::runtime_error("evaluate_dual: " + info_.name + " has " + std::to_string(n) +
+                               " degrees of freedom; derivatives are kept for at most " +
+                               std::to_string(kMaxDualDof));
     } else {
       using Dz = Eigen::AutoDiffScalar<Vec<double, k>>;
       Vec<Dz, n> q, v;

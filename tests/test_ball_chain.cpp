@@ -217,3 +217,15 @@ TEST_CASE("ball-chain: the AD Jacobian of the chain model against finite differe
       *model, x, modes, all, all,
       Medium{.mass = 0.0, .damping = 3.0, .stiffness = 50.0, .obstacle = false});
 }
+
+TEST_CASE("ball-chain: a stiff realization beyond 16 balls ends with a status, not an error",
+          "[ball-chain]") {
+  // The AD Jacobian's dual numbers hold n <= 16 (Dual): the viscous phase cannot be integrated.
+  const auto model = chain(20, 0.0);
+  testing::SolveOptions o;
+  o.solver = "realization";
+  o.solver_params = {{"preset", "viscous"}};
+  const RunRecord r = testing::solve(*model, o);
+  CHECK(r.status == "step_failure");
+  CHECK_THAT(r.reason, Catch::Contains("derivatives are kept for at most 16"));
+}
