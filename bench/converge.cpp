@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "bench/convergence.hpp"
+#include "bench/json_fields.hpp"
 #include "bench/ladder.hpp"
 #include "bench/points.hpp"
 #include "bench/run_support.hpp"
@@ -34,12 +35,6 @@ ojson number_or_null(std::optional<double> x) {
 }
 std::optional<double> optional_of(const ojson& j) {
   return j.is_number() ? std::optional<double>(j.get<double>()) : std::nullopt;
-}
-
-std::string assignments_text(const std::vector<Assignment>& assignments) {
-  std::string out;
-  for (const auto& a : assignments) out += (out.empty() ? "" : ",") + a.key + "=" + a.value;
-  return out;
 }
 
 struct Reference {

@@ -84,6 +84,13 @@ inline ParamSpec range(double min, double max, bool min_inclusive = true) {
   return spec;
 }
 
+// "KEY=value,KEY=value" (a key for maps and point names).
+inline std::string assignments_text(const std::vector<Assignment>& assignments) {
+  std::string out;
+  for (const auto& a : assignments) out += (out.empty() ? "" : ",") + a.key + "=" + a.value;
+  return out;
+}
+
 // {"KEY": number or string, …} → assignments (numbers printed exactly).
 inline std::vector<Assignment> assignments_of(const nlohmann::json* j, const std::string& path) {
   std::vector<Assignment> out;

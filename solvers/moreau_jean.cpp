@@ -196,7 +196,7 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
   State at_next{x.t, x.q, x.v};
   Eigen::VectorXd F_next(n), F_now(n), rhs(n), v_next(n), v_free(n), pivots(n), column(n);
   Eigen::VectorXd rate(m), rate_next(m), f_next(m);
-  Eigen::VectorXd P(max_rows), b(max_rows), normal_norm(max_rows);
+  Eigen::VectorXd P(max_rows), b(max_rows), normal_norm(max_rows), normal_square(max_rows);
   // The sparse form (a chain case, cases/sparse_terms.hpp) when the model has one and the step
   // needs nothing it leaves out (kinematic rows, force switches): W = A = diag(mass), and a step
   // costs O(n) plus the LCP of its active contacts. The dense workspace is then not allocated
@@ -246,20 +246,18 @@ RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings)
     const auto row = [&](Eigen::Index r) { return active[static_cast<std::size_t>(r)]; };
     for (Eigen::Index r = 0; r < active_rows; ++r) {
       b(r) = terms.J.row(row(r)).dot(v_next) + terms.f_t(row(r)) + e * rate(row(r));
-      double norm = 0.0;
+      // D_rr = |∇f|²_{A⁻¹}, summed as the dense step sums G W⁻¹ Gᵀ (kept unsquared for D).
+      normal_square(r) = 0.0;
       for (SparseRow it(terms.J, row(r)); it; ++it) {
-        norm += it.value() * it.value() / terms.mass(it.col());
+        normal_square(r) += it.value() * (it.value() / terms.mass(it.col()));
       }
-      normal_norm(r) = std::sqrt(norm);
+      normal_norm(r) = std::sqrt(normal_square(r));
     }
     if (b.head(active_rows).minCoeff() >= 0.0) {
       // Nothing approaches: P = 0 solves the LCP (and is what its solvers return).
       P.head(active_rows).setZero();
     } else if (active_rows == 1) {
-      double D00 = 0.0;  // summed as the dense step sums G W⁻¹ Gᵀ, not squared back from a root
-      for (SparseRow it(terms.J, row(0)); it; ++it) {
-        D00 += it.value() * (it.value() / terms.mass(it.col()));
-      }
+      const double D00 = normal_square(0);
       if (!(D00 > 0.0)) {
         record.status = "singular_active_set";
         record.reason = "J W^-1 J^T = " + format_number(D00) + " at t = " + format_number(x.t);
