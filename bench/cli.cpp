@@ -1,5 +1,6 @@
 #include "bench/cli.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "bench/json_fields.hpp"
+#include "bench/mpi.hpp"
 #include "bench/report.hpp"
 #include "bench/run_support.hpp"
 #include "bench/study.hpp"
@@ -229,7 +232,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   converge->add_option("--study", study_path, "study file (JSON; see bench/studies/README.md)")
       ->required();
   converge->add_option("--out", converge_out, "output folder (default: the study's name)");
-  converge->add_option("--jobs", jobs_text, "threads (default: the number of cores)");
+  converge->add_option("--jobs", jobs_text,
+                       "threads (default: the cores this process may use; under mpirun, per rank)");
   converge->add_flag("--resume", resume, "keep the points already in OUT/points.jsonl");
   converge->add_flag("--no-figures", no_figures, "skip the figures (scripts/figures.py)");
 
@@ -240,7 +244,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   sweep->add_option("--sweep", sweep_path, "sweep file (JSON; see bench/studies/README.md)")
       ->required();
   sweep->add_option("--out", sweep_out, "output folder (default: the sweep's name)");
-  sweep->add_option("--jobs", sweep_jobs_text, "threads (default: the number of cores)");
+  sweep->add_option("--jobs", sweep_jobs_text,
+                    "threads (default: the cores this process may use; under mpirun, per rank)");
   sweep->add_flag("--resume", sweep_resume, "keep the points already in OUT/points.jsonl");
   sweep->add_flag("--no-figures", sweep_no_figures, "skip the figure (scripts/figures.py)");
 
@@ -249,21 +254,35 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   std::string out_dir = "results";
   std::string report_jobs_text;
   report->add_option("--out", out_dir, "output folder (default results)");
-  report->add_option("--jobs", report_jobs_text, "threads (default: the number of cores)");
+  report->add_option("--jobs", report_jobs_text,
+                     "threads (default: the cores this process may use; under mpirun, per rank)");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e, out, err);
-    err << "crbench: " << e.what() << "\n";
+    if (e.get_exit_code() == 0) return mpi::is_root() ? app.exit(e, out, err) : 0;
+    if (mpi::is_root()) err << "crbench: " << e.what() << "\n";
     return 2;
   }
 
   try {
+    if (mpi::world().size > 1 && !converge->parsed() && !sweep->parsed()) {
+      throw InputError(
+          "mpirun: only sweep and converge spread their points over ranks; run "
+          "this command without mpirun");
+    }
     if (list->parsed()) return list_command(list_json, out);
 
     const auto jobs = [](const std::string& text) {
-      if (text.empty()) return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+      // The cores this process may run on (taskset, a cgroup, or mpirun, which binds each rank
+      // to one core by default), and under mpirun a node's share per rank.
+      if (text.empty()) {
+        int cores = static_cast<int>(std::thread::hardware_concurrency());
+        cpu_set_t allowed;
+        if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) cores = CPU_COUNT(&allowed);
+        return std::max(1, std::min(cores, static_cast<int>(std::thread::hardware_concurrency()) /
+                                               mpi::world().ranks_on_this_node));
+      }
       const double x = parse_finite("--jobs", text);
       if (x != std::floor(x) || x < 1 || x > 256) {
         throw InputError("--jobs: '" + text + "' must be a whole number in [1, 256]");
@@ -273,15 +292,19 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (report->parsed()) return write_report(out_dir, jobs(report_jobs_text), out);
 
     if (converge->parsed()) {
-      const Study study = load_study(study_path);
+      // Under mpirun, rank 0 reads the file (the other nodes need not see it).
+      const Study study = parse_study_text(
+          mpi::text_from_root([&]() { return read_input_file(study_path, "--study"); }),
+          study_path);
       ConvergeOptions options;
       options.out_dir = converge_out.empty() ? study.name : converge_out;
       options.jobs = jobs(jobs_text);
       options.resume = resume;
       options.figures = !no_figures;
-      options.log = &out;
-      options.progress_line = isatty(fileno(stderr)) != 0;
+      options.log = mpi::is_root() ? &out : nullptr;
+      options.progress_line = mpi::is_root() && isatty(fileno(stderr)) != 0;
       const ConvergeResult result = run_study(study, options);
+      if (!mpi::is_root()) return 0;
       for (const auto& m : result.summary["models"]) {
         out << "  " << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>()
             << "\n";
@@ -296,14 +319,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
 
     if (sweep->parsed()) {
-      const Sweep plan = load_sweep(sweep_path);
+      const Sweep plan = parse_sweep_text(
+          mpi::text_from_root([&]() { return read_input_file(sweep_path, "--sweep"); }),
+          sweep_path);
       SweepOptions options;
       options.out_dir = sweep_out.empty() ? plan.name : sweep_out;
       options.jobs = jobs(sweep_jobs_text);
       options.resume = sweep_resume;
       options.figures = !sweep_no_figures;
-      options.log = &out;
+      options.log = mpi::is_root() ? &out : nullptr;
       const SweepResult result = run_sweep(plan, options);
+      if (!mpi::is_root()) return 0;
       if (result.points_internal_error > 0) {
         err << "crbench: " << result.points_internal_error
             << " points ended in internal_error (reasons in points.jsonl; --resume computes them "
@@ -390,7 +416,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     return record.status == "ok" ? 0 : 1;
   } catch (const InputError& e) {
-    err << "crbench: " << e.what() << "\n";
+    // Under mpirun every rank meets the same error (bench/mpi.hpp); rank 0 tells it.
+    if (mpi::is_root()) err << "crbench: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
     err << "crbench: internal error: " << e.what() << "\n";

@@ -9,12 +9,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "bench/convergence.hpp"
 #include "bench/json_fields.hpp"
 #include "bench/ladder.hpp"
+#include "bench/mpi.hpp"
 #include "bench/points.hpp"
 #include "bench/run_support.hpp"
 #include "bench/study.hpp"
@@ -74,19 +76,24 @@ class Converge {
       : study_(study), options_(options), out_(options.out_dir) {}
 
   ConvergeResult run() {
-    std::error_code error;
-    fs::create_directories(out_, error);
-    if (error || !fs::is_directory(out_)) {
-      throw InputError(
-          "--out: cannot create the folder '" + out_.string() + "'" +
-          (error ? " (" + error.message() + ")" : std::string(" (a file is in the way)")));
-    }
-    const OutputLock lock(out_);
+    // Under MPI, rank 0 alone owns the folder (bench/mpi.hpp).
+    std::optional<OutputLock> lock;
+    mpi::on_root([&]() {
+      std::error_code error;
+      fs::create_directories(out_, error);
+      if (error || !fs::is_directory(out_)) {
+        throw InputError(
+            "--out: cannot create the folder '" + out_.string() + "'" +
+            (error ? " (" + error.message() + ")" : std::string(" (a file is in the way)")));
+      }
+      lock.emplace(out_);
+    });
     compute_references();
     make_points();
     ConvergeResult result;
     result.points_total = static_cast<int>(points_.size());
     result.points_computed = run_points();
+    if (!mpi::is_root()) return result;
     for (const auto& line : lines_) {
       const std::string status = line.value("status", std::string());
       if (status == "internal_error") ++result.points_internal_error;
@@ -349,7 +356,7 @@ class Converge {
         }
       }
     }
-    fs::create_directories(out_ / "trajectories");
+    mpi::on_root([&]() { fs::create_directories(out_ / "trajectories"); });
     std::vector<std::string> keys;
     for (const auto& point : points_) keys.push_back(point.key);
     const auto keep = [this](std::size_t i, const ojson& line) {
@@ -370,11 +377,15 @@ class Converge {
                      {"reason", e.what()}};
       }
     };
-    PointRun run = crbench::run_points(jsonl, keys, compute_line, keep,
-                                       {.name = study_.name,
-                                        .jobs = options_.jobs,
-                                        .resume = options_.resume,
-                                        .progress_line = options_.progress_line});
+    PointRun run = crbench::run_points(
+        jsonl, keys, compute_line, keep,
+        {.name = study_.name,
+         .jobs = options_.jobs,
+         .resume = options_.resume,
+         .progress_line = options_.progress_line,
+         // A trajectory point writes its file on rank 0's disk.
+         .root_only = [this](std::size_t i) { return points_[i].kind == "trajectory"; }});
+    if (!run.writer) return 0;
     lines_ = std::move(run.lines);
     for (std::size_t i = 0; i < points_.size(); ++i) {
       if (run.resumed[i] && points_[i].kind == "work_precision" &&

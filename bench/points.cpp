@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bench/mpi.hpp"
 #include "bench/run_support.hpp"
 #include "cases/params.hpp"
 #include "crbench/version.hpp"
@@ -29,83 +30,102 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
                     const std::function<bool(std::size_t, const ojson&)>& keep,
                     const PointRunOptions& options) {
   PointRun run;
-  run.lines.assign(keys.size(), ojson());
-  run.resumed.assign(keys.size(), false);
-  if (options.resume && fs::exists(jsonl)) {
-    std::map<std::string, std::size_t> index;
-    for (std::size_t i = 0; i < keys.size(); ++i) index[keys[i]] = i;
-    std::ifstream in(jsonl);
-    std::string text;
-    while (std::getline(in, text)) {
-      // A line cut short by an interruption does not parse; its point is computed again.
-      const ojson line = ojson::parse(text, nullptr, false);
-      if (line.is_discarded() || !line.contains("key") || !line["key"].is_string()) continue;
-      const auto it = index.find(line["key"].get<std::string>());
-      if (it == index.end()) continue;
-      // A point that failed inside crbench (not a solver status), or that the wall-time bound
-      // stopped, is tried again.
-      const std::string status = line.value("status", std::string());
-      if (status == "internal_error" || status == "wall_time_exceeded") continue;
-      if (!keep(it->second, line)) continue;
-      run.lines[it->second] = line;
-      run.resumed[it->second] = true;
+  run.writer = mpi::is_root();
+  std::vector<std::size_t> todo;
+  std::ofstream append;
+  mpi::on_root([&]() {
+    run.lines.assign(keys.size(), ojson());
+    run.resumed.assign(keys.size(), false);
+    if (options.resume && fs::exists(jsonl)) {
+      std::map<std::string, std::size_t> index;
+      for (std::size_t i = 0; i < keys.size(); ++i) index[keys[i]] = i;
+      std::ifstream in(jsonl);
+      std::string text;
+      while (std::getline(in, text)) {
+        // A line cut short by an interruption does not parse; its point is computed again.
+        const ojson line = ojson::parse(text, nullptr, false);
+        if (line.is_discarded() || !line.contains("key") || !line["key"].is_string()) continue;
+        const auto it = index.find(line["key"].get<std::string>());
+        if (it == index.end()) continue;
+        // A point that failed inside crbench (not a solver status), or that the wall-time bound
+        // stopped, is tried again.
+        const std::string status = line.value("status", std::string());
+        if (status == "internal_error" || status == "wall_time_exceeded") continue;
+        if (!keep(it->second, line)) continue;
+        run.lines[it->second] = line;
+        run.resumed[it->second] = true;
+      }
     }
-  }
-  // Rewritten with the kept lines only, then appended to as points complete.
-  {
+    // Rewritten with the kept lines only, then appended to as points complete.
     std::ostringstream rewrite;
     for (std::size_t i = 0; i < keys.size(); ++i) {
       if (run.resumed[i]) rewrite << run.lines[i].dump() << "\n";
     }
     write_file(jsonl, rewrite.str());
-  }
-  std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (!run.resumed[i]) todo.push_back(i);
-  }
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (!run.resumed[i]) todo.push_back(i);
+    }
+    if (options.cost) {
+      std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
+        return options.cost(a) > options.cost(b);
+      });
+    }
+    append.open(jsonl, std::ios::app);
+  });
+  const auto safe_compute = [&](std::size_t i) {
+    try {
+      return compute(i);
+    } catch (const std::exception& e) {
+      // Kept as a record so that the other points are still written.
+      return ojson{{"key", keys[i]}, {"status", "internal_error"}, {"reason", e.what()}};
+    }
+  };
   // Each finished point is appended and flushed at once: an interrupted study keeps it.
-  std::ofstream append(jsonl, std::ios::app);
-  bool append_failed = !append;
-  std::mutex mutex;
-  std::atomic<std::size_t> next{0};
+  bool append_failed = run.writer && !append;
   std::size_t finished = 0;
   const auto start = std::chrono::steady_clock::now();
-  const auto progress = [&]() {
+  // Called by one thread at a time.
+  const auto record = [&](std::size_t i, ojson line) {
+    append << line.dump() << "\n";
+    append.flush();
+    if (!append) append_failed = true;
+    run.lines[i] = std::move(line);
+    ++finished;
     if (!options.progress_line) return;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double eta =
-        finished == 0 ? 0.0 : elapsed * static_cast<double>(todo.size() - finished) / finished;
+        elapsed * static_cast<double>(todo.size() - finished) / static_cast<double>(finished);
     std::fprintf(stderr, "\r%s: %zu/%zu points, %.0f s elapsed, ETA %.0f s   ",
                  options.name.c_str(), finished, todo.size(), elapsed, eta);
     std::fflush(stderr);
   };
-  const auto worker = [&]() {
-    for (;;) {
-      const std::size_t k = next.fetch_add(1);
-      if (k >= todo.size()) return;
-      const std::size_t i = todo[k];
-      ojson line;
-      try {
-        line = compute(i);
-      } catch (const std::exception& e) {
-        // Kept as a record so that the other points are still written.
-        line = {{"key", keys[i]}, {"status", "internal_error"}, {"reason", e.what()}};
-      }
-      const std::lock_guard<std::mutex> lock(mutex);
-      append << line.dump() << "\n";
-      append.flush();
-      if (!append) append_failed = true;
-      run.lines[i] = std::move(line);
-      ++finished;
-      progress();
+  if (mpi::world().size > 1) {
+    std::vector<std::size_t> anywhere, root_only;
+    for (const std::size_t i : todo) {
+      (options.root_only && options.root_only(i) ? root_only : anywhere).push_back(i);
     }
-  };
-  const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(todo.size())));
-  std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+    mpi::distribute_points(anywhere, root_only, std::max(1, options.jobs), safe_compute, record);
+  } else {
+    std::mutex mutex;
+    std::atomic<std::size_t> next{0};
+    const auto worker = [&]() {
+      for (;;) {
+        const std::size_t k = next.fetch_add(1);
+        if (k >= todo.size()) return;
+        const std::size_t i = todo[k];
+        ojson line = safe_compute(i);
+        const std::lock_guard<std::mutex> lock(mutex);
+        record(i, std::move(line));
+      }
+    };
+    const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(todo.size())));
+    std::vector<std::thread> threads;
+    for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+  }
+  if (!run.writer) return run;
   if (options.progress_line) std::fprintf(stderr, "\n");
   append.close();
   if (append_failed) {

@@ -16,18 +16,26 @@ struct PointRunOptions {
   int jobs = 1;
   bool resume = false;
   bool progress_line = false;  // "points done/total, elapsed, ETA" on stderr
+  // Points of higher cost are started first, so that a costly one does not start last and keep
+  // the other threads (and ranks) idle at the end; none: in point order.
+  std::function<double(std::size_t)> cost;
+  // Points that must run on rank 0 under MPI (they write files of their own there).
+  std::function<bool(std::size_t)> root_only;
 };
 
 struct PointRun {
   std::vector<nlohmann::ordered_json> lines;  // in point order
   std::vector<bool> resumed;                  // the line was read back from points.jsonl
   int computed = 0;
+  // Under MPI only rank 0 holds the lines and writes files; the other ranks return with none.
+  bool writer = true;
 };
 
 // The point with `keys[i]` is read back from `jsonl` (with resume) when its line parses, its
 // status is neither internal_error nor wall_time_exceeded and `keep(i, line)` accepts it;
-// every other point is computed by `compute(i)` on options.jobs threads, its line appended and
-// flushed as it completes (an interrupted run keeps it). A compute that throws gives a line with
+// every other point is computed by `compute(i)` on options.jobs threads (of every MPI rank when
+// launched by mpirun: bench/mpi.hpp), its line appended and flushed by rank 0 as it completes
+// (an interrupted run keeps it). A compute that throws gives a line with
 // status internal_error and the message as its reason. `jsonl` is left holding the lines in
 // completion order; the caller writes the final file (point order) from the result.
 PointRun run_points(const std::filesystem::path& jsonl, const std::vector<std::string>& keys,

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "bench/json_fields.hpp"
+#include "bench/mpi.hpp"
 #include "bench/points.hpp"
 #include "bench/run_support.hpp"
 #include "cases/registry.hpp"
@@ -372,14 +373,18 @@ Sweep load_sweep(const std::string& path) {
 
 SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
   const fs::path out = options.out_dir;
-  std::error_code error;
-  fs::create_directories(out, error);
-  if (error || !fs::is_directory(out)) {
-    throw InputError(
-        "--out: cannot create the folder '" + out.string() + "'" +
-        (error ? " (" + error.message() + ")" : std::string(" (a file is in the way)")));
-  }
-  const OutputLock lock(out);
+  // Under MPI, rank 0 alone owns the folder (bench/mpi.hpp).
+  std::optional<OutputLock> lock;
+  mpi::on_root([&]() {
+    std::error_code error;
+    fs::create_directories(out, error);
+    if (error || !fs::is_directory(out)) {
+      throw InputError(
+          "--out: cannot create the folder '" + out.string() + "'" +
+          (error ? " (" + error.message() + ")" : std::string(" (a file is in the way)")));
+    }
+    lock.emplace(out);
+  });
   const std::vector<SweepPoint> points = grid_points(sweep);
   const auto classical = classical_lift_offs(sweep, points);
   std::vector<std::string> keys;
@@ -391,9 +396,15 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
                              classical.at(assignments_text(points[i].case_assignments)));
       },
       [](std::size_t, const ojson&) { return true; },
-      {.name = sweep.name, .jobs = options.jobs, .resume = options.resume});
+      {.name = sweep.name,
+       .jobs = options.jobs,
+       .resume = options.resume,
+       // A check point adds two realization solves to the limit's: on dk-plane at N = 1e8 about
+       // twice a limit point's time (bench/sweeps/scaling), more on stiffer cases.
+       .cost = [&](std::size_t i) { return points[i].check ? 2.0 : 1.0; }});
 
   SweepResult result;
+  if (!run.writer) return result;
   result.points_total = static_cast<int>(points.size());
   result.points_computed = run.computed;
   std::ostringstream sorted;

@@ -1,0 +1,339 @@
+#include "bench/mpi.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <stdexcept>
+#include <string_view>
+
+#include "cases/params.hpp"
+
+#ifdef CRBENCH_WITH_MPI
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+#endif
+
+namespace crbench::mpi {
+namespace {
+
+World g_world;
+
+// Open MPI's mpirun, MPICH's hydra and Slurm's srun (PMI-2 or PMIx) each set one of these.
+const char* launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (const char* value = std::getenv(name)) return value;
+  }
+  return nullptr;
+}
+const char* launcher_size() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    if (const char* value = std::getenv(name)) return value;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const World& world() { return g_world; }
+
+bool launched_by_mpi() { return launcher_rank() != nullptr || launcher_size() != nullptr; }
+
+#ifdef CRBENCH_WITH_MPI
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+constexpr int kTagRequest = 1;  // rank r > 0 asks for up to `capacity` points
+constexpr int kTagAssign = 2;   // rank 0 hands out indices; none: there are no more
+constexpr int kTagResult = 3;   // "index\nline" of a finished point
+// How long a rank's main thread sleeps between looks for messages when nothing arrived: the
+// threads computing points keep the cores (a blocking MPI call would spin on one), and each look
+// costs them a context switch. Other ranks hold points in hand (kPrefetch), so an answer that
+// waits up to kPollMax does not leave a thread idle unless a point takes less than about that.
+constexpr auto kPoll = std::chrono::microseconds(250);
+constexpr auto kPollMax = std::chrono::microseconds(2000);
+constexpr int kPrefetch = 2;
+// A rank r > 0 that waits only for its own threads sleeps until one of them finishes a point.
+constexpr auto kIdle = std::chrono::milliseconds(20);
+
+// A failure on rank 0: 0 none, 1 InputError, 2 any other exception.
+void broadcast_outcome(int& kind, std::string& text) {
+  int header[2] = {kind, static_cast<int>(text.size())};
+  MPI_Bcast(header, 2, MPI_INT, 0, MPI_COMM_WORLD);
+  kind = header[0];
+  text.resize(static_cast<std::size_t>(header[1]));
+  MPI_Bcast(text.data(), header[1], MPI_CHAR, 0, MPI_COMM_WORLD);
+}
+
+void serve(const std::vector<std::size_t>& anywhere, const std::vector<std::size_t>& root_only,
+           int jobs, const std::function<ojson(std::size_t)>& compute,
+           const std::function<void(std::size_t, ojson)>& record) {
+  std::mutex mutex;
+  std::size_t recorded = 0;
+  const std::size_t total = anywhere.size() + root_only.size();
+  std::atomic<std::size_t> next_root{0}, next_anywhere{0};
+  const auto take_anywhere = [&]() -> std::optional<std::size_t> {
+    const std::size_t k = next_anywhere.fetch_add(1);
+    if (k < anywhere.size()) return anywhere[k];
+    return std::nullopt;
+  };
+  const auto finish = [&](std::size_t i, ojson line) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    record(i, std::move(line));
+    ++recorded;
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < jobs; ++t) {
+    threads.emplace_back([&]() {
+      for (;;) {
+        const std::size_t k = next_root.fetch_add(1);
+        std::optional<std::size_t> i;
+        if (k < root_only.size()) {
+          i = root_only[k];
+        } else {
+          i = take_anywhere();
+        }
+        if (!i) return;
+        finish(*i, compute(*i));
+      }
+    });
+  }
+  int told_no_more = 0;
+  // Looks for messages back off from kPoll to kPollMax while none arrive.
+  auto poll = kPoll;
+  for (;;) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (recorded == total && told_no_more == g_world.size - 1) break;
+    }
+    int arrived = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status);
+    if (!arrived) {
+      std::this_thread::sleep_for(poll);
+      poll = std::min(2 * poll, kPollMax);
+      continue;
+    }
+    poll = kPoll;
+    if (status.MPI_TAG == kTagRequest) {
+      int capacity = 0;
+      MPI_Recv(&capacity, 1, MPI_INT, status.MPI_SOURCE, kTagRequest, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      std::vector<std::uint64_t> given;
+      while (given.size() < static_cast<std::size_t>(capacity)) {
+        const auto i = take_anywhere();
+        if (!i) break;
+        given.push_back(*i);
+      }
+      MPI_Send(given.data(), static_cast<int>(given.size()), MPI_UINT64_T, status.MPI_SOURCE,
+               kTagAssign, MPI_COMM_WORLD);
+      if (given.empty()) ++told_no_more;
+    } else if (status.MPI_TAG == kTagResult) {
+      int bytes = 0;
+      MPI_Get_count(&status, MPI_CHAR, &bytes);
+      std::string text(static_cast<std::size_t>(bytes), '\0');
+      MPI_Recv(text.data(), bytes, MPI_CHAR, status.MPI_SOURCE, kTagResult, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      const std::size_t newline = text.find('\n');
+      const std::size_t i = std::stoull(text.substr(0, newline));
+      // The line as the other rank dumped it; parsed and dumped again it is the same text.
+      finish(i, ojson::parse(text.substr(newline + 1)));
+    }
+  }
+  for (auto& t : threads) t.join();
+}
+
+void work(int jobs, const std::function<ojson(std::size_t)>& compute) {
+  std::mutex mutex;
+  std::condition_variable wake;      // the computing threads: a point, or no more
+  std::condition_variable finished;  // the main thread: a point was finished
+  std::deque<std::size_t> queue;
+  int busy = 0;
+  bool no_more = false;
+  std::vector<std::string> outbox;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < jobs; ++t) {
+    threads.emplace_back([&]() {
+      for (;;) {
+        std::unique_lock<std::mutex> lock(mutex);
+        wake.wait(lock, [&]() { return !queue.empty() || no_more; });
+        if (queue.empty()) return;
+        const std::size_t i = queue.front();
+        queue.pop_front();
+        ++busy;
+        lock.unlock();
+        std::string text = std::to_string(i) + "\n" + compute(i).dump();
+        lock.lock();
+        outbox.push_back(std::move(text));
+        --busy;
+        finished.notify_one();
+      }
+    });
+  }
+  // More points than threads in hand, so that a thread never waits for rank 0's answer.
+  const int wanted = jobs + kPrefetch;
+  std::list<std::pair<std::string, MPI_Request>> sending;  // stable addresses while in flight
+  bool awaiting = false;
+  for (;;) {
+    bool active = false;
+    std::vector<std::string> ready;
+    int in_hand = 0;
+    bool drained = false;
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      ready.swap(outbox);
+      in_hand = static_cast<int>(queue.size()) + busy;
+      drained = no_more && queue.empty() && busy == 0;
+    }
+    for (auto& text : ready) {
+      sending.emplace_back(std::move(text), MPI_REQUEST_NULL);
+      auto& [buffer, request] = sending.back();
+      MPI_Isend(buffer.data(), static_cast<int>(buffer.size()), MPI_CHAR, 0, kTagResult,
+                MPI_COMM_WORLD, &request);
+      active = true;
+    }
+    for (auto it = sending.begin(); it != sending.end();) {
+      int done = 0;
+      MPI_Test(&it->second, &done, MPI_STATUS_IGNORE);
+      it = done ? sending.erase(it) : std::next(it);
+    }
+    if (drained && sending.empty()) break;
+    if (!no_more && !awaiting && in_hand < wanted) {
+      int capacity = wanted - in_hand;
+      MPI_Send(&capacity, 1, MPI_INT, 0, kTagRequest, MPI_COMM_WORLD);
+      awaiting = true;
+      active = true;
+    }
+    if (awaiting) {
+      int arrived = 0;
+      MPI_Status status;
+      MPI_Iprobe(0, kTagAssign, MPI_COMM_WORLD, &arrived, &status);
+      if (arrived) {
+        int count = 0;
+        MPI_Get_count(&status, MPI_UINT64_T, &count);
+        std::vector<std::uint64_t> given(static_cast<std::size_t>(count));
+        MPI_Recv(given.data(), count, MPI_UINT64_T, 0, kTagAssign, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        {
+          const std::lock_guard<std::mutex> lock(mutex);
+          if (given.empty()) no_more = true;
+          for (const auto i : given) queue.push_back(static_cast<std::size_t>(i));
+        }
+        wake.notify_all();
+        awaiting = false;
+        active = true;
+      }
+    }
+    if (active) continue;
+    if (awaiting || !sending.empty()) {
+      std::this_thread::sleep_for(kPoll);  // MPI must be asked
+    } else {
+      std::unique_lock<std::mutex> lock(mutex);
+      finished.wait_for(lock, kIdle, [&]() { return !outbox.empty(); });
+    }
+  }
+  for (auto& t : threads) t.join();
+}
+
+}  // namespace
+
+bool built_with_mpi() { return true; }
+
+Session::Session(int& argc, char**& argv) {
+  if (!launched_by_mpi()) return;
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  initialized_ = true;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_world.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_world.size);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &g_world.ranks_on_this_node);
+  MPI_Comm_free(&node);
+}
+
+Session::~Session() {
+  if (initialized_) MPI_Finalize();
+}
+
+std::string text_from_root(const std::function<std::string()>& text) {
+  if (g_world.size == 1) return text();
+  int kind = 0;
+  std::string value;
+  std::exception_ptr failure;
+  if (is_root()) {
+    try {
+      value = text();
+    } catch (const InputError& e) {
+      kind = 1;
+      value = e.what();
+      failure = std::current_exception();
+    } catch (const std::exception& e) {
+      kind = 2;
+      value = e.what();
+      failure = std::current_exception();
+    }
+  }
+  broadcast_outcome(kind, value);
+  if (failure) std::rethrow_exception(failure);
+  if (kind == 1) throw InputError(value);
+  if (kind == 2) throw std::runtime_error("rank 0 failed: " + value);
+  return value;
+}
+
+void distribute_points(const std::vector<std::size_t>& anywhere,
+                       const std::vector<std::size_t>& root_only, int jobs,
+                       const std::function<ojson(std::size_t)>& compute,
+                       const std::function<void(std::size_t, ojson)>& record) {
+  if (is_root()) {
+    serve(anywhere, root_only, jobs, compute, record);
+  } else {
+    work(jobs, compute);
+  }
+}
+
+#else  // built without MPI: one rank
+
+bool built_with_mpi() { return false; }
+
+Session::Session(int&, char**&) {
+  const char* rank = launcher_rank();
+  const char* size = launcher_size();
+  if ((rank && std::string_view(rank) != "0") || (size && std::string_view(size) != "1")) {
+    throw InputError(
+        "mpirun: this crbench was built without MPI, so each rank would run the whole study; "
+        "install libopenmpi-dev (bash scripts/setup.sh does) and rebuild (CMake option "
+        "CRBENCH_MPI, on when MPI is found)");
+  }
+}
+
+Session::~Session() = default;
+
+std::string text_from_root(const std::function<std::string()>& text) { return text(); }
+
+void distribute_points(const std::vector<std::size_t>&, const std::vector<std::size_t>&, int,
+                       const std::function<nlohmann::ordered_json(std::size_t)>&,
+                       const std::function<void(std::size_t, nlohmann::ordered_json)>&) {
+  throw std::logic_error("distribute_points: built without MPI");
+}
+
+#endif
+
+void on_root(const std::function<void()>& step) {
+  text_from_root([&]() {
+    step();
+    return std::string();
+  });
+}
+
+}  // namespace crbench::mpi

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# MPI: `mpirun -n 2 crbench sweep|converge` writes the same files as one process, byte for byte
+# (wall-time files aside), and a run whose rank is killed mid-way is completed by --resume into
+# the same files again.
+# Usage: tests/mpi_sweep.sh MPIEXEC CRBENCH SWEEP_FILE STUDY_FILE WORK_DIR
+set -euo pipefail
+mpiexec=$1 crbench=$2 sweep=$3 study=$4 work=$5
+rm -rf "$work"
+mkdir -p "$work"
+
+# Open MPI refuses root unless told, and 2 ranks may exceed the slots of a small machine.
+launch=("$mpiexec" -n 2)
+if "$mpiexec" --version 2>&1 | grep -q -E "open-mpi|OpenRTE|Open MPI"; then
+  launch+=(--oversubscribe)
+  [ "$(id -u)" -eq 0 ] && launch+=(--allow-run-as-root)
+fi
+
+same() {  # same FOLDER_A FOLDER_B: identical files, the wall-time ones aside
+  diff -r -x timing.jsonl -x 'work_precision.*' "$1" "$2" > "$work/diff.txt" ||
+    { echo "FAIL: $1 and $2 differ:"; head -20 "$work/diff.txt"; exit 1; }
+}
+
+"$crbench" sweep --sweep "$sweep" --out "$work/single" --jobs 2 --no-figures > /dev/null
+"${launch[@]}" "$crbench" sweep --sweep "$sweep" --out "$work/ranks" --jobs 1 --no-figures \
+  > "$work/ranks.log"
+grep -q "points computed" "$work/ranks.log" || { echo "FAIL: rank 0 wrote no summary"; exit 1; }
+[ "$(grep -c "points computed" "$work/ranks.log")" -eq 1 ] ||
+  { echo "FAIL: more than one rank printed the summary"; exit 1; }
+same "$work/single" "$work/ranks"
+echo "sweep: 2 ranks and 1 process wrote the same files"
+
+# Kill the rank that is not rank 0 once some points are written; mpirun then ends the job.
+"${launch[@]}" "$crbench" sweep --sweep "$sweep" --out "$work/killed" --jobs 1 --no-figures \
+  > "$work/killed.log" 2>&1 &
+launcher=$!
+total=$(grep -c . "$work/single/points.jsonl")
+for _ in $(seq 1 600); do
+  lines=$( (grep -c . "$work/killed/points.jsonl" 2>/dev/null) || true)
+  [ "${lines:-0}" -ge 20 ] && break
+  sleep 0.01
+done
+victim=""
+for pid in $(pgrep -P "$launcher" || true); do
+  [ "$(tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -E '^(OMPI_COMM_WORLD_RANK|PMI_RANK|PMIX_RANK)=' | head -1 | cut -d= -f2)" = "1" ] && victim=$pid
+done
+[ -n "$victim" ] || { echo "FAIL: rank 1 not found among the launcher's children"; exit 1; }
+kill -9 "$victim"
+if wait "$launcher"; then echo "FAIL: the job with a killed rank exited with 0"; exit 1; fi
+kept=$(grep -c . "$work/killed/points.jsonl" || true)
+[ "$kept" -lt "$total" ] || { echo "FAIL: the killed run finished all $total points"; exit 1; }
+"${launch[@]}" "$crbench" sweep --sweep "$sweep" --out "$work/killed" --jobs 1 --no-figures \
+  --resume > "$work/resumed.log"
+# A line the kill cut short is computed again.
+computed=$(sed -n 's/.*: \([0-9]*\) of [0-9]* points computed.*/\1/p' "$work/resumed.log")
+[ -n "$computed" ] && [ "$computed" -lt "$total" ] && [ "$computed" -ge $((total - kept)) ] &&
+  [ "$computed" -le $((total - kept + 1)) ] ||
+  { echo "FAIL: --resume did not keep the $kept points written:"; cat "$work/resumed.log"; exit 1; }
+same "$work/single" "$work/killed"
+echo "sweep: killed after $kept of $total points, --resume completed the same files"
+
+"$crbench" converge --study "$study" --out "$work/converge-single" --jobs 2 --no-figures > /dev/null
+"${launch[@]}" "$crbench" converge --study "$study" --out "$work/converge-ranks" --jobs 1 \
+  --no-figures > /dev/null
+same "$work/converge-single" "$work/converge-ranks"
+echo "converge: 2 ranks and 1 process wrote the same files"
