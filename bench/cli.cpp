@@ -1,4 +1,4 @@
-#include "bench/cli.hpp"
+#include "crbench/bench/cli.hpp"
 
 #include <sched.h>
 #include <unistd.h>
@@ -13,16 +13,16 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "bench/json_fields.hpp"
-#include "bench/mpi.hpp"
-#include "bench/report.hpp"
-#include "bench/run_support.hpp"
-#include "bench/study.hpp"
-#include "bench/sweep.hpp"
-#include "bench/verify.hpp"
-#include "cases/registry.hpp"
+#include "crbench/bench/json_fields.hpp"
+#include "crbench/bench/mpi.hpp"
+#include "crbench/bench/report.hpp"
+#include "crbench/bench/run_support.hpp"
+#include "crbench/bench/study.hpp"
+#include "crbench/bench/sweep.hpp"
+#include "crbench/bench/verify.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
 #include "crbench/version.hpp"
-#include "solvers/solver.hpp"
 
 namespace crbench {
 namespace {

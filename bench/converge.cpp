@@ -13,16 +13,16 @@
 #include <set>
 #include <sstream>
 
-#include "bench/convergence.hpp"
-#include "bench/json_fields.hpp"
-#include "bench/ladder.hpp"
-#include "bench/mpi.hpp"
-#include "bench/points.hpp"
-#include "bench/run_support.hpp"
-#include "bench/study.hpp"
-#include "cases/registry.hpp"
+#include "crbench/bench/convergence.hpp"
+#include "crbench/bench/json_fields.hpp"
+#include "crbench/bench/ladder.hpp"
+#include "crbench/bench/mpi.hpp"
+#include "crbench/bench/points.hpp"
+#include "crbench/bench/run_support.hpp"
+#include "crbench/bench/study.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
 #include "crbench/version.hpp"
-#include "solvers/solver.hpp"
 
 namespace crbench {
 namespace {

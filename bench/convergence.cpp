@@ -1,4 +1,4 @@
-#include "bench/convergence.hpp"
+#include "crbench/bench/convergence.hpp"
 
 #include <cmath>
 

@@ -1,9 +1,9 @@
 #include <iostream>
 #include <optional>
 
-#include "bench/cli.hpp"
-#include "bench/mpi.hpp"
-#include "cases/params.hpp"
+#include "crbench/bench/cli.hpp"
+#include "crbench/bench/mpi.hpp"
+#include "crbench/cases/params.hpp"
 
 int main(int argc, char** argv) {
   // MPI is initialized only when an MPI launcher started the process (bench/mpi.hpp).

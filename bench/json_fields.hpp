@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cases/params.hpp"
+#include "crbench/cases/params.hpp"
 
 namespace crbench {
 

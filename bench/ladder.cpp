@@ -1,13 +1,13 @@
-#include "bench/ladder.hpp"
+#include "crbench/bench/ladder.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
-#include "bench/convergence.hpp"
-#include "bench/run_support.hpp"
-#include "cases/params.hpp"
+#include "crbench/bench/convergence.hpp"
+#include "crbench/bench/run_support.hpp"
+#include "crbench/cases/params.hpp"
 
 namespace crbench {
 namespace {

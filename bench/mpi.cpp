@@ -1,11 +1,11 @@
-#include "bench/mpi.hpp"
+#include "crbench/bench/mpi.hpp"
 
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
 #include <string_view>
 
-#include "cases/params.hpp"
+#include "crbench/cases/params.hpp"
 
 #ifdef CRBENCH_WITH_MPI
 #include <mpi.h>

@@ -1,4 +1,4 @@
-#include "bench/points.hpp"
+#include "crbench/bench/points.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -15,9 +15,9 @@
 #include <sstream>
 #include <thread>
 
-#include "bench/mpi.hpp"
-#include "bench/run_support.hpp"
-#include "cases/params.hpp"
+#include "crbench/bench/mpi.hpp"
+#include "crbench/bench/run_support.hpp"
+#include "crbench/cases/params.hpp"
 #include "crbench/version.hpp"
 
 namespace crbench {

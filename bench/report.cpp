@@ -1,4 +1,4 @@
-#include "bench/report.hpp"
+#include "crbench/bench/report.hpp"
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -15,12 +15,12 @@
 #include <sstream>
 #include <thread>
 
-#include "bench/run_support.hpp"
-#include "bench/study.hpp"
-#include "bench/sweep.hpp"
-#include "cases/registry.hpp"
+#include "crbench/bench/run_support.hpp"
+#include "crbench/bench/study.hpp"
+#include "crbench/bench/sweep.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
 #include "crbench/version.hpp"
-#include "solvers/solver.hpp"
 
 namespace crbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "bench/run_support.hpp"
+#include "crbench/bench/run_support.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,8 +13,8 @@
 #include <memory>
 #include <mutex>
 
-#include "cases/registry.hpp"
-#include "solvers/solver.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench {
 namespace {

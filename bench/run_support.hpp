@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "cases/params.hpp"
-#include "solvers/record.hpp"
-#include "solvers/solver.hpp"
+#include "crbench/cases/params.hpp"
+#include "crbench/solvers/record.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench {
 
@@ -31,15 +31,6 @@ struct RunRequest {
   // non-empty observer turns the grid on).
   std::function<void(const TrajectorySample&)> observer;
 };
-
-inline const ParamSpec kRtolSpec{.name = "rtol", .default_value = 1e-12, .min = 1e-15, .max = 0.1};
-inline const ParamSpec kMaxWallTimeSpec{.name = "max_wall_time",
-                                        .default_value = std::numeric_limits<double>::infinity(),
-                                        .min = 0.0,
-                                        .max = 1e6,
-                                        .min_inclusive = false};
-inline const ParamSpec kAtolSpec{
-    .name = "atol", .default_value = 1e-14, .min = 0.0, .max = 1.0, .min_inclusive = false};
 
 // InputError on any bad item; a failing solve is a record with its status, not an exception.
 RunRecord execute(const RunRequest& request);

@@ -1,4 +1,4 @@
-#include "bench/study.hpp"
+#include "crbench/bench/study.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,11 +10,11 @@
 #include <optional>
 #include <set>
 
-#include "bench/convergence.hpp"
-#include "bench/json_fields.hpp"
-#include "bench/run_support.hpp"
-#include "cases/registry.hpp"
-#include "solvers/solver.hpp"
+#include "crbench/bench/convergence.hpp"
+#include "crbench/bench/json_fields.hpp"
+#include "crbench/bench/run_support.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench {
 namespace {

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cases/params.hpp"
+#include "crbench/cases/params.hpp"
 
 namespace crbench {
 

@@ -1,4 +1,4 @@
-#include "bench/sweep.hpp"
+#include "crbench/bench/sweep.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,11 +6,11 @@
 #include <set>
 #include <sstream>
 
-#include "bench/json_fields.hpp"
-#include "bench/mpi.hpp"
-#include "bench/points.hpp"
-#include "bench/run_support.hpp"
-#include "cases/registry.hpp"
+#include "crbench/bench/json_fields.hpp"
+#include "crbench/bench/mpi.hpp"
+#include "crbench/bench/points.hpp"
+#include "crbench/bench/run_support.hpp"
+#include "crbench/cases/registry.hpp"
 #include "crbench/version.hpp"
 
 namespace crbench {

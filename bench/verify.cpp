@@ -1,17 +1,17 @@
-#include "bench/verify.hpp"
+#include "crbench/bench/verify.hpp"
 
 #include <cmath>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "bench/convergence.hpp"
-#include "bench/ladder.hpp"
-#include "bench/run_support.hpp"
-#include "cases/registry.hpp"
+#include "crbench/bench/convergence.hpp"
+#include "crbench/bench/ladder.hpp"
+#include "crbench/bench/run_support.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/model_parameters.hpp"
+#include "crbench/solvers/solver.hpp"
 #include "crbench/version.hpp"
-#include "solvers/model_parameters.hpp"
-#include "solvers/solver.hpp"
 
 namespace crbench {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cases/params.hpp"
+#include "crbench/cases/params.hpp"
 
 namespace crbench {
 

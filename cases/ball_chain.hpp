@@ -20,7 +20,7 @@
 #include <Eigen/Core>
 #include <cmath>
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench::cases {
 

@@ -14,7 +14,7 @@
 #include <unsupported/Eigen/AutoDiff>
 #include <vector>
 
-#include "cases/params.hpp"
+#include "crbench/cases/params.hpp"
 
 namespace crbench {
 

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench::cases {
 

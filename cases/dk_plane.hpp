@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench::cases {
 

@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench::cases {
 

@@ -1,4 +1,4 @@
-#include "cases/params.hpp"
+#include "crbench/cases/params.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -10,8 +10,8 @@
 
 #include <cmath>
 
-#include "cases/analysis.hpp"
-#include "cases/case.hpp"
+#include "crbench/cases/analysis.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench::cases {
 

@@ -16,7 +16,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "cases/dk_plane.hpp"
+#include "crbench/cases/dk_plane.hpp"
 
 namespace crbench::cases {
 

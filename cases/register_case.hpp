@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "cases/registry.hpp"
-#include "solvers/chain_model.hpp"
-#include "solvers/dynamics.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/chain_model.hpp"
+#include "crbench/solvers/dynamics.hpp"
 
 namespace crbench {
 

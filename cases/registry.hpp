@@ -6,7 +6,7 @@
 #include <memory>
 #include <string_view>
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench {
 

@@ -26,7 +26,7 @@
 #include <numbers>
 #include <string>
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench::cases {
 

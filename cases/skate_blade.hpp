@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench::cases {
 

@@ -20,8 +20,8 @@
 #include <optional>
 #include <string>
 
-#include "cases/case.hpp"
-#include "cases/skate_blade.hpp"
+#include "crbench/cases/case.hpp"
+#include "crbench/cases/skate_blade.hpp"
 
 namespace crbench::cases {
 

@@ -5,7 +5,7 @@
 // violate Kozlov 1992 condition (10) by a radial speed vr (Kozlov 1992 §4).
 #pragma once
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench::cases {
 

@@ -23,8 +23,8 @@
 #include <numbers>
 #include <string>
 
-#include "cases/case.hpp"
-#include "cases/skate_blade.hpp"
+#include "crbench/cases/case.hpp"
+#include "crbench/cases/skate_blade.hpp"
 
 namespace crbench::cases {
 

@@ -14,8 +14,8 @@
 #include <unsupported/Eigen/AutoDiff>
 #include <vector>
 
-#include "cases/case.hpp"
-#include "cases/sparse_terms.hpp"
+#include "crbench/cases/case.hpp"
+#include "crbench/cases/sparse_terms.hpp"
 
 namespace crbench {
 

@@ -1,4 +1,4 @@
-#include "solvers/dynamics.hpp"
+#include "crbench/solvers/dynamics.hpp"
 
 #include <algorithm>
 #include <cmath>

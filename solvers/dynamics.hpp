@@ -11,7 +11,7 @@
 #include <unsupported/Eigen/AutoDiff>
 #include <vector>
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench {
 

@@ -13,7 +13,7 @@
 // At each event the contact set is resolved anew: constraints arriving with ḟ < 0 get a Newton
 // impact in the kinetic metric (Kugushev & Sorokina 2002 (1.2)–(1.4)), then the constraints at rest
 // on Σ are activated by the acceleration-level complementarity 0 ≤ λ ⊥ f̈ ≥ 0.
-#include "solvers/event_driven.hpp"
+#include "crbench/solvers/event_driven.hpp"
 
 #include <Eigen/LU>
 #include <algorithm>
@@ -25,9 +25,9 @@
 #include <numbers>
 #include <sstream>
 
-#include "solvers/dynamics.hpp"
-#include "solvers/lcp.hpp"
-#include "solvers/phase.hpp"
+#include "crbench/solvers/dynamics.hpp"
+#include "crbench/solvers/lcp.hpp"
+#include "crbench/solvers/phase.hpp"
 
 namespace crbench {
 namespace {
@@ -1108,7 +1108,7 @@ std::optional<std::string> EventDrivenSolver::refusal(const Model& model,
                                  velocity_tol);
 }
 
-RunRecord EventDrivenSolver::run(const Model& model, const RunSettings& settings) const {
+RunRecord EventDrivenSolver::solve(const Model& model, const RunSettings& settings) const {
   if (const auto why = refusal(model, settings)) throw InputError(*why);
   return run_contact_dynamics(model, settings, name(), std::nullopt);
 }

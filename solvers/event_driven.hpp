@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "solvers/solver.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench {
 
@@ -60,7 +60,9 @@ class EventDrivenSolver final : public Solver {
   bool handles_bilateral_constraints() const override { return true; }
   std::optional<std::string> refusal(const Model& model,
                                      const RunSettings& settings) const override;
-  RunRecord run(const Model& model, const RunSettings& settings) const override;
+
+ protected:
+  RunRecord solve(const Model& model, const RunSettings& settings) const override;
 };
 
 }  // namespace crbench

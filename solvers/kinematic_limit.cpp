@@ -1,12 +1,12 @@
-#include "solvers/kinematic_limit.hpp"
+#include "crbench/solvers/kinematic_limit.hpp"
 
 #include <Eigen/Cholesky>
 #include <boost/numeric/odeint.hpp>
 #include <chrono>
 #include <cmath>
 
-#include "solvers/dynamics.hpp"
-#include "solvers/phase.hpp"
+#include "crbench/solvers/dynamics.hpp"
+#include "crbench/solvers/phase.hpp"
 
 namespace crbench {
 namespace {

@@ -7,7 +7,7 @@
 // gives vakonomic motion. Integrated by dopri5 with dense output (the family is not stiff).
 #pragma once
 
-#include "solvers/solver.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench {
 

@@ -1,4 +1,4 @@
-#include "solvers/lcp.hpp"
+#include "crbench/solvers/lcp.hpp"
 
 #include <Eigen/Cholesky>
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "solvers/dynamics.hpp"
+#include "crbench/solvers/dynamics.hpp"
 
 extern "C" {
 #include <LCP_Solvers.h>

@@ -8,17 +8,17 @@
 // Newton's law otherwise; the Kozlov impact preset (stiffness κN, damping 2k√N, Kozlov 1992 §5) has
 // the limit (0, 0, κ) with restitution e = exp(−πk/ω), ω = √(κ − k²) (Kozlov 1992 (12)), and e = 0
 // when k² ≥ κ.
-#include "solvers/limit.hpp"
+#include "crbench/solvers/limit.hpp"
 
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
-#include "solvers/dynamics.hpp"
-#include "solvers/event_driven.hpp"
-#include "solvers/kinematic_limit.hpp"
-#include "solvers/model_parameters.hpp"
+#include "crbench/solvers/dynamics.hpp"
+#include "crbench/solvers/event_driven.hpp"
+#include "crbench/solvers/kinematic_limit.hpp"
+#include "crbench/solvers/model_parameters.hpp"
 
 namespace crbench {
 
@@ -180,7 +180,7 @@ std::optional<std::string> LimitSolver::refusal(const Model& model,
   return kinematic_start_refusal(model, settings.solver_params.at("contact_velocity_tol"));
 }
 
-RunRecord LimitSolver::run(const Model& model, const RunSettings& settings) const {
+RunRecord LimitSolver::solve(const Model& model, const RunSettings& settings) const {
   const ParamValues& p = settings.solver_params;
   if (const auto why = refusal(model, settings)) throw InputError(*why);
   if (model.bilateral_count() > 0) return run_bilateral_limit(model, settings, name());

@@ -2,7 +2,7 @@
 // for the realization solver with the same --preset/--alpha/--beta/--gamma/--interaction.
 #pragma once
 
-#include "solvers/solver.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench {
 
@@ -23,7 +23,9 @@ class LimitSolver final : public Solver {
   std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const override;
   std::vector<std::string> extra_columns(const Model& model,
                                          const RunSettings& settings) const override;
-  RunRecord run(const Model& model, const RunSettings& settings) const override;
+
+ protected:
+  RunRecord solve(const Model& model, const RunSettings& settings) const override;
 };
 
 }  // namespace crbench

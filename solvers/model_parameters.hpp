@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "solvers/solver.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench {
 

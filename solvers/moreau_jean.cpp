@@ -20,7 +20,7 @@
 // the holonomic ones, without restitution: a one-sided kinematic row is reached with g = 0, where
 // Newton's law has nothing to restore (ibid. §8).
 // The force mode of a piecewise force is that of (q_k, q̇_k, t_k): no event is located.
-#include "solvers/moreau_jean.hpp"
+#include "crbench/solvers/moreau_jean.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
@@ -29,9 +29,9 @@
 #include <cmath>
 #include <limits>
 
-#include "cases/sparse_terms.hpp"
-#include "solvers/dynamics.hpp"
-#include "solvers/lcp.hpp"
+#include "crbench/cases/sparse_terms.hpp"
+#include "crbench/solvers/dynamics.hpp"
+#include "crbench/solvers/lcp.hpp"
 
 namespace crbench {
 
@@ -99,7 +99,7 @@ std::vector<ChoiceSpec> MoreauJeanSolver::choices() const {
 // The impulse history's bound (about 10 MB of JSON): the impulses past it are counted, not kept.
 constexpr std::size_t kMaxImpulseHistory = 100000;
 
-RunRecord MoreauJeanSolver::run(const Model& model, const RunSettings& settings) const {
+RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
   // The step has no rows for bilateral holonomic constraints: refuse rather than ignore them.
   require_support(*this, model);
   const auto started = std::chrono::steady_clock::now();

@@ -3,7 +3,7 @@
 // (docs/theory.md §2).
 #pragma once
 
-#include "solvers/solver.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench {
 
@@ -21,7 +21,9 @@ class MoreauJeanSolver final : public Solver {
   // equalities, one-sided as complementarity rows).
   bool handles_kinematic_constraints() const override { return true; }
   bool handles_unilateral_kinematic_constraints() const override { return true; }
-  RunRecord run(const Model& model, const RunSettings& settings) const override;
+
+ protected:
+  RunRecord solve(const Model& model, const RunSettings& settings) const override;
 };
 
 }  // namespace crbench

@@ -15,10 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "cases/case.hpp"
-#include "cases/params.hpp"
-#include "solvers/events.hpp"
-#include "solvers/solver.hpp"
+#include "crbench/cases/case.hpp"
+#include "crbench/cases/params.hpp"
+#include "crbench/solvers/events.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench {
 

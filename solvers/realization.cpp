@@ -26,7 +26,7 @@
 // conditioning nor the step size depends on N. A one-sided row a q̇ + b ≥ 0 is realized by the
 // one-sided friction −βN min(g, 0) aᵀ: it engages where ν = N g crosses 0 downward and
 // disengages where ν returns to 0 (events on the chart's ν).
-#include "solvers/realization.hpp"
+#include "crbench/solvers/realization.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
@@ -36,12 +36,12 @@
 #include <limits>
 #include <optional>
 
-#include "solvers/dop853.hpp"
-#include "solvers/dynamics.hpp"
-#include "solvers/model_parameters.hpp"
-#include "solvers/phase.hpp"
-#include "solvers/realization_dynamics.hpp"
-#include "solvers/rosenbrock.hpp"
+#include "crbench/solvers/dop853.hpp"
+#include "crbench/solvers/dynamics.hpp"
+#include "crbench/solvers/model_parameters.hpp"
+#include "crbench/solvers/phase.hpp"
+#include "crbench/solvers/realization_dynamics.hpp"
+#include "crbench/solvers/rosenbrock.hpp"
 
 namespace crbench {
 namespace {
@@ -864,7 +864,7 @@ std::vector<std::string> RealizationSolver::extra_columns(const Model& model,
   return names;
 }
 
-RunRecord RealizationSolver::run(const Model& model, const RunSettings& settings) const {
+RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settings) const {
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
   const double N = p.at("N");

@@ -2,7 +2,7 @@
 // Kelvin–Voigt medium of Deryabin & Kozlov 1995 (1.5)–(1.8) (docs/theory.md §2).
 #pragma once
 
-#include "solvers/solver.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench {
 
@@ -21,7 +21,9 @@ class RealizationSolver final : public Solver {
   std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const override;
   std::vector<std::string> extra_columns(const Model& model,
                                          const RunSettings& settings) const override;
-  RunRecord run(const Model& model, const RunSettings& settings) const override;
+
+ protected:
+  RunRecord solve(const Model& model, const RunSettings& settings) const override;
 };
 
 }  // namespace crbench

@@ -9,9 +9,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "cases/case.hpp"
-#include "solvers/small_lu.hpp"
-#include "solvers/velocity_chart.hpp"
+#include "crbench/cases/case.hpp"
+#include "crbench/solvers/small_lu.hpp"
+#include "crbench/solvers/velocity_chart.hpp"
 
 namespace crbench {
 

@@ -1,4 +1,4 @@
-#include "solvers/record.hpp"
+#include "crbench/solvers/record.hpp"
 
 #include <algorithm>
 #include <cmath>

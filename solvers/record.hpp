@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench {
 

@@ -1,10 +1,12 @@
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
-#include "solvers/event_driven.hpp"
-#include "solvers/limit.hpp"
-#include "solvers/moreau_jean.hpp"
-#include "solvers/realization.hpp"
-#include "solvers/solver.hpp"
+#include "crbench/solvers/event_driven.hpp"
+#include "crbench/solvers/limit.hpp"
+#include "crbench/solvers/moreau_jean.hpp"
+#include "crbench/solvers/realization.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench {
 
@@ -76,6 +78,72 @@ void configure_solver(const Solver& solver, const std::vector<Assignment>& user,
   for (const auto& c : choice_specs) {
     settings.parameter_sources[c.name] = source_of(c.name, "");
   }
+}
+
+RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
+  const std::string owner = "solver " + name();
+  const double t0 = model.initial_state().t;
+  if (!std::isfinite(settings.t_end) || !(settings.t_end > t0)) {
+    throw InputError(owner + ": t_end = " + format_number(settings.t_end) +
+                     " must be a finite time after the initial time " + format_number(t0) +
+                     " (RunSettings has no horizon of its own; the case's is Model::horizon())");
+  }
+  check_in_range(kRtolSpec, settings.rtol, owner);
+  check_in_range(kAtolSpec, settings.atol, owner);
+  // Infinite: no bound (the default).
+  if (settings.max_wall_time != std::numeric_limits<double>::infinity()) {
+    check_in_range(kMaxWallTimeSpec, settings.max_wall_time, owner);
+  }
+  for (std::size_t i = 0; i < settings.output_times.size(); ++i) {
+    const double t = settings.output_times[i];
+    if (!(t >= t0 && t <= settings.t_end) || (i > 0 && t < settings.output_times[i - 1])) {
+      throw InputError(owner + ": output_times[" + std::to_string(i) + "] = " + format_number(t) +
+                       " must lie in [" + format_number(t0) + ", " + format_number(settings.t_end) +
+                       "] and not before the previous one");
+    }
+  }
+  if (settings.solver_params.empty() && settings.solver_choices.empty()) {
+    RunSettings configured = settings;
+    configure_solver(*this, {}, configured, &model.info());
+    return solve(model, configured);
+  }
+  const auto param_specs = parameters();
+  for (const auto& [key, value] : settings.solver_params) {
+    const auto spec = std::find_if(param_specs.begin(), param_specs.end(),
+                                   [&](const ParamSpec& p) { return p.name == key; });
+    if (spec == param_specs.end()) {
+      throw InputError(owner + ": solver_params has '" + key + "', not one of its parameters");
+    }
+    check_in_range(*spec, value, owner);
+  }
+  const auto choice_specs = choices();
+  std::vector<Assignment> chosen;
+  for (const auto& [key, value] : settings.solver_choices) {
+    const auto spec = std::find_if(choice_specs.begin(), choice_specs.end(),
+                                   [&](const ChoiceSpec& c) { return c.name == key; });
+    if (spec == choice_specs.end()) {
+      throw InputError(owner + ": solver_choices has '" + key + "', not one of its choices");
+    }
+    // "custom": a preset whose α, β, γ were given explicitly (Solver::finalize records it so).
+    if (value == "custom") continue;
+    chosen.push_back({key, value});  // configure_solver below rejects a value not among them
+  }
+  // What configure_solver gives with the same choices is what this configuration needs.
+  RunSettings needed;
+  configure_solver(*this, chosen, needed, &model.info());
+  for (const auto& [key, value] : needed.solver_params) {
+    if (!settings.solver_params.count(key)) {
+      throw InputError(owner + ": solver_params has no '" + key +
+                       "' (configure_solver fills every parameter with its default)");
+    }
+  }
+  for (const auto& [key, value] : needed.solver_choices) {
+    if (!settings.solver_choices.count(key)) {
+      throw InputError(owner + ": solver_choices has no '" + key +
+                       "' (configure_solver fills every choice with its default)");
+    }
+  }
+  return solve(model, settings);
 }
 
 RunRecord start_record(const Model& model, const std::string& solver, const RunSettings& settings) {

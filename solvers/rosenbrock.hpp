@@ -24,7 +24,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "solvers/small_lu.hpp"
+#include "crbench/solvers/small_lu.hpp"
 
 namespace crbench {
 

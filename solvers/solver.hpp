@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cases/case.hpp"
-#include "solvers/record.hpp"
+#include "crbench/cases/case.hpp"
+#include "crbench/solvers/record.hpp"
 
 namespace crbench {
 
@@ -54,6 +54,16 @@ struct RunSettings {
   // keeps what was computed up to then). Infinite: no bound but the step counters.
   double max_wall_time = std::numeric_limits<double>::infinity();
 };
+
+// What Solver::run (and every command) accepts for the tolerances and the wall-time bound.
+inline const ParamSpec kRtolSpec{.name = "rtol", .default_value = 1e-12, .min = 1e-15, .max = 0.1};
+inline const ParamSpec kMaxWallTimeSpec{.name = "max_wall_time",
+                                        .default_value = std::numeric_limits<double>::infinity(),
+                                        .min = 0.0,
+                                        .max = 1e6,
+                                        .min_inclusive = false};
+inline const ParamSpec kAtolSpec{
+    .name = "atol", .default_value = 1e-14, .min = 0.0, .max = 1.0, .min_inclusive = false};
 
 // The wall-time budget of one solve, from its start: check() is cheap enough to call every step.
 class WallTimeBudget {
@@ -108,7 +118,17 @@ class Solver {
                                              const RunSettings& /*settings*/) const {
     return std::nullopt;
   }
-  virtual RunRecord run(const Model& model, const RunSettings& settings) const = 0;
+  // Checks the settings, then solves. InputError naming the item when the horizon t_end is not
+  // after the case's initial time (RunSettings{} has t_end = 0), rtol, atol or max_wall_time is
+  // out of range, the output times are not sorted within [t0, t_end], a parameter or choice is not
+  // the solver's or not admissible, or one this configuration needs is missing. Settings with no
+  // parameters and no choices at all get the defaults and the case's settings (configure_solver
+  // with no assignments). A solve that fails is a record with its status, not an exception.
+  RunRecord run(const Model& model, const RunSettings& settings) const;
+
+ protected:
+  // The solve itself, with settings that run() has checked.
+  virtual RunRecord solve(const Model& model, const RunSettings& settings) const = 0;
 };
 
 // The impact law of the ideal model, shared by the solvers that apply it (event-driven and

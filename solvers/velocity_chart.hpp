@@ -28,7 +28,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench {
 

@@ -18,8 +18,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "cases/case.hpp"
-#include "cases/dk_plane.hpp"
+#include "crbench/cases/case.hpp"
+#include "crbench/cases/dk_plane.hpp"
 
 namespace crbench::test_cases {
 

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "bench/cli.hpp"
-#include "bench/convergence.hpp"
-#include "cases/registry.hpp"
-#include "solvers/dynamics.hpp"
-#include "solvers/realization_dynamics.hpp"
-#include "solvers/solver.hpp"
+#include "crbench/bench/cli.hpp"
+#include "crbench/bench/convergence.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/dynamics.hpp"
+#include "crbench/solvers/realization_dynamics.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace crbench::testing {
 

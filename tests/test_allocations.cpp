@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "cases/dk_plane.hpp"
+#include "crbench/cases/dk_plane.hpp"
 #include "support.hpp"
 
 extern "C" {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "cases/sparse_terms.hpp"
+#include "crbench/cases/sparse_terms.hpp"
 #include "support.hpp"
 
 using namespace crbench;

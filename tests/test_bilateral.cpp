@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "bench/cli.hpp"
+#include "crbench/bench/cli.hpp"
 #include "support.hpp"
 
 namespace {

@@ -9,8 +9,8 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "bench/ladder.hpp"
-#include "bench/study.hpp"
+#include "crbench/bench/ladder.hpp"
+#include "crbench/bench/study.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "cases/case.hpp"
+#include "crbench/cases/case.hpp"
 
 namespace crbench::test_cases {
 

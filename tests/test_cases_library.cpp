@@ -6,8 +6,8 @@
 #include <numbers>
 #include <sstream>
 
-#include "bench/cli.hpp"
-#include "cases/bouncing_ball_penalty.hpp"
+#include "crbench/bench/cli.hpp"
+#include "crbench/cases/bouncing_ball_penalty.hpp"
 #include "support.hpp"
 
 using namespace crbench;

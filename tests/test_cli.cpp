@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "bench/cli.hpp"
+#include "crbench/bench/cli.hpp"
 #include "support.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "solvers/dop853.hpp"
+#include "crbench/solvers/dop853.hpp"
 
 namespace {
 

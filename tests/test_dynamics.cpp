@@ -3,7 +3,7 @@
 #include <cmath>
 #include <random>
 
-#include "solvers/lcp.hpp"
+#include "crbench/solvers/lcp.hpp"
 #include "support.hpp"
 
 using namespace crbench;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "cases/dk_plane.hpp"
+#include "crbench/cases/dk_plane.hpp"
 #include "support.hpp"
 #include "test_cases.hpp"
 

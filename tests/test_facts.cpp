@@ -10,9 +10,9 @@
 #include <deque>
 #include <limits>
 
-#include "bench/run_support.hpp"
-#include "cases/registry.hpp"
-#include "solvers/solver.hpp"
+#include "crbench/bench/run_support.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "bench/cli.hpp"
-#include "solvers/realization_dynamics.hpp"
+#include "crbench/bench/cli.hpp"
+#include "crbench/solvers/realization_dynamics.hpp"
 #include "support.hpp"
 
 using namespace crbench;

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "bench/cli.hpp"
+#include "crbench/bench/cli.hpp"
 #include "support.hpp"
 #include "test_cases.hpp"
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "cases/params.hpp"
+#include "crbench/cases/params.hpp"
 
 using namespace crbench;
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "solvers/realization_dynamics.hpp"
+#include "crbench/solvers/realization_dynamics.hpp"
 #include "support.hpp"
 #include "test_cases.hpp"
 

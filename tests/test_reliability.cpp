@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "bench/run_support.hpp"
-#include "bench/study.hpp"
-#include "cases/register_case.hpp"
+#include "crbench/bench/run_support.hpp"
+#include "crbench/bench/study.hpp"
+#include "crbench/cases/register_case.hpp"
 #include "tests/fault_case.hpp"
 #include "tests/support.hpp"
 

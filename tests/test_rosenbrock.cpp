@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "solvers/rosenbrock.hpp"
+#include "crbench/solvers/rosenbrock.hpp"
 
 namespace {
 

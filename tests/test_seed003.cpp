@@ -8,9 +8,9 @@
 #include <numbers>
 #include <random>
 
-#include "cases/rough_disk.hpp"
-#include "cases/skate_wall.hpp"
-#include "cases/unilateral_skate.hpp"
+#include "crbench/cases/rough_disk.hpp"
+#include "crbench/cases/skate_wall.hpp"
+#include "crbench/cases/unilateral_skate.hpp"
 #include "support.hpp"
 
 using namespace crbench;

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "bench/cli.hpp"
-#include "bench/study.hpp"
+#include "crbench/bench/cli.hpp"
+#include "crbench/bench/study.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;

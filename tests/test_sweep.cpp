@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench/sweep.hpp"
+#include "crbench/bench/sweep.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "bench/cli.hpp"
+#include "crbench/bench/cli.hpp"
 
 namespace {
 

@@ -3,8 +3,8 @@
 // built once; the timed region is the solve alone, as `wall_time_s` in a record.
 #include <benchmark/benchmark.h>
 
-#include "cases/registry.hpp"
-#include "solvers/solver.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace {
 

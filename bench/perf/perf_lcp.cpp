@@ -9,7 +9,7 @@
 
 #include <Eigen/Core>
 
-#include "solvers/lcp.hpp"
+#include "crbench/solvers/lcp.hpp"
 
 namespace {
 

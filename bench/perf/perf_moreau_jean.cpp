@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "cases/registry.hpp"
-#include "solvers/solver.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace {
 

@@ -18,8 +18,8 @@
 #include <numbers>
 #include <string>
 
-#include "cases/registry.hpp"
-#include "solvers/solver.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
 
 namespace {
 

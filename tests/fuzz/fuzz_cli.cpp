@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/cli.hpp"
+#include "crbench/bench/cli.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::vector<std::string> args = {"crbench"};

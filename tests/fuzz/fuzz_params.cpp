@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "cases/params.hpp"
-#include "cases/registry.hpp"
-#include "solvers/solver.hpp"
+#include "crbench/cases/params.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

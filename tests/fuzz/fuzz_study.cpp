@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "bench/study.hpp"
-#include "cases/params.hpp"
+#include "crbench/bench/study.hpp"
+#include "crbench/cases/params.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,0 +1,103 @@
+// Solver::run as a library call: settings made by hand (not through the command line or
+// configure_solver) are checked before any solve, with a message naming the item; settings with
+// no parameters get the solver's defaults.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
+
+namespace crbench::testing {
+namespace {
+
+std::string refusal_of(const std::string& solver, const RunSettings& settings) {
+  const auto model = make_model("dk-plane", {});
+  try {
+    find_solver(solver).run(*model, settings);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+RunSettings to_horizon() {
+  RunSettings s;
+  s.t_end = make_model("dk-plane", {})->horizon();
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("Solver::run refuses RunSettings{} whose horizon t_end = 0 is not after t0",
+          "[api][fast]") {
+  for (const char* solver : {"event-driven", "moreau-jean", "realization", "limit"}) {
+    const std::string why = refusal_of(solver, RunSettings{});
+    INFO(solver << ": " << why);
+    CHECK(why.find("t_end = 0 must be a finite time after the initial time") != std::string::npos);
+  }
+  RunSettings nan_end;
+  nan_end.t_end = std::nan("");
+  CHECK(refusal_of("event-driven", nan_end).find("t_end = nan") != std::string::npos);
+}
+
+TEST_CASE("Solver::run with only a horizon uses the defaults: dk-plane lifts off at 1",
+          "[api][fast]") {
+  const auto model = make_model("dk-plane", {});
+  const RunRecord event_driven = find_solver("event-driven").run(*model, to_horizon());
+  REQUIRE(event_driven.status == "ok");
+  REQUIRE(event_driven.lift_off_time);
+  CHECK(std::abs(*event_driven.lift_off_time - 1.0) <= 1e-12);
+  CHECK(event_driven.solver_params.at("restitution") == 1.0);
+  // The limit model with its default (α, β, γ) preset: Theorem 1 delays the lift-off.
+  const RunRecord limit = find_solver("limit").run(*model, to_horizon());
+  REQUIRE(limit.status == "ok");
+  REQUIRE(limit.lift_off_time);
+  CHECK(*limit.lift_off_time > 1.0);
+}
+
+TEST_CASE("Solver::run names the bad item of hand-made settings", "[api][fast]") {
+  RunSettings s = to_horizon();
+  s.rtol = 0.0;
+  CHECK(refusal_of("event-driven", s).find("parameter 'rtol' = 0 is outside its range") !=
+        std::string::npos);
+  s = to_horizon();
+  s.atol = -1.0;
+  CHECK(refusal_of("realization", s).find("'atol'") != std::string::npos);
+  s = to_horizon();
+  s.max_wall_time = 0.0;
+  CHECK(refusal_of("limit", s).find("'max_wall_time'") != std::string::npos);
+  s = to_horizon();
+  s.output_times = {0.5, 0.25};
+  CHECK(refusal_of("event-driven", s).find("output_times[1] = 0.25") != std::string::npos);
+  s = to_horizon();
+  s.output_times = {s.t_end + 1.0};
+  CHECK(refusal_of("event-driven", s).find("output_times[0]") != std::string::npos);
+
+  const auto model = make_model("dk-plane", {});
+  RunSettings configured = to_horizon();
+  configure_solver(find_solver("moreau-jean"), {}, configured, &model->info());
+  s = configured;
+  s.solver_params["h"] = -1e-3;
+  CHECK(refusal_of("moreau-jean", s).find("parameter 'h' = -0.001 is outside its range") !=
+        std::string::npos);
+  s = configured;
+  s.solver_params["no_such"] = 1.0;
+  CHECK(refusal_of("moreau-jean", s).find("solver_params has 'no_such'") != std::string::npos);
+  s = configured;
+  s.solver_params.erase("theta");
+  CHECK(refusal_of("moreau-jean", s).find("solver_params has no 'theta'") != std::string::npos);
+
+  configure_solver(find_solver("realization"), {}, configured, &model->info());
+  s = configured;
+  s.solver_choices["preset"] = "no-such-preset";
+  CHECK(refusal_of("realization", s).find("'no-such-preset' is not one of") != std::string::npos);
+  s = configured;
+  s.solver_choices["colour"] = "red";
+  CHECK(refusal_of("realization", s).find("solver_choices has 'colour'") != std::string::npos);
+  // The hand-made settings that configure_solver gives are accepted as they are.
+  CHECK(find_solver("realization").run(*model, configured).status == "ok");
+}
+
+}  // namespace crbench::testing
