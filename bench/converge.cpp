@@ -77,17 +77,7 @@ class Converge {
 
   ConvergeResult run() {
     // Under MPI, rank 0 alone owns the folder (bench/mpi.hpp).
-    std::optional<OutputLock> lock;
-    mpi::on_root([&]() {
-      std::error_code error;
-      fs::create_directories(out_, error);
-      if (error || !fs::is_directory(out_)) {
-        throw InputError(
-            "--out: cannot create the folder '" + out_.string() + "'" +
-            (error ? " (" + error.message() + ")" : std::string(" (a file is in the way)")));
-      }
-      lock.emplace(out_);
-    });
+    const auto lock = claim_output_folder(out_);
     compute_references();
     make_points();
     ConvergeResult result;

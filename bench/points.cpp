@@ -136,6 +136,21 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
   return run;
 }
 
+std::unique_ptr<OutputLock> claim_output_folder(const fs::path& out) {
+  std::unique_ptr<OutputLock> lock;
+  mpi::on_root([&]() {
+    std::error_code error;
+    fs::create_directories(out, error);
+    if (error || !fs::is_directory(out)) {
+      throw InputError(
+          "--out: cannot create the folder '" + out.string() + "'" +
+          (error ? " (" + error.message() + ")" : std::string(" (a file is in the way)")));
+    }
+    lock = std::make_unique<OutputLock>(out);
+  });
+  return lock;
+}
+
 // No shell: no quote or metacharacter in the arguments is ever interpreted.
 int run_program(const std::vector<std::string>& args, const fs::path& log) {
   posix_spawn_file_actions_t actions;

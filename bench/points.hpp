@@ -5,9 +5,12 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "crbench/bench/run_support.hpp"
 
 namespace crbench {
 
@@ -42,6 +45,10 @@ PointRun run_points(const std::filesystem::path& jsonl, const std::vector<std::s
                     const std::function<nlohmann::ordered_json(std::size_t)>& compute,
                     const std::function<bool(std::size_t, const nlohmann::ordered_json&)>& keep,
                     const PointRunOptions& options);
+
+// Creates the --out folder and locks it (OutputLock) on rank 0, the only rank that writes under
+// MPI; an InputError naming the folder on every rank when it cannot. Holds the lock while alive.
+std::unique_ptr<OutputLock> claim_output_folder(const std::filesystem::path& out);
 
 // Runs a program with these arguments, stdout and stderr to `log`, and waits for it; 0 when it
 // exits with 0. No shell: the arguments (an --out path among them) are passed as they are.

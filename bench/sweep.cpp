@@ -374,17 +374,7 @@ Sweep load_sweep(const std::string& path) {
 SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
   const fs::path out = options.out_dir;
   // Under MPI, rank 0 alone owns the folder (bench/mpi.hpp).
-  std::optional<OutputLock> lock;
-  mpi::on_root([&]() {
-    std::error_code error;
-    fs::create_directories(out, error);
-    if (error || !fs::is_directory(out)) {
-      throw InputError(
-          "--out: cannot create the folder '" + out.string() + "'" +
-          (error ? " (" + error.message() + ")" : std::string(" (a file is in the way)")));
-    }
-    lock.emplace(out);
-  });
+  const auto lock = claim_output_folder(out);
   const std::vector<SweepPoint> points = grid_points(sweep);
   const auto classical = classical_lift_offs(sweep, points);
   std::vector<std::string> keys;
