@@ -108,7 +108,9 @@ RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
     return solve(model, configured);
   }
   const auto param_specs = parameters();
-  for (const auto& [key, value] : settings.solver_params) {
+  for (const auto& entry : settings.solver_params) {
+    const std::string& key = entry.first;  // a name, not a binding: lambdas capture it (clang 14)
+    const double value = entry.second;
     const auto spec = std::find_if(param_specs.begin(), param_specs.end(),
                                    [&](const ParamSpec& p) { return p.name == key; });
     if (spec == param_specs.end()) {
@@ -118,7 +120,9 @@ RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
   }
   const auto choice_specs = choices();
   std::vector<Assignment> chosen;
-  for (const auto& [key, value] : settings.solver_choices) {
+  for (const auto& entry : settings.solver_choices) {
+    const std::string& key = entry.first;
+    const std::string& value = entry.second;
     const auto spec = std::find_if(choice_specs.begin(), choice_specs.end(),
                                    [&](const ChoiceSpec& c) { return c.name == key; });
     if (spec == choice_specs.end()) {
