@@ -277,11 +277,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       // The cores this process may run on (taskset, a cgroup, or mpirun, which binds each rank
       // to one core by default), and under mpirun a node's share per rank.
       if (text.empty()) {
-        int cores = static_cast<int>(std::thread::hardware_concurrency());
+        const int node = static_cast<int>(std::thread::hardware_concurrency());
+        int cores = node;
         cpu_set_t allowed;
         if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) cores = CPU_COUNT(&allowed);
-        return std::max(1, std::min(cores, static_cast<int>(std::thread::hardware_concurrency()) /
-                                               mpi::world().ranks_on_this_node));
+        return std::max(1, std::min(cores, node / mpi::world().ranks_on_this_node));
       }
       const double x = parse_finite("--jobs", text);
       if (x != std::floor(x) || x < 1 || x > 256) {

@@ -42,11 +42,14 @@ const char* launcher_size() {
   return nullptr;
 }
 
+// Whether an MPI launcher (mpirun, mpiexec, srun) started the process, before any MPI call.
+[[maybe_unused]] bool launched_by_mpi() {
+  return launcher_rank() != nullptr || launcher_size() != nullptr;
+}
+
 }  // namespace
 
 const World& world() { return g_world; }
-
-bool launched_by_mpi() { return launcher_rank() != nullptr || launcher_size() != nullptr; }
 
 #ifdef CRBENCH_WITH_MPI
 
@@ -247,8 +250,6 @@ void work(int jobs, const std::function<ojson(std::size_t)>& compute) {
 
 }  // namespace
 
-bool built_with_mpi() { return true; }
-
 Session::Session(int& argc, char**& argv) {
   if (!launched_by_mpi()) return;
   int provided = 0;
@@ -303,8 +304,6 @@ void distribute_points(const std::vector<std::size_t>& anywhere,
 }
 
 #else  // built without MPI: one rank
-
-bool built_with_mpi() { return false; }
 
 Session::Session(int&, char**&) {
   const char* rank = launcher_rank();

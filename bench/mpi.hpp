@@ -23,12 +23,6 @@ struct World {
 
 const World& world();
 inline bool is_root() { return world().rank == 0; }
-bool built_with_mpi();
-
-// Whether the process was started by an MPI launcher (mpirun, mpiexec, srun): read from the
-// environment the launchers set, before any MPI call.
-bool launched_by_mpi();
-
 // MPI_Init_thread in the constructor when launched by an MPI launcher (and built with MPI),
 // MPI_Finalize in the destructor; a plain `crbench …` never initializes MPI. Throws InputError
 // when launched by mpirun with several ranks but built without MPI (every rank would otherwise

@@ -11,6 +11,9 @@
 
 namespace crbench {
 
+// The preset recorded when alpha, beta or gamma is given explicitly.
+inline const std::string kCustomPreset = "custom";
+
 // alpha, beta, gamma (defaults: the preset's), and kappa, k of the kozlov-impact preset.
 inline std::vector<ParamSpec> model_coefficient_params() {
   return {
@@ -52,7 +55,8 @@ inline std::vector<ChoiceSpec> model_choices(const std::string& preset_descripti
       {.name = "preset",
        .options = {"viscous", "penalty", "kozlov-impact"},
        .default_value = "viscous",
-       .description = preset_description},
+       .description = preset_description,
+       .recorded = {kCustomPreset}},
       {.name = "interaction",
        .options = {"medium", "obstacle"},
        .default_value = "medium",
@@ -95,7 +99,7 @@ inline void apply_model_preset(ParamValues& params, ChoiceValues& choices,
   if (params.at("alpha") == 0.0 && params.at("beta") == 0.0 && params.at("gamma") == 0.0) {
     throw InputError(owner + ": alpha, beta, gamma are all 0; at least one must be > 0");
   }
-  if (coefficients_given) choices["preset"] = "custom";
+  if (coefficients_given) choices["preset"] = kCustomPreset;
 }
 
 // The name of the limit a model converges to, for the facts it is checked against: the obstacle

@@ -128,9 +128,10 @@ RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
     if (spec == choice_specs.end()) {
       throw InputError(owner + ": solver_choices has '" + key + "', not one of its choices");
     }
-    // "custom": a preset whose α, β, γ were given explicitly (Solver::finalize records it so).
-    if (value == "custom") continue;
-    chosen.push_back({key, value});  // configure_solver below rejects a value not among them
+    const bool recorded =
+        std::find(spec->recorded.begin(), spec->recorded.end(), value) != spec->recorded.end();
+    // configure_solver below rejects any other value not among the options.
+    if (!recorded) chosen.push_back({key, value});
   }
   // What configure_solver gives with the same choices is what this configuration needs.
   RunSettings needed;

@@ -35,6 +35,9 @@ struct ChoiceSpec {
   std::vector<std::string> options;
   std::string default_value;
   std::string description;
+  // Values Solver::finalize may record that a user cannot choose (a preset overridden by
+  // explicit coefficients is recorded as "custom"); Solver::run accepts them in settings.
+  std::vector<std::string> recorded = {};
 };
 using ChoiceValues = std::map<std::string, std::string>;
 

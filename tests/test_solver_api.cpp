@@ -96,7 +96,12 @@ TEST_CASE("Solver::run names the bad item of hand-made settings", "[api][fast]")
   s = configured;
   s.solver_choices["colour"] = "red";
   CHECK(refusal_of("realization", s).find("solver_choices has 'colour'") != std::string::npos);
-  // The hand-made settings that configure_solver gives are accepted as they are.
+  // The hand-made settings that configure_solver gives are accepted as they are, also with the
+  // preset it records as custom when alpha, beta, gamma are given.
+  CHECK(find_solver("realization").run(*model, configured).status == "ok");
+  configure_solver(find_solver("realization"), {{"alpha", "1"}, {"beta", "1"}, {"gamma", "1"}},
+                   configured, &model->info());
+  REQUIRE(configured.solver_choices.at("preset") == "custom");
   CHECK(find_solver("realization").run(*model, configured).status == "ok");
 }
 
