@@ -385,30 +385,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                          kMaxWallTimeSpec.range_text() + " (seconds)");
       }
     }
-    const Solver& solver = find_solver(request.solver_name);
-    std::vector<std::string> own;
-    for (const auto& p : solver.parameters()) own.push_back(p.name);
-    for (const auto& c : solver.choices()) own.push_back(c.name);
-    const auto not_a_parameter = [&](const std::string& name) {
-      std::string known;
-      for (const auto& p : own) known += (known.empty() ? "" : ", ") + flag_name(p);
-      return InputError(flag_name(name) + ": not a parameter of solver " + solver.name() +
-                        "; its parameters are: " + (known.empty() ? "(none)" : known));
-    };
-    if (solver.takes_tolerances()) {
-      own.insert(own.begin(), {"rtol", "atol"});
-    } else {
-      if (!rtol_text.empty()) throw not_a_parameter("rtol");
-      if (!atol_text.empty()) throw not_a_parameter("atol");
-    }
     for (const auto& [name, option] : solver_options) {
-      if (option->count() == 0) continue;
-      if (std::find(own.begin(), own.end(), name) == own.end()) throw not_a_parameter(name);
-      request.solver_assignments.push_back({name, solver_option_text[name]});
+      if (option->count() > 0)
+        request.solver_assignments.push_back({name, solver_option_text[name]});
     }
     request.trajectory_path = trajectory_path;
 
-    const RunRecord record = execute(request);
+    const RunRecord record = solve(request);
     if (as_json) {
       out << to_json(record, !omit_wall_time).dump(2) << "\n";
     } else {

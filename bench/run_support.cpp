@@ -130,13 +130,12 @@ double horizon_of(const Model& model) {
 RunRecord execute(const RunRequest& request) {
   const Solver& solver = find_solver(request.solver_name);
   const std::unique_ptr<Model> model = make_model(request.case_name, request.case_assignments);
-  check_in_range(kRtolSpec, request.rtol, "--rtol");
-  check_in_range(kAtolSpec, request.atol, "--atol");
-
   RunSettings settings;
-  settings.rtol = request.rtol;
+  settings.rtol = request.rtol.value_or(kDefaultRtol);
+  settings.atol = request.atol.value_or(kDefaultAtol);
+  check_in_range(kRtolSpec, settings.rtol, "--rtol");
+  check_in_range(kAtolSpec, settings.atol, "--atol");
   settings.max_wall_time = request.max_wall_time;
-  settings.atol = request.atol;
   configure_solver(solver, request.solver_assignments, settings, &model->info());
   const double t0 = model->initial_state().t;
   settings.t_end = request.t_end ? *request.t_end : horizon_of(*model);
@@ -150,6 +149,9 @@ RunRecord execute(const RunRequest& request) {
     csv = std::make_unique<TrajectoryCsv>(request.trajectory_path, model->dof(),
                                           model->constraint_count(),
                                           solver.extra_columns(*model, settings));
+  }
+  if (request.observer && request.on_extra_columns) {
+    request.on_extra_columns(solver.extra_columns(*model, settings));
   }
   if (csv || request.observer) {
     for (int i = 0; i < request.samples; ++i) {
@@ -166,6 +168,29 @@ RunRecord execute(const RunRequest& request) {
   if (csv) csv->finish();
   record.parameter_sources = settings.parameter_sources;
   return record;
+}
+
+RunRecord solve(const RunRequest& request) {
+  const Solver& solver = find_solver(request.solver_name);
+  std::vector<std::string> own;
+  if (solver.takes_tolerances()) own = {"rtol", "atol"};
+  for (const auto& p : solver.parameters()) own.push_back(p.name);
+  for (const auto& c : solver.choices()) own.push_back(c.name);
+  const auto flag = [](std::string name) {
+    std::replace(name.begin(), name.end(), '_', '-');
+    return "--" + name;
+  };
+  const auto check = [&](const std::string& name) {
+    if (std::find(own.begin(), own.end(), name) != own.end()) return;
+    std::string known;
+    for (const auto& p : own) known += (known.empty() ? "" : ", ") + flag(p);
+    throw InputError(flag(name) + ": not a parameter of solver " + solver.name() +
+                     "; its parameters are: " + (known.empty() ? "(none)" : known));
+  };
+  if (request.rtol) check("rtol");
+  if (request.atol) check("atol");
+  for (const auto& a : request.solver_assignments) check(a.key);
+  return execute(request);
 }
 
 GridRun solve_on_grid(RunRequest request) {

@@ -16,13 +16,16 @@
 
 namespace crbench {
 
+inline constexpr double kDefaultRtol = 1e-12;
+inline constexpr double kDefaultAtol = 1e-14;
+
 struct RunRequest {
   std::string case_name;
   std::string solver_name;
   std::vector<Assignment> case_assignments;
   std::vector<Assignment> solver_assignments;
-  double rtol = 1e-12;
-  double atol = 1e-14;
+  std::optional<double> rtol;   // default kDefaultRtol
+  std::optional<double> atol;   // default kDefaultAtol
   std::optional<double> t_end;  // default: the case's horizon
   int samples = 1001;           // trajectory grid points over [t0, t_end]
   std::string trajectory_path;  // empty: no trajectory
@@ -30,9 +33,18 @@ struct RunRequest {
   // Called with every sample on the grid and at events, besides the CSV (may be empty; a
   // non-empty observer turns the grid on).
   std::function<void(const TrajectorySample&)> observer;
+  // Called once before the solve, when the observer is set, with the names of the samples'
+  // `extra` entries (Solver::extra_columns; the trajectory CSV's last columns).
+  std::function<void(const std::vector<std::string>&)> on_extra_columns;
 };
 
-// InputError on any bad item; a failing solve is a record with its status, not an exception.
+// One solve by names, as `crbench run` and the Python module's run make it: InputError (the message
+// of exit status 2) on any bad item, including a solver parameter the solver does not have and
+// tolerances given to a solver that takes none; a failing solve is a record with its status, not
+// an exception.
+RunRecord solve(const RunRequest& request);
+// The same without the check that every given option is the solver's (studies, sweeps and the
+// report set tolerances for every solver they run).
 RunRecord execute(const RunRequest& request);
 
 // A solve with q kept on the request's output grid (event rows left out).

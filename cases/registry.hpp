@@ -15,9 +15,13 @@ struct CaseEntry {
   std::function<std::unique_ptr<Model>(const ParamValues&)> make;
 };
 
-// The built-in cases (cases/registry.cpp), then those added by register_case. A deque, so that
-// a reference from find_case stays valid when a case is added.
+// The built-in cases in the order of crbench_builtin_cases (CMakeLists.txt), then those added by
+// register_case. A deque, so that a reference from find_case stays valid when a case is added.
 const std::deque<CaseEntry>& case_registry();
+// The built-in cases' entries, each compiled in a translation unit of its own generated from
+// crbench_builtin_cases (CMakeLists.txt, cmake/crbenchCases.cmake), so that editing one case
+// recompiles that case alone.
+std::deque<CaseEntry> builtin_case_entries();
 // Adds a case (a user's own, or a test's; cases/register_case.hpp makes the entry from a Case
 // type). Call it before any thread looks a case up. InputError when the name is taken.
 void register_case(CaseEntry entry);

@@ -9,6 +9,8 @@ packages=(
   # Lemke and projected Gauss-Seidel LCP solvers (solvers/lcp.cpp)
   libsiconos-numerics-dev
   python3-matplotlib python3-numpy
+  # the Python module crbench (python/crbench_module.cpp)
+  pybind11-dev python3-dev
   # MPI: `mpirun -n R crbench sweep|converge` (bench/mpi.hpp) and its tests
   libopenmpi-dev openmpi-bin
   # the sanitizer and fuzzing job (.ci/run, preset debug): clang with its sanitizer and libFuzzer

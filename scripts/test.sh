@@ -8,7 +8,7 @@ ctest --preset release
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   files=$(git ls-files '*.cpp' '*.hpp')
 else
-  files=$(find bench cases solvers tests -name '*.cpp' -o -name '*.hpp')
+  files=$(find bench cases solvers tests python examples -name '*.cpp' -o -name '*.hpp')
 fi
 # shellcheck disable=SC2086
 clang-format --dry-run --Werror $files

@@ -27,6 +27,7 @@
 
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/lcp.hpp"
+#include "crbench/solvers/limit_z.hpp"
 #include "crbench/solvers/phase.hpp"
 
 namespace crbench {
@@ -70,6 +71,41 @@ OdeState pack(const State& x) {
   return y;
 }
 
+// The event functions g of a phase, in five blocks: per constraint k, f_k off the constraint
+// (contact) and λ_k or −z_k on it (lift-off); the switching functions; for the limit model z'_k
+// (a maximum of z, to catch a double zero) and λ_k (its first zero, for the propositions and the
+// delay); per one-sided kinematic row, g_r while inactive (contact) and ν_r while active (release).
+class EventLayout {
+ public:
+  enum class Block { constraint, switching, z_maximum, lambda_zero, kinematic };
+  struct Entry {
+    Block block;
+    int index;  // within its block
+  };
+
+  EventLayout(int constraints, int switches, int unilateral_kinematic)
+      : m_(constraints), switches_(switches), kinematic_(unilateral_kinematic) {}
+
+  Eigen::Index size() const { return 3 * m_ + switches_ + kinematic_; }
+  Eigen::Index constraint(int k) const { return k; }
+  Eigen::Index switching(int j) const { return m_ + j; }
+  Eigen::Index z_maximum(int k) const { return m_ + switches_ + k; }
+  Eigen::Index lambda_zero(int k) const { return 2 * m_ + switches_ + k; }
+  Eigen::Index kinematic(int r) const { return 3 * m_ + switches_ + r; }
+
+  Entry entry(Eigen::Index i) const {
+    const auto at = [i](Eigen::Index start) { return static_cast<int>(i - start); };
+    if (i < m_) return {Block::constraint, at(0)};
+    if (i < switching(switches_)) return {Block::switching, at(switching(0))};
+    if (i < z_maximum(m_)) return {Block::z_maximum, at(z_maximum(0))};
+    if (i < lambda_zero(m_)) return {Block::lambda_zero, at(lambda_zero(0))};
+    return {Block::kinematic, at(kinematic(0))};
+  }
+
+ private:
+  int m_, switches_, kinematic_;
+};
+
 std::string join(const std::vector<int>& v) {
   std::string s;
   for (const int i : v) s += (s.empty() ? "" : ",") + std::to_string(i);
@@ -85,11 +121,13 @@ class Run {
         rec_(record),
         n_(model.dof()),
         m_(model.constraint_count()),
-        ku_(model.unilateral_kinematic_count()) {
+        ku_(model.unilateral_kinematic_count()),
+        events_(m_, model.switch_count(), ku_) {
     for (int r = ku_; r < model.kinematic_count(); ++r) {
       if (model.kinematic_condition(r) < 0) kinematic_rows_.push_back(r);
     }
     select_rows_ = static_cast<int>(kinematic_rows_.size()) < model.kinematic_count();
+    if (opt_.limit) z_.emplace(*opt_.limit, m_, rec_);
   }
 
   void execute() {
@@ -97,83 +135,77 @@ class Run {
     // Bilateral constraints stay in the active set from the start (their data satisfy Kozlov
     // 1992 condition (10): EventDrivenSolver::refusal).
     for (int k = m_ - model_.bilateral_count(); k < m_; ++k) active_.push_back(k);
-    if (dynamic_z()) x.aux = Eigen::VectorXd::Zero(2 * m_);
+    if (z_) x.aux = z_->initial_aux();
     modes_ = model_.modes_at(x);
-    z_extreme_.assign(static_cast<std::size_t>(m_), 0.0);
-    contact_start_.assign(static_cast<std::size_t>(m_), 0.0);
-    lambda_zero_.assign(static_cast<std::size_t>(m_), std::nan(""));
     rec_.min_constraint.assign(static_cast<std::size_t>(m_),
                                std::numeric_limits<double>::infinity());
     track_minimum(x);
-    try {
-      const bool start_impact = resolve_contacts(x, {});
-      resolve_kinematic(x, resting_kinematic_rows(x), start_impact);
-      while (x.t < settings_.t_end) {
-        const PhaseEnd end = integrate_phase(x);
-        if (end.horizon) break;
-        std::string label;
-        for (const Eigen::Index i : end.crossed) {
-          if (!label.empty()) label += '&';
-          label += event_name(i);
-        }
-        emit(x, label + "-");
-        std::vector<int> leaving;
-        std::vector<int> kinematic_entering;
-        for (const Eigen::Index i : end.crossed) {
-          const int S = model_.switch_count();
-          if (i >= 3 * m_ + S) {
-            const int r = static_cast<int>(i - 3 * m_ - S);
-            if (kinematic_active(r)) {
-              // ν has reached 0: released here, not a candidate of resolve_kinematic.
-              kinematic_rows_.erase(std::find(kinematic_rows_.begin(), kinematic_rows_.end(), r));
-              rec_.events.push_back({.t = x.t, .kind = "kinematic_release", .index = r});
-            } else {
-              kinematic_entering.push_back(r);
+    end_run_on_failure(
+        rec_,
+        [&] {
+          const bool start_impact = resolve_contacts(x, {});
+          resolve_kinematic(x, resting_kinematic_rows(x), start_impact);
+          while (x.t < settings_.t_end) {
+            const PhaseEnd end = integrate_phase(x);
+            if (end.horizon) break;
+            std::string label;
+            for (const Eigen::Index i : end.crossed) {
+              if (!label.empty()) label += '&';
+              label += event_name(i);
             }
-          } else if (i >= m_ && i < m_ + S) {
-            const auto j = static_cast<std::size_t>(i - m_);
-            modes_[j] = -modes_[j];
-            rec_.events.push_back({.t = x.t, .kind = "switch", .index = static_cast<int>(j)});
-          } else if (i >= m_ + S && i < 2 * m_ + S) {
-            check_touch(x, static_cast<int>(i - m_ - S));
-          } else if (i >= 2 * m_ + S) {
-            // Only the first zero of λ in a contact is an event; a restart with λ ≈ 0 may cross
-            // again at once.
-            const int k = static_cast<int>(i - 2 * m_ - S);
-            if (std::isnan(lambda_zero_[static_cast<std::size_t>(k)])) {
-              lambda_zero_[static_cast<std::size_t>(k)] = x.t;
-              rec_.events.push_back({.t = x.t, .kind = "lambda_zero", .index = k});
+            emit(x, label + "-");
+            std::vector<int> leaving;
+            std::vector<int> kinematic_entering;
+            for (const Eigen::Index i : end.crossed) {
+              const auto [block, index] = events_.entry(i);
+              switch (block) {
+                case EventLayout::Block::kinematic:
+                  if (kinematic_active(index)) {
+                    // ν has reached 0: released here, not a candidate of resolve_kinematic.
+                    kinematic_rows_.erase(
+                        std::find(kinematic_rows_.begin(), kinematic_rows_.end(), index));
+                    rec_.events.push_back({.t = x.t, .kind = "kinematic_release", .index = index});
+                  } else {
+                    kinematic_entering.push_back(index);
+                  }
+                  break;
+                case EventLayout::Block::switching: {
+                  const auto j = static_cast<std::size_t>(index);
+                  modes_[j] = -modes_[j];
+                  rec_.events.push_back({.t = x.t, .kind = "switch", .index = index});
+                  break;
+                }
+                case EventLayout::Block::z_maximum:
+                  if (is_active(index)) z_->check_touch(x, index);
+                  break;
+                case EventLayout::Block::lambda_zero:
+                  z_->lambda_crossed_zero(index, x.t);
+                  break;
+                case EventLayout::Block::constraint:
+                  if (!is_active(index)) break;
+                  if (dynamic_z()) {
+                    const double lambda = lambda_of(x, index);
+                    if (!z_->lifts_off_at_zero(x, index, lambda, last_mu_)) break;
+                  }
+                  active_.erase(std::find(active_.begin(), active_.end(), index));
+                  leaving.push_back(index);
+                  record_lift_off(x.t, index);
+                  break;
+              }
             }
-          } else if (is_active(i) && dynamic_z()) {
-            if (z_zero_lifts_off(x, static_cast<int>(i))) {
-              active_.erase(std::find(active_.begin(), active_.end(), static_cast<int>(i)));
-              leaving.push_back(static_cast<int>(i));
-              record_lift_off(x.t, static_cast<int>(i));
+            if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
+              throw RunFailure{"too_many_events", "more than " + format_number(opt_.max_events) +
+                                                      " events before the horizon"};
             }
-          } else if (is_active(i)) {
-            active_.erase(std::find(active_.begin(), active_.end(), static_cast<int>(i)));
-            leaving.push_back(static_cast<int>(i));
-            record_lift_off(x.t, static_cast<int>(i));
+            const bool impact = resolve_contacts(x, leaving);
+            resolve_kinematic(x, kinematic_entering, impact);
+            note_lambda_sign(x);
+            emit(x, label + "+");
           }
-        }
-        if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
-          throw RunFailure{"too_many_events", "more than " + format_number(opt_.max_events) +
-                                                  " events before the horizon"};
-        }
-        const bool impact = resolve_contacts(x, leaving);
-        resolve_kinematic(x, kinematic_entering, impact);
-        note_lambda_sign(x);
-        emit(x, label + "+");
-      }
-    } catch (const RunFailure& failure) {
-      rec_.status = failure.status;
-      rec_.reason = failure.reason;
-    } catch (const odeint::odeint_error& e) {
-      rec_.status = "step_failure";
-      rec_.reason = std::string("integrator: ") + e.what() + " at t = " + format_number(last_t_);
-    }
+        },
+        [this] { return " at t = " + format_number(last_t_); });
     rec_.final_state = x;
-    if (opt_.limit) finish_theorem_diagnostics(x);
+    if (z_) z_->finish(x, active_);
     rec_.rhs_evaluations = rhs_evaluations_;
     rec_.diagnostics["event_function_evaluations"] = probe_evaluations_;
     rec_.diagnostics["impacts"] = impacts_;
@@ -302,7 +334,7 @@ class Run {
     const Eigen::VectorXd kinematic_g = point_.g;  // every row, before the inactive are dropped
     if (select_rows_) keep_kinematic_rows(point_, kinematic_rows_);
     const int S = model_.switch_count();
-    g.setOnes(3 * m_ + S + ku_);
+    g.setOnes(events_.size());
     Eigen::VectorXd& lambda_active = lambda_active_;
     if (!active_.empty() || ku_ > 0) {
       const ConstrainedAcceleration& acc = probe_acceleration_;
@@ -310,61 +342,53 @@ class Run {
       if (!acc.ok) throw RunFailure{acc.status, acc.reason};
       lambda_active = acc.lambda;
       if (ku_ > 0) {
-        // [3m + S, 3m + S + ku): g_r of an inactive one-sided kinematic row (its contact), ν_r of
-        // an active one (its release).
         for (int r = 0; r < ku_; ++r) {
           const auto at = std::find(kinematic_rows_.begin(), kinematic_rows_.end(), r);
-          g(3 * m_ + S + r) = at == kinematic_rows_.end()
-                                  ? kinematic_g(r)
-                                  : acc.kinematic_lambda(at - kinematic_rows_.begin());
+          g(events_.kinematic(r)) = at == kinematic_rows_.end()
+                                        ? kinematic_g(r)
+                                        : acc.kinematic_lambda(at - kinematic_rows_.begin());
         }
       }
     }
-    // [0, m): f_k off the constraint (contact); on it λ_k (classical lift-off) or −z_k (limit
-    // model: lift-off candidate where z reaches 0 from below). [m, m + S): switching functions.
-    // Limit model only: [m + S, 2m + S): z'_k (a maximum of z, to catch a double zero);
-    // [2m + S, 3m + S): λ_k (its first zero, for the propositions and the delay).
+    // On the constraint, the limit model's lift-off candidate is where z reaches 0 from below.
     for (int k = 0; k < m_; ++k) {
       if (model_.is_bilateral(k)) continue;  // never an event
       const auto it = std::find(active_.begin(), active_.end(), k);
       if (it == active_.end()) {
-        g(k) = point_.f(k);
+        g(events_.constraint(k)) = point_.f(k);
         continue;
       }
       const double lambda = lambda_active(it - active_.begin());
-      g(k) = dynamic_z() ? -x.aux(k) : lambda;
+      g(events_.constraint(k)) = dynamic_z() ? z_->lift_off_function(x, k) : lambda;
       if (dynamic_z()) {
-        if (opt_.limit->alpha > 0.0) g(m_ + S + k) = x.aux(m_ + k);
-        g(2 * m_ + S + k) = lambda;
+        if (const auto z_rate = z_->z_maximum_function(x, k)) g(events_.z_maximum(k)) = *z_rate;
+        g(events_.lambda_zero(k)) = lambda;
       }
     }
     if (S == 0) return;
     model_.switching_values(x, probe_switching_);
     for (int j = 0; j < S; ++j)
-      g(m_ + j) = modes_[static_cast<std::size_t>(j)] * probe_switching_(j);
+      g(events_.switching(j)) = modes_[static_cast<std::size_t>(j)] * probe_switching_(j);
   }
 
-  bool dynamic_z() const {
-    return opt_.limit && (opt_.limit->alpha > 0.0 || opt_.limit->beta > 0.0);
-  }
+  bool dynamic_z() const { return z_ && z_->dynamic(); }
 
   std::string event_name(Eigen::Index i) const {
-    const int S = model_.switch_count();
-    if (i >= 3 * m_ + S) {
-      return kinematic_active(static_cast<int>(i - 3 * m_ - S)) ? "kinematic_release"
-                                                                : "kinematic_contact";
+    const auto [block, index] = events_.entry(i);
+    switch (block) {
+      case EventLayout::Block::kinematic:
+        return kinematic_active(index) ? "kinematic_release" : "kinematic_contact";
+      case EventLayout::Block::switching:
+        return "switch";
+      case EventLayout::Block::z_maximum:
+        return "z_maximum";
+      case EventLayout::Block::lambda_zero:
+        return "lambda_zero";
+      case EventLayout::Block::constraint:
+        break;
     }
-    if (i >= m_ && i < m_ + S) return "switch";
-    if (i >= m_ + S && i < 2 * m_ + S) return "z_maximum";
-    if (i >= 2 * m_ + S) return "lambda_zero";
-    if (!is_active(i)) return "contact";
+    if (!is_active(index)) return "contact";
     return dynamic_z() ? "z_zero" : "lift_off";
-  }
-
-  // z' at x for constraint k: carried for α > 0, from β z' + γ z = −λ otherwise.
-  double z_rate(const State& x, int k, double lambda) const {
-    if (opt_.limit->alpha > 0.0) return x.aux(m_ + k);
-    return (-lambda - opt_.limit->gamma * x.aux(k)) / opt_.limit->beta;
   }
 
   double lambda_of(const State& x, int k) {
@@ -376,42 +400,6 @@ class Run {
     return acc.lambda(it - active_.begin());
   }
 
-  void theorem_fails(const std::string& why) {
-    if (theorem_applies_) why_ = why;
-    theorem_applies_ = false;
-  }
-
-  // Deryabin & Kozlov 1995 Theorem 1: lift-off at the first zero τ of z if it is simple and λ(τ) <
-  // 0.
-  bool z_zero_lifts_off(const State& x, int k) {
-    const double lambda = lambda_of(x, k);
-    const double rate = z_rate(x, k, lambda);
-    const double since = x.t - contact_start_[static_cast<std::size_t>(k)];
-    const double scale =
-        std::abs(z_extreme_[static_cast<std::size_t>(k)]) / std::max(since, 1e-300);
-    const bool simple = rate > 1e-8 * scale;
-    z_zeros_.push_back({{"t", x.t},
-                        {"constraint", k},
-                        {"lambda", lambda},
-                        {"mu", last_mu_},
-                        {"z_rate", rate},
-                        {"simple", simple}});
-    rec_.events.push_back({.t = x.t, .kind = "z_zero", .index = k});
-    if (!simple) {
-      theorem_fails("z reaches 0 without crossing it (a double zero, z' = " + format_number(rate) +
-                    ") at t = " + format_number(x.t) + " on constraint " + std::to_string(k));
-      return false;
-    }
-    if (!(lambda < 0.0)) {
-      theorem_fails("lambda = " + format_number(lambda) + " >= 0 at the zero of z (t = " +
-                    format_number(x.t) + ", constraint " + std::to_string(k) +
-                    "): Theorem 1 asserts no lift-off there; the motion stays on the constraint");
-      return false;
-    }
-    if (proposition_.empty()) proposition_ = proposition(k);
-    return true;
-  }
-
   // λ may also stop being positive by a jump (a force switch), not only by crossing 0.
   void note_lambda_sign(const State& x) {
     if (!dynamic_z() || active_.empty()) return;
@@ -419,71 +407,8 @@ class Run {
     const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
     if (!acc.ok) throw RunFailure{acc.status, acc.reason};
     for (std::size_t r = 0; r < active_.size(); ++r) {
-      auto& zero = lambda_zero_[static_cast<std::size_t>(active_[r])];
-      if (std::isnan(zero) && acc.lambda(static_cast<Eigen::Index>(r)) <= 0.0) zero = x.t;
+      z_->note_lambda(active_[r], x.t, acc.lambda(static_cast<Eigen::Index>(r)));
     }
-  }
-
-  // A maximum of z (z' crossing 0 downward) at z ≈ 0 is a double zero of z.
-  void check_touch(const State& x, int k) {
-    if (!is_active(k)) return;
-    const double z = x.aux(k);
-    if (std::abs(z) <= 1e-8 * std::abs(z_extreme_[static_cast<std::size_t>(k)])) {
-      rec_.events.push_back({.t = x.t, .kind = "z_double_zero", .index = k});
-      theorem_fails("z touches 0 without crossing it (a double zero: z = " + format_number(z) +
-                    " at its maximum) at t = " + format_number(x.t) + " on constraint " +
-                    std::to_string(k));
-    }
-  }
-
-  // Deryabin & Kozlov 1995 §3: Proposition 1 (β² ≥ 4αγ) and Proposition 2 (β² < 4αγ, ω² = 4αγ − β²,
-  // τ ≤ π/ω with τ the first zero of μ) guarantee z < 0 beyond the first zero of λ, i.e. a delay.
-  std::string proposition(int k) const {
-    const double a = opt_.limit->alpha, b = opt_.limit->beta, c = opt_.limit->gamma;
-    const double zero = lambda_zero_[static_cast<std::size_t>(k)];
-    if (std::isnan(zero)) {
-      return "lambda > 0 throughout the contact: Propositions 1-2 (Deryabin & Kozlov 1995 section "
-             "3) speak of the zero of lambda and do not apply";
-    }
-    const double tau = zero - contact_start_[static_cast<std::size_t>(k)];
-    if (b * b >= 4.0 * a * c) {
-      return "Proposition 1 (beta^2 >= 4 alpha gamma): z < 0 beyond the first zero of lambda "
-             "(t = " +
-             format_number(zero) + "), so the lift-off is delayed";
-    }
-    const double omega = std::sqrt(4.0 * a * c - b * b);
-    if (tau <= std::numbers::pi / omega) {
-      return "Proposition 2 (beta^2 < 4 alpha gamma, first zero of lambda after " +
-             format_number(tau) + " <= pi/omega = " + format_number(std::numbers::pi / omega) +
-             "): the lift-off is delayed";
-    }
-    return "neither Proposition 1 nor 2 applies (beta^2 < 4 alpha gamma and the first zero of "
-           "lambda comes after " +
-           format_number(tau) + " > pi/omega = " + format_number(std::numbers::pi / omega) +
-           "): no delay is guaranteed";
-  }
-
-  void finish_theorem_diagnostics(const State& x) {
-    if (dynamic_z()) {
-      for (const int k : active_) {
-        theorem_fails("no zero of z before the horizon t = " + format_number(x.t) +
-                      " (constraint " + std::to_string(k) + " in contact since t = " +
-                      format_number(contact_start_[static_cast<std::size_t>(k)]) + ")");
-      }
-    }
-    rec_.diagnostics["theorem_applies"] = theorem_applies_;
-    rec_.diagnostics["why"] = why_;
-    rec_.diagnostics["proposition"] = proposition_;
-    rec_.diagnostics["lift_off_driver"] =
-        "lambda, the multiplier of the given f (docs/theory.md section 2); mu = lambda |grad "
-        "f|_{A^-1} is reported beside it (z_zeros, trajectory)";
-    rec_.diagnostics["z_zeros"] = z_zeros_;
-    nlohmann::ordered_json zeros = nlohmann::ordered_json::array();
-    for (int k = 0; k < m_; ++k) {
-      const double t = lambda_zero_[static_cast<std::size_t>(k)];
-      zeros.push_back(std::isnan(t) ? nlohmann::ordered_json() : nlohmann::ordered_json(t));
-    }
-    rec_.diagnostics["lambda_zero_time"] = zeros;
   }
 
   bool is_active(Eigen::Index k) const {
@@ -496,11 +421,10 @@ class Run {
   std::vector<double> arm_thresholds(const State& x) {
     evaluate(x, point_);
     const Eigen::VectorXd rate = point_.constraint_rate(x.v);
-    std::vector<double> thresholds(static_cast<std::size_t>(3 * m_ + model_.switch_count() + ku_),
-                                   0.0);
+    std::vector<double> thresholds(static_cast<std::size_t>(events_.size()), 0.0);
     for (int k = 0; k < m_; ++k) {
       if (!is_active(k) && rate(k) <= opt_.velocity_tol) {
-        thresholds[static_cast<std::size_t>(k)] = opt_.distance_tol;
+        thresholds[static_cast<std::size_t>(events_.constraint(k))] = opt_.distance_tol;
       }
     }
     return thresholds;
@@ -524,20 +448,7 @@ class Run {
         dy[static_cast<std::size_t>(i)] = y[static_cast<std::size_t>(n_ + i)];
         dy[static_cast<std::size_t>(n_ + i)] = acc.qdd(i);
       }
-      if (!dynamic_z()) return;
-      // Deryabin & Kozlov 1995 (1.10) along the contact: α z'' + β z' + γ z = −λ(t).
-      const LimitCoefficients& c = *opt_.limit;
-      for (std::size_t r = 0; r < active_.size(); ++r) {
-        const auto k = static_cast<std::size_t>(active_[r]);
-        const double lambda = acc.lambda(static_cast<Eigen::Index>(r));
-        const double z = y[2 * n_ + k], z_rate = y[2 * n_ + m_ + k];
-        if (c.alpha > 0.0) {
-          dy[2 * n_ + k] = z_rate;
-          dy[2 * n_ + m_ + k] = (-lambda - c.beta * z_rate - c.gamma * z) / c.alpha;
-        } else {
-          dy[2 * n_ + k] = (-lambda - c.gamma * z) / c.beta;
-        }
-      }
+      if (dynamic_z()) z_->derivative(active_, acc.lambda, y.data() + 2 * n_, dy.data() + 2 * n_);
     };
     const double max_dt =
         opt_.max_step_fraction * std::max(settings_.t_end - model_.initial_state().t, 1e-300);
@@ -571,12 +482,7 @@ class Run {
         }
       }
       track_minimum(xs);
-      for (const int k : active_) {
-        if (dynamic_z()) {
-          auto& extreme = z_extreme_[static_cast<std::size_t>(k)];
-          extreme = std::min(extreme, xs.aux(k));
-        }
-      }
+      if (dynamic_z()) z_->track_extreme(xs, active_);
     };
     const PhaseControl control{.t_end = settings_.t_end,
                                .event_time_tol = opt_.event_time_tol,
@@ -788,14 +694,7 @@ class Run {
     for (const int k : next_active) {
       if (std::find(active_.begin(), active_.end(), k) == active_.end()) {
         rec_.events.push_back({.t = x.t, .kind = "contact", .index = k});
-        // A new contact phase: z = z' = 0 (Deryabin & Kozlov 1995, Theorem 1).
-        contact_start_[static_cast<std::size_t>(k)] = x.t;
-        z_extreme_[static_cast<std::size_t>(k)] = 0.0;
-        lambda_zero_[static_cast<std::size_t>(k)] = std::nan("");
-        if (dynamic_z()) {
-          x.aux(k) = 0.0;
-          x.aux(m_ + k) = 0.0;
-        }
+        if (z_) z_->start_contact(k, x);
       }
     }
     active_ = next_active;
@@ -884,8 +783,7 @@ class Run {
     s.lambda = Eigen::VectorXd::Zero(m_);
     s.mu = Eigen::VectorXd::Zero(m_);
     s.impulse = last_impulse_.size() == m_ ? last_impulse_ : Eigen::VectorXd::Zero(m_);
-    if (opt_.limit)
-      s.extra = dynamic_z() ? Eigen::VectorXd(x.aux.head(m_)) : Eigen::VectorXd::Zero(m_);
+    if (z_) s.extra = z_->z_values(x);
     if (!active_.empty()) {
       const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
       if (acc.ok) {
@@ -919,6 +817,7 @@ class Run {
   const int n_;
   const int m_;
   const int ku_;  // one-sided kinematic rows (the first ku_ kinematic rows)
+  const EventLayout events_;
   // The kinematic rows in force, sorted: the two-sided ones always, the one-sided ones while
   // active.
   std::vector<int> kinematic_rows_;
@@ -945,13 +844,8 @@ class Run {
   PhaseCounters counters_;
   // Limit model bookkeeping, per constraint: start of the contact, most negative z, first zero
   // of λ in the contact; and the theorem's verdict.
-  std::vector<double> contact_start_;
-  std::vector<double> z_extreme_;
-  std::vector<double> lambda_zero_;
-  nlohmann::ordered_json z_zeros_ = nlohmann::ordered_json::array();
-  bool theorem_applies_ = true;
-  std::string why_;
-  std::string proposition_;
+  // The limit model's z along contacts (solvers/limit_z.hpp); empty for the classical model.
+  std::optional<LimitZ> z_;
   double last_mu_ = 0.0;
   double last_t_ = 0.0;
   Eigen::VectorXd last_impulse_;  // the impulse of the impact being reported (impact+ rows)

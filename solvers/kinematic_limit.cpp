@@ -49,39 +49,36 @@ class KinematicLimit {
       stepper.calc_state(t, s);
       return s;
     };
-    try {
-      while (stepper.current_time() < t_end) {
-        if (stepper.current_time() + stepper.current_time_step() > t_end) {
-          stepper.initialize(stepper.current_state(), stepper.current_time(),
-                             t_end - stepper.current_time());
-        }
-        stepper.do_step(std::ref(system));
-        ++rec_.steps;
-        if (static_cast<double>(rec_.steps) > 1e7) {
-          throw RunFailure{"too_many_steps", "more than 1e7 steps"};
-        }
-        if (wall_time_.exceeded()) {
-          throw RunFailure{
-              "wall_time_exceeded",
-              "the solve took more than max_wall_time = " + format_number(wall_time_.seconds()) +
-                  " s; stopped at t = " + format_number(stepper.current_time())};
-        }
-        const double t = stepper.current_time();
-        for (const double value : stepper.current_state()) {
-          if (!std::isfinite(value)) {
-            throw RunFailure{"non_finite", "non-finite state at t = " + format_number(t)};
+    end_run_on_failure(
+        rec_,
+        [&] {
+          while (stepper.current_time() < t_end) {
+            if (stepper.current_time() + stepper.current_time_step() > t_end) {
+              stepper.initialize(stepper.current_state(), stepper.current_time(),
+                                 t_end - stepper.current_time());
+            }
+            stepper.do_step(std::ref(system));
+            ++rec_.steps;
+            if (static_cast<double>(rec_.steps) > 1e7) {
+              throw RunFailure{"too_many_steps", "more than 1e7 steps"};
+            }
+            if (wall_time_.exceeded()) {
+              throw RunFailure{"wall_time_exceeded",
+                               "the solve took more than max_wall_time = " +
+                                   format_number(wall_time_.seconds()) +
+                                   " s; stopped at t = " + format_number(stepper.current_time())};
+            }
+            const double t = stepper.current_time();
+            for (const double value : stepper.current_state()) {
+              if (!std::isfinite(value)) {
+                throw RunFailure{"non_finite", "non-finite state at t = " + format_number(t)};
+              }
+            }
+            track(stepper.current_state(), t);
+            emit_until(at, t, t >= t_end);
           }
-        }
-        track(stepper.current_state(), t);
-        emit_until(at, t, t >= t_end);
-      }
-    } catch (const RunFailure& failure) {
-      rec_.status = failure.status;
-      rec_.reason = failure.reason;
-    } catch (const odeint::odeint_error& e) {
-      rec_.status = "step_failure";
-      rec_.reason = std::string("integrator: ") + e.what();
-    }
+        },
+        [] { return std::string(); });
     rec_.final_state = state_of(stepper.current_state(), stepper.current_time());
     rec_.rhs_evaluations = rhs_evaluations_;
     rec_.diagnostics["max_kinematic_drift"] = drift_;

@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <boost/numeric/odeint/util/odeint_error.hpp>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -51,6 +52,22 @@ struct RunFailure {
   std::string status;
   std::string reason;
 };
+
+// Runs a solve's body; a RunFailure, or an error of the Odeint integrator (status step_failure,
+// its message followed by `where()`), ends the run as a record with its status and reason instead
+// of an exception, so that the other points of a study are still computed.
+template <class Body, class Where>
+void end_run_on_failure(RunRecord& record, Body&& body, Where&& where) {
+  try {
+    body();
+  } catch (const RunFailure& failure) {
+    record.status = failure.status;
+    record.reason = failure.reason;
+  } catch (const boost::numeric::odeint::odeint_error& e) {
+    record.status = "step_failure";
+    record.reason = std::string("integrator: ") + e.what() + where();
+  }
+}
 
 struct PhaseEnd {
   bool horizon = false;

@@ -81,30 +81,27 @@ class Run {
     rec_.min_constraint.assign(static_cast<std::size_t>(m_),
                                std::numeric_limits<double>::infinity());
     engaged_.assign(static_cast<std::size_t>(model_.kinematic_count()), 1);
-    try {
-      classify(x);
-      classify_kinematic(x);
-      update_minimum(model_.constraint_values(x.t, x.q));
-      while (x.t < settings_.t_end) {
-        const PhaseEnd end = integrate_phase(x);
-        x = end.x;
-        update_minimum(model_.constraint_values(x.t, x.q));
-        if (end.horizon) break;
-        emit(x, "event-");
-        for (const Eigen::Index i : end.crossed) apply_event(x, i);
-        emit(x, "event+");
-        if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
-          throw RunFailure{"too_many_events", "more than " + format_number(opt_.max_events) +
-                                                  " events before the horizon"};
-        }
-      }
-    } catch (const RunFailure& failure) {
-      rec_.status = failure.status;
-      rec_.reason = failure.reason;
-    } catch (const odeint::odeint_error& e) {
-      rec_.status = "step_failure";
-      rec_.reason = std::string("integrator: ") + e.what() + " at t = " + format_number(last_t_);
-    }
+    end_run_on_failure(
+        rec_,
+        [&] {
+          classify(x);
+          classify_kinematic(x);
+          update_minimum(model_.constraint_values(x.t, x.q));
+          while (x.t < settings_.t_end) {
+            const PhaseEnd end = integrate_phase(x);
+            x = end.x;
+            update_minimum(model_.constraint_values(x.t, x.q));
+            if (end.horizon) break;
+            emit(x, "event-");
+            for (const Eigen::Index i : end.crossed) apply_event(x, i);
+            emit(x, "event+");
+            if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
+              throw RunFailure{"too_many_events", "more than " + format_number(opt_.max_events) +
+                                                      " events before the horizon"};
+            }
+          }
+        },
+        [this] { return " at t = " + format_number(last_t_); });
     rec_.final_state = x;
     rec_.rhs_evaluations = rhs_evaluations_;
     rec_.diagnostics["stiff_steps"] = stiff_steps_;

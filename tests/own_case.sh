@@ -19,6 +19,12 @@ cmake --build "$work/build" -j 2 > "$work/build.log" ||
 "$work/build/own-case" list > "$work/list.txt"
 grep -q "ellipse-cap" "$work/list.txt" ||
   { echo "FAIL: own-case list does not show ellipse-cap"; exit 1; }
+# The program made by crbench_add_case and crbench::main (no main of one's own) runs it too.
+"$work/build/own-case-cli" list | grep -q "ellipse-cap" ||
+  { echo "FAIL: own-case-cli (crbench_add_case) does not list ellipse-cap"; exit 1; }
+"$work/build/own-case-cli" run --case ellipse-cap --solver event-driven --json > "$work/run.json"
+grep -q '"status": *"ok"' "$work/run.json" ||
+  { echo "FAIL: own-case-cli run --case ellipse-cap is not ok:"; head -c 600 "$work/run.json"; exit 1; }
 # Above N = 1e5 the realization's exit nears the round-off floor of f (flagged DISCRETIZATION).
 "$work/build/own-case" verify --case ellipse-cap --N-from 1e3 --N-to 1e5 --per-decade 2 --digits 5 |
   tee "$work/verify.txt"

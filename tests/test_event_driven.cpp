@@ -4,7 +4,6 @@
 #include <cmath>
 #include <numbers>
 
-#include "crbench/cases/dk_plane.hpp"
 #include "support.hpp"
 #include "test_cases.hpp"
 

@@ -1,0 +1,296 @@
+// The Python module `crbench`: cases and solvers by name, one solve with its trajectory as NumPy
+// arrays, verify and converge, through the same code as the command line (bench/run_support.hpp,
+// bench/verify.hpp, bench/study.hpp). Bad input raises crbench.InputError (a ValueError) with
+// the message the command line prints before exiting with status 2.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "crbench/bench/run_support.hpp"
+#include "crbench/bench/study.hpp"
+#include "crbench/bench/verify.hpp"
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
+#include "crbench/version.hpp"
+
+namespace py = pybind11;
+
+namespace crbench::python {
+namespace {
+
+// JSON text to Python objects (dict, list, float, None) in the text's key order.
+py::object from_json(const nlohmann::ordered_json& j) {
+  return py::module_::import("json").attr("loads")(j.dump());
+}
+
+// A keyword value as the command line would have received it: numbers in their shortest exact
+// decimal form (Python's repr), names as they are. Anything else is refused by name.
+std::string text_of(const std::string& field, const py::handle& value) {
+  if (py::isinstance<py::bool_>(value)) {
+    throw InputError(field + ": a number or a name is expected, not a bool");
+  }
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)) {
+    return py::repr(value).cast<std::string>();
+  }
+  throw InputError(field + ": a number or a name is expected, not " +
+                   py::repr(py::type::of(value)).cast<std::string>());
+}
+
+std::vector<Assignment> assignments_of(const std::string& field, const py::dict& values) {
+  std::vector<Assignment> out;
+  for (const auto& [key, value] : values) {
+    const std::string name = py::str(key).cast<std::string>();
+    out.push_back({name, text_of(field + " " + name, value)});
+  }
+  return out;
+}
+
+py::list param_list(const std::vector<ParamSpec>& specs) {
+  py::list out;
+  for (const auto& p : specs) {
+    py::dict d;
+    d["name"] = p.name;
+    d["default"] = p.default_value;
+    d["default_note"] = p.default_note;
+    d["range"] = p.range_text();
+    d["min"] = p.min;
+    d["max"] = p.max;
+    d["unit"] = p.unit;
+    d["description"] = p.description;
+    out.append(d);
+  }
+  return out;
+}
+
+py::list cases() {
+  py::list out;
+  for (const auto& c : case_registry()) {
+    py::dict d;
+    d["name"] = c.info.name;
+    d["description"] = c.info.description;
+    d["dof"] = c.info.dof;
+    d["constraints"] = c.info.constraints;
+    d["kinematic"] = c.info.kinematic;
+    d["bilateral"] = c.info.bilateral;
+    d["params"] = param_list(c.info.params);
+    out.append(d);
+  }
+  return out;
+}
+
+py::list solvers() {
+  py::list out;
+  for (const auto& s : solver_registry()) {
+    py::dict d;
+    d["name"] = s->name();
+    d["description"] = s->description();
+    d["takes_tolerances"] = s->takes_tolerances();
+    d["params"] = param_list(s->parameters());
+    py::list choices;
+    for (const auto& c : s->choices()) {
+      py::dict cd;
+      cd["name"] = c.name;
+      cd["options"] = c.options;
+      cd["default"] = c.default_value;
+      cd["description"] = c.description;
+      choices.append(cd);
+    }
+    d["choices"] = choices;
+    out.append(d);
+  }
+  return out;
+}
+
+// Rows of equal-length vectors as a (rows, columns) float64 array.
+py::array_t<double> matrix_of(const std::vector<Eigen::VectorXd>& rows, Eigen::Index columns) {
+  py::array_t<double> a({static_cast<py::ssize_t>(rows.size()), static_cast<py::ssize_t>(columns)});
+  auto view = a.mutable_unchecked<2>();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (Eigen::Index k = 0; k < columns; ++k) {
+      view(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(k)) = rows[i](k);
+    }
+  }
+  return a;
+}
+
+struct Trajectory {
+  std::vector<std::string> extra_names;
+  std::vector<double> t;
+  std::vector<std::string> label;
+  std::vector<Eigen::VectorXd> q, v, f, lambda, mu, impulse, extra;
+};
+
+py::dict run(const std::string& case_name, const std::string& solver_name,
+             const std::optional<py::dict>& params, const std::optional<double>& rtol,
+             const std::optional<double>& atol, const std::optional<double>& t_end, int samples,
+             const std::optional<double>& max_wall_time, bool trajectory,
+             const py::kwargs& solver_options) {
+  RunRequest request;
+  request.case_name = case_name;
+  request.solver_name = solver_name;
+  if (params) request.case_assignments = assignments_of("params", *params);
+  request.solver_assignments = assignments_of("solver option", solver_options);
+  request.rtol = rtol;
+  request.atol = atol;
+  request.t_end = t_end;
+  if (samples < 2 || samples > 1000000) {
+    throw InputError("samples: " + std::to_string(samples) + " must be a whole number in [2, 1e6]");
+  }
+  request.samples = samples;
+  if (max_wall_time) {
+    if (!kMaxWallTimeSpec.admits(*max_wall_time)) {
+      throw InputError("max_wall_time: " + format_number(*max_wall_time) + " must be in " +
+                       kMaxWallTimeSpec.range_text() + " (seconds)");
+    }
+    request.max_wall_time = *max_wall_time;
+  }
+  Trajectory path;
+  if (trajectory) {
+    request.on_extra_columns = [&path](const std::vector<std::string>& names) {
+      path.extra_names = names;
+    };
+    request.observer = [&path](const TrajectorySample& s) {
+      path.t.push_back(s.x.t);
+      path.label.push_back(s.label);
+      path.q.push_back(s.x.q);
+      path.v.push_back(s.x.v);
+      path.f.push_back(s.f);
+      path.lambda.push_back(s.lambda);
+      path.mu.push_back(s.mu);
+      path.impulse.push_back(s.impulse);
+      path.extra.push_back(s.extra);
+    };
+  }
+  RunRecord record;
+  {
+    // The solve calls no Python: other Python threads may run meanwhile.
+    const py::gil_scoped_release release;
+    record = solve(request);
+  }
+  py::dict out = from_json(to_json(record));
+  if (trajectory) {
+    const Eigen::Index n = record.final_state.q.size();
+    const Eigen::Index m = path.f.empty() ? 0 : path.f.front().size();
+    py::dict columns;
+    columns["t"] = py::array_t<double>(static_cast<py::ssize_t>(path.t.size()), path.t.data());
+    columns["label"] = path.label;
+    columns["q"] = matrix_of(path.q, n);
+    columns["v"] = matrix_of(path.v, n);
+    columns["f"] = matrix_of(path.f, m);
+    columns["lambda"] = matrix_of(path.lambda, m);
+    columns["mu"] = matrix_of(path.mu, m);
+    columns["impulse"] = matrix_of(path.impulse, m);
+    py::dict extra;
+    for (std::size_t k = 0; k < path.extra_names.size(); ++k) {
+      std::vector<double> column;
+      for (const auto& e : path.extra) column.push_back(e(static_cast<Eigen::Index>(k)));
+      extra[py::str(path.extra_names[k])] =
+          py::array_t<double>(static_cast<py::ssize_t>(column.size()), column.data());
+    }
+    columns["extra"] = extra;
+    out["trajectory"] = columns;
+  }
+  return out;
+}
+
+py::dict verify(const std::string& case_name, const std::optional<py::dict>& params, double N_from,
+                double N_to, int per_decade, int digits, double rtol, double atol,
+                double tight_factor, const py::kwargs& model_options) {
+  VerifyRequest request;
+  request.case_name = case_name;
+  if (params) request.case_assignments = assignments_of("params", *params);
+  request.model_assignments = assignments_of("model option", model_options);
+  for (const auto& a : request.model_assignments) {
+    bool known = false;
+    for (const char* name : {"preset", "alpha", "beta", "gamma", "interaction", "kappa", "k"}) {
+      known = known || a.key == name;
+    }
+    if (!known) {
+      throw InputError(a.key +
+                       ": not a model option of verify; they are: preset, alpha, beta, gamma, "
+                       "interaction, kappa, k");
+    }
+  }
+  request.N_from = N_from;
+  request.N_to = N_to;
+  request.per_decade = per_decade;
+  request.digits = digits;
+  request.rtol = rtol;
+  request.atol = atol;
+  request.tight_factor = tight_factor;
+  request.json = true;
+  std::ostringstream text;
+  int status = 0;
+  {
+    const py::gil_scoped_release release;
+    status = run_verify(request, text);
+  }
+  py::dict out = py::module_::import("json").attr("loads")(text.str());
+  out["exit_status"] = status;
+  return out;
+}
+
+py::dict converge(const std::string& study_path, const std::optional<std::string>& out_dir,
+                  int jobs, bool resume, bool figures) {
+  const Study study = load_study(study_path);
+  ConvergeOptions options;
+  options.out_dir = out_dir ? *out_dir : study.name;
+  if (jobs < 1 || jobs > 256) {
+    throw InputError("jobs: " + std::to_string(jobs) + " must be a whole number in [1, 256]");
+  }
+  options.jobs = jobs;
+  options.resume = resume;
+  options.figures = figures;
+  ConvergeResult result;
+  {
+    const py::gil_scoped_release release;
+    result = run_study(study, options);
+  }
+  py::dict out = from_json(result.summary);
+  out["out"] = options.out_dir;
+  out["points_total"] = result.points_total;
+  out["points_computed"] = result.points_computed;
+  out["points_internal_error"] = result.points_internal_error;
+  out["figures_written"] = result.figures_written;
+  return out;
+}
+
+}  // namespace
+}  // namespace crbench::python
+
+PYBIND11_MODULE(crbench, m) {
+  using namespace crbench::python;
+  m.doc() =
+      "crbench: constraint-realization limits (Deryabin & Kozlov). cases(), solvers(), run(), "
+      "verify() and converge() as the crbench command line, errors as crbench.InputError.";
+  m.attr("__version__") = crbench::version;
+  py::register_exception<crbench::InputError>(m, "InputError", PyExc_ValueError);
+  m.def("cases", &cases, "The cases: name, description, sizes and parameters (as `crbench list`).");
+  m.def("solvers", &solvers, "The solvers: name, description, parameters and choices.");
+  m.def("run", &run, py::arg("case"), py::arg("solver"), py::kw_only(),
+        py::arg("params") = py::none(), py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
+        py::arg("t_end") = py::none(), py::arg("samples") = 1001,
+        py::arg("max_wall_time") = py::none(), py::arg("trajectory") = true,
+        "One solve, as `crbench run --json`: the record as a dict. params: the case's parameters "
+        "(as --set); other keywords: the solver's parameters and choices (N=1e8, "
+        "preset='viscous'). With trajectory=True the record's 'trajectory' holds t, q, v, f, "
+        "lambda, mu, impulse (NumPy arrays, one row per sample: a grid of `samples` points and "
+        "the rows just before and after events, named by 'label') and the solver's extra "
+        "columns.");
+  m.def("verify", &verify, py::arg("case"), py::kw_only(), py::arg("params") = py::none(),
+        py::arg("N_from") = 1e2, py::arg("N_to") = 1e10, py::arg("per_decade") = 1,
+        py::arg("digits") = 8, py::arg("rtol") = 1e-12, py::arg("atol") = 1e-14,
+        py::arg("tight_factor") = 100.0,
+        "`crbench verify --json` as a dict, with 'exit_status' (0 confirmed, 1 not). Other "
+        "keywords: preset, alpha, beta, gamma, interaction, kappa, k.");
+  m.def("converge", &converge, py::arg("study"), py::kw_only(), py::arg("out") = py::none(),
+        py::arg("jobs") = 1, py::arg("resume") = false, py::arg("figures") = true,
+        "`crbench converge`: runs a study file into `out` (default: the study's name) and returns "
+        "its study.json as a dict.");
+}

@@ -1,0 +1,192 @@
+"""The Python module crbench against closed forms and against the crbench command line.
+
+Run by CTest (python_module) with the build folder on PYTHONPATH and CRBENCH_EXE naming the
+crbench program of the same build; by hand:
+    PYTHONPATH=build/release CRBENCH_EXE=build/release/crbench \
+        python3 -m unittest discover -s python/tests -v
+"""
+import json
+import math
+import os
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+
+import crbench
+
+EXE = os.environ.get("CRBENCH_EXE", "crbench")
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+SMALL_STUDY = os.path.join(SOURCE, "tests", "data", "studies", "small.json")
+
+
+def z_added_mass(t):
+    """dk-plane (g = 1: lambda = 1 before the switch at t = 1, -1 after) with (alpha, beta, gamma)
+    = (1, 0, 1): z'' + z = -lambda, z(0) = z'(0) = 0 (Deryabin & Kozlov 1995, (2.6)), gives
+    z = cos t - 1 until t = 1 and z = 1 - 2 cos(t - 1) + cos t after."""
+    t = np.asarray(t, dtype=float)
+    return np.where(t <= 1.0, np.cos(t) - 1.0, 1.0 - 2.0 * np.cos(t - 1.0) + np.cos(t))
+
+
+def first_positive_zero(f, a, b):
+    for _ in range(200):
+        m = 0.5 * (a + b)
+        if f(m) < 0.0:
+            a = m
+        else:
+            b = m
+    return 0.5 * (a + b)
+
+
+def cli_failure(*args):
+    """The crbench program's exit status and stderr for these arguments."""
+    done = subprocess.run([EXE, *args], capture_output=True, text=True, check=False)
+    return done.returncode, done.stderr
+
+
+class Listing(unittest.TestCase):
+    def test_cases_and_solvers_are_listed_with_their_parameters(self):
+        cases = {c["name"]: c for c in crbench.cases()}
+        self.assertIn("dk-plane", cases)
+        self.assertEqual(cases["dk-plane"]["dof"], 2)
+        self.assertEqual(cases["dk-plane"]["constraints"], 1)
+        self.assertIn("g", [p["name"] for p in cases["dk-plane"]["params"]])
+        solvers = {s["name"]: s for s in crbench.solvers()}
+        self.assertEqual(set(solvers), {"event-driven", "moreau-jean", "realization", "limit"})
+        self.assertIn("N", [p["name"] for p in solvers["realization"]["params"]])
+        presets = [c for c in solvers["realization"]["choices"] if c["name"] == "preset"]
+        self.assertIn("viscous", presets[0]["options"])
+
+
+class Run(unittest.TestCase):
+    def test_event_driven_lifts_off_where_lambda_vanishes(self):
+        # lambda = 1 - t on dk-plane: the classical lift-off is t = 1.
+        record = crbench.run("dk-plane", "event-driven")
+        self.assertEqual(record["status"], "ok")
+        self.assertLessEqual(abs(record["lift_off_time"] - 1.0), 1e-12)
+
+    def test_the_record_is_the_command_line_record(self):
+        record = crbench.run("dk-plane", "realization", N=1e4, preset="viscous", trajectory=False)
+        done = subprocess.run([EXE, "run", "--case", "dk-plane", "--solver", "realization",
+                               "--N", "1e4", "--preset", "viscous", "--json"],
+                              capture_output=True, text=True, check=True)
+        cli = json.loads(done.stdout)
+        for volatile in ("wall_time_s", "output_time_s"):
+            record.pop(volatile)
+            cli.pop(volatile)
+        self.assertEqual(record, cli)
+        self.assertNotIn("trajectory", record)
+
+    def test_limit_z_and_lift_off_follow_the_closed_form(self):
+        record = crbench.run("dk-plane", "limit", alpha=1, beta=0, gamma=1)
+        tau = first_positive_zero(z_added_mass, 2.0, 3.0)
+        self.assertLessEqual(abs(record["lift_off_time"] - tau), 1e-12)
+        path = record["trajectory"]
+        on_grid = np.array([label == "" for label in path["label"]])
+        t = path["t"][on_grid]
+        self.assertEqual(len(t), 1001)
+        before = t < tau
+        z = path["extra"]["z0"][on_grid]
+        self.assertLessEqual(np.max(np.abs(z[before] - z_added_mass(t[before]))), 1e-11)
+        self.assertEqual(path["q"].shape, (len(path["t"]), 2))
+        self.assertEqual(path["f"].shape, (len(path["t"]), 1))
+
+    def test_realization_collapses_onto_z_at_rate_1_over_N(self):
+        # Deryabin & Kozlov 1995 Theorem 1: N f(q_N(t)) -> z(t) inside the medium, the error O(1/N).
+        tau = first_positive_zero(z_added_mass, 2.0, 3.0)
+        errors = []
+        for N in (100, 1000):
+            path = crbench.run("dk-plane", "realization", N=N, alpha=1, beta=0,
+                               gamma=1)["trajectory"]
+            on_grid = np.array([label == "" for label in path["label"]])
+            t = path["t"][on_grid]
+            before = t < tau
+            Nf = path["extra"]["Nf0"][on_grid]
+            errors.append(np.max(np.abs(Nf[before] - z_added_mass(t[before]))))
+        self.assertGreater(errors[0] / errors[1], 8.0)
+        self.assertLess(errors[0] / errors[1], 12.0)
+        self.assertLess(errors[1], 1e-3)
+
+
+class Errors(unittest.TestCase):
+    def assert_same_message(self, call, *cli_args):
+        status, stderr = cli_failure(*cli_args)
+        self.assertEqual(status, 2)
+        with self.assertRaises(crbench.InputError) as caught:
+            call()
+        self.assertEqual("crbench: " + str(caught.exception) + "\n", stderr)
+
+    def test_errors_carry_the_exit_2_messages(self):
+        self.assert_same_message(lambda: crbench.run("no-such-case", "event-driven"),
+                                 "run", "--case", "no-such-case", "--solver", "event-driven")
+        self.assert_same_message(lambda: crbench.run("dk-plane", "no-such-solver"),
+                                 "run", "--case", "dk-plane", "--solver", "no-such-solver")
+        self.assert_same_message(lambda: crbench.run("dk-plane", "event-driven",
+                                                     params={"g": float("nan")}),
+                                 "run", "--case", "dk-plane", "--solver", "event-driven",
+                                 "--set", "g=nan")
+        self.assert_same_message(lambda: crbench.run("dk-plane", "moreau-jean", N=10),
+                                 "run", "--case", "dk-plane", "--solver", "moreau-jean",
+                                 "--N", "10")
+        self.assert_same_message(lambda: crbench.run("dk-plane", "moreau-jean", rtol=1e-9),
+                                 "run", "--case", "dk-plane", "--solver", "moreau-jean",
+                                 "--rtol", "1e-9")
+        self.assert_same_message(lambda: crbench.run("dk-plane", "realization", N=-1),
+                                 "run", "--case", "dk-plane", "--solver", "realization",
+                                 "--N", "-1")
+        self.assert_same_message(lambda: crbench.run("dk-plane", "realization",
+                                                     preset="sticky"),
+                                 "run", "--case", "dk-plane", "--solver", "realization",
+                                 "--preset", "sticky")
+        self.assert_same_message(lambda: crbench.converge(os.path.join(
+            SOURCE, "tests", "data", "studies", "misspelt-field.json")),
+            "converge", "--study",
+            os.path.join(SOURCE, "tests", "data", "studies", "misspelt-field.json"))
+
+    def test_input_error_is_a_value_error_and_python_types_are_checked(self):
+        self.assertTrue(issubclass(crbench.InputError, ValueError))
+        with self.assertRaises(crbench.InputError):
+            crbench.run("dk-plane", "realization", N=True)
+        with self.assertRaises(crbench.InputError):
+            crbench.run("dk-plane", "realization", N=[1])
+        with self.assertRaises(crbench.InputError):
+            crbench.run("dk-plane", "event-driven", samples=1)
+        with self.assertRaises(crbench.InputError):
+            crbench.verify("dk-plane", nosuch=1)
+
+    def test_a_failing_solve_is_a_record_not_an_exception(self):
+        record = crbench.run("dk-plane", "realization", N=1e8, max_steps=10, trajectory=False)
+        self.assertEqual(record["status"], "too_many_steps")
+        self.assertTrue(record["reason"])
+
+
+class VerifyAndConverge(unittest.TestCase):
+    def test_verify_confirms_the_viscous_delay(self):
+        # Deryabin & Kozlov 1995 section 6: tau = 2 for the viscous preset on dk-plane.
+        verdict = crbench.verify("dk-plane", N_from=1e3, N_to=1e6, digits=5, preset="viscous")
+        self.assertEqual(verdict["exit_status"], 0)
+        self.assertTrue(verdict["confirmed"])
+        self.assertLessEqual(abs(verdict["prediction"]["lift_off_time"] - 2.0), 1e-12)
+
+    def test_converge_writes_the_files_of_the_command_line(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            python_out = os.path.join(scratch, "python")
+            cli_out = os.path.join(scratch, "cli")
+            summary = crbench.converge(SMALL_STUDY, out=python_out, jobs=2, figures=False)
+            subprocess.run([EXE, "converge", "--study", SMALL_STUDY, "--out", cli_out,
+                            "--no-figures"], capture_output=True, check=True)
+            self.assertEqual(summary["points_total"], summary["points_computed"])
+            with open(os.path.join(python_out, "study.json"), encoding="utf-8") as f:
+                self.assertEqual(summary["study"], json.load(f)["study"])
+            # The deterministic files: byte for byte (timing and work-precision hold wall times).
+            for name in sorted(os.listdir(cli_out)):
+                if name.startswith(("timing", "work_precision")) or name == "trajectories":
+                    continue
+                with open(os.path.join(cli_out, name), "rb") as a, \
+                        open(os.path.join(python_out, name), "rb") as b:
+                    self.assertEqual(a.read(), b.read(), name)
+
+
+if __name__ == "__main__":
+    unittest.main()
