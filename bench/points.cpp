@@ -172,7 +172,7 @@ int run_program(const std::vector<std::string>& args, const fs::path& log) {
 }
 
 std::string run_figures(const fs::path& folder) {
-  const fs::path script = fs::path(CRBENCH_SOURCE_DIR) / "scripts/figures.py";
+  const fs::path script = data_path("scripts/figures.py");
   const int status =
       run_program({"/usr/bin/python3", script.string(), folder.string()}, folder / "figures.log");
   if (status != 0) return "figures not written (see " + (folder / "figures.log").string() + ")";

@@ -48,8 +48,7 @@ std::string compiler() {
 std::string siconos_comparison(const std::string& out_dir) {
   namespace fs = std::filesystem;
   const std::string siconos_heading = "# External reference: Siconos BouncingBallTS\n\n";
-  const fs::path reference_path =
-      fs::path(CRBENCH_SOURCE_DIR) / "tests/data/siconos/BouncingBallTS.ref";
+  const fs::path reference_path = data_path("tests/data/siconos/BouncingBallTS.ref");
   std::ostringstream md;
   md << siconos_heading;
   std::ifstream in(reference_path);
@@ -129,11 +128,10 @@ struct StudyOutcome {
   int internal_errors = 0;
 };
 
-// The *.json files of a folder of the source tree, in name order.
+// The *.json files of a folder of the source tree (or of its installed copy), in name order.
 std::vector<std::filesystem::path> json_files(const std::string& folder) {
   std::vector<std::filesystem::path> files;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::filesystem::path(CRBENCH_SOURCE_DIR) / folder)) {
+  for (const auto& entry : std::filesystem::directory_iterator(data_path(folder))) {
     if (entry.path().extension() == ".json") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());

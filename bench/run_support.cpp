@@ -98,6 +98,14 @@ class TrajectoryCsv {
 
 }  // namespace
 
+std::filesystem::path data_path(const std::filesystem::path& relative) {
+  const std::filesystem::path in_source = std::filesystem::path(CRBENCH_SOURCE_DIR) / relative;
+  if (std::filesystem::exists(in_source)) return in_source;
+  const std::filesystem::path installed = std::filesystem::path(CRBENCH_DATA_DIR) / relative;
+  if (std::filesystem::exists(installed)) return installed;
+  return in_source;
+}
+
 void write_file(const std::filesystem::path& path, std::string_view content) {
   std::filesystem::path partial = path;
   partial += ".partial";

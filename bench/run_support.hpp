@@ -59,6 +59,12 @@ GridRun solve_on_grid(RunRequest request);
 std::optional<double> q_deviation(const std::vector<Eigen::VectorXd>& q,
                                   const std::vector<Eigen::VectorXd>& reference, bool final_only);
 
+// A file crbench reads at run time (scripts/figures.py, the canonical studies and sweeps, the
+// Siconos reference), by its path relative to the source tree: in the source tree this build
+// came from if it is still there, else in the installed copy (<prefix>/share/crbench). When
+// neither exists, the source tree's path, so that messages name where it was looked for.
+std::filesystem::path data_path(const std::filesystem::path& relative);
+
 // Writes `content` to `path` through a temporary file in the same folder and a rename: `path` is
 // always either its previous complete version or the new one, never a truncated file.
 // InputError (exit 2) naming the path when the folder cannot be written or the disk is full.

@@ -12,6 +12,11 @@ cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
   { echo "FAIL: no crbenchConfig.cmake installed"; exit 1; }
 [ -f "$work/prefix/include/crbench/cases/case.hpp" ] ||
   { echo "FAIL: headers not installed under include/crbench"; exit 1; }
+for data in scripts/figures.py bench/studies/dk-plane.json bench/sweeps/dk-plane-map.json \
+    tests/data/siconos/BouncingBallTS.ref; do
+  [ -f "$work/prefix/share/crbench/$data" ] ||
+    { echo "FAIL: $data not installed under share/crbench"; exit 1; }
+done
 cmake -S "$source/examples/own-case" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"
 cmake --build "$work/build" -j 2 > "$work/build.log" ||
