@@ -252,6 +252,13 @@ void work(int jobs, const std::function<ojson(std::size_t)>& compute) {
 
 Session::Session(int& argc, char**& argv) {
   if (!launched_by_mpi()) return;
+#ifdef OPEN_MPI
+  // Open MPI's default point-to-point layer probes UCX first, which takes 0.2 s of MPI_Init per
+  // process even where there is no UCX device; crbench's messages (an index, one JSON line per
+  // point) gain nothing from it, so ob1 (shared memory on a node, TCP between nodes) is chosen
+  // unless the user chose otherwise (OMPI_MCA_pml in the environment, or mpirun --mca pml).
+  setenv("OMPI_MCA_pml", "ob1", 0);
+#endif
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   initialized_ = true;

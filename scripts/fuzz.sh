@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets (built by the debug preset: clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer) for SECONDS each, all at once, on their seed corpora:
-#   fuzz_study   the study-file reader   seeds: tests/data/studies, bench/studies (+ study.dict)
+#   fuzz_study   study and sweep files   seeds: tests/data/{studies,sweeps}, bench/{studies,sweeps} (+ study.dict)
 #   fuzz_params  numbers and KEY=VALUE   seeds: tests/fuzz/seeds/params
 #   fuzz_cli     the command line        seeds: tests/fuzz/seeds/cli (arguments split at newlines)
 # New inputs go to build/debug/fuzz/<target>/corpus; a crash, a sanitizer report or a leak ends
@@ -15,7 +15,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_study fuzz_params fuzz_cli)
 build=build/debug
 declare -A seeds=(
-  [fuzz_study]="tests/data/studies bench/studies"
+  [fuzz_study]="tests/data/studies bench/studies tests/data/sweeps bench/sweeps"
   [fuzz_params]="tests/fuzz/seeds/params"
   [fuzz_cli]="tests/fuzz/seeds/cli"
 )

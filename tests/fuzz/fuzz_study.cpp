@@ -1,16 +1,24 @@
-// libFuzzer target: the study-file reader. Any text must give a Study or an InputError (exit 2
-// with one message); anything else (another exception, a crash, a sanitizer report) is a bug.
+// libFuzzer target: the readers of study files and sweep files (the same strict JSON reading,
+// bench/json_fields.hpp, under two schemas). Any text must give a Study or a Sweep or an
+// InputError (exit 2 with one message); anything else (another exception, a crash, a sanitizer
+// report) is a bug. Each input goes to both readers, so that a mutation of a study seed that
+// happens to be a sweep (or the reverse) reaches the other schema too.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "crbench/bench/study.hpp"
+#include "crbench/bench/sweep.hpp"
 #include "crbench/cases/params.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     (void)crbench::parse_study_text(text, "fuzz");
+  } catch (const crbench::InputError&) {
+  }
+  try {
+    (void)crbench::parse_sweep_text(text, "fuzz");
   } catch (const crbench::InputError&) {
   }
   return 0;
