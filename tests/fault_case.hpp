@@ -2,8 +2,10 @@
 // functions fail on purpose part-way through a run, to check that every solver ends such a run
 // with a status and a reason in its record instead of an exception or a crash.
 //
-// Without a fault it is dk-plane (Deryabin & Kozlov 1995, section 6): a unit point, f1 = y >= 0,
-// force (0, -+g) switching at x = 0, lift-off at t = 1, plus a second row f2 = 1 that never acts.
+// Without a fault it is the motion of dk-plane (Deryabin & Kozlov 1995, section 6) with g = 1: a
+// unit point, f1 = y >= 0, force (0, -+1) switching at x = 0, lift-off at t = 1, plus a second row
+// f2 = 1 that never acts. It is written out here rather than derived from cases::DkPlane, so that
+// an edit of that case recompiles no test (and cannot change what these tests inject into).
 // With `fault` = k the run meets, at t = t_fault (x = t_fault - 1 before lift-off):
 //   1 nan-force         the force is NaN;
 //   2 inf-constraint    the constraint value f1 is +inf;
@@ -19,21 +21,19 @@
 #include <stdexcept>
 
 #include "crbench/cases/case.hpp"
-#include "crbench/cases/dk_plane.hpp"
 
 namespace crbench::test_cases {
 
-// dk-plane's switching function, initial data and horizon (g = 1), with its own rows and faults.
-struct FaultInjection : cases::DkPlane {
+struct FaultInjection {
+  static constexpr int n = 2;
   static constexpr int m = 2;
+  static constexpr int switches = 1;
 
   int fault;
   double t_fault;
 
   explicit FaultInjection(const ParamValues& p)
-      : cases::DkPlane(ParamValues{{"g", 1.0}}),
-        fault(static_cast<int>(p.at("fault"))),
-        t_fault(p.at("t_fault")) {}
+      : fault(static_cast<int>(p.at("fault"))), t_fault(p.at("t_fault")) {}
 
   static CaseInfo info() {
     return {
@@ -70,6 +70,11 @@ struct FaultInjection : cases::DkPlane {
   }
 
   template <class S>
+  S potential(const Vec<S, n>& /*q*/, const S& /*t*/) const {
+    return S(0.0);
+  }
+
+  template <class S>
   Vec<S, n> force(const Vec<S, n>& /*q*/, const Vec<S, n>& /*v*/, const S& t, Modes modes) const {
     if (fault == 5 && t > t_fault) throw std::logic_error("fault-injection: fault 5");
     if (fault == 1 && t > t_fault) {
@@ -87,6 +92,17 @@ struct FaultInjection : cases::DkPlane {
     if (fault == 4) f2 = S(t_fault) - t;
     return Vec<S, m>(f1, f2);
   }
+
+  Vec<double, switches> switching(const Vec<double, n>& q, const Vec<double, n>& /*v*/,
+                                  double /*t*/) const {
+    return Vec<double, switches>(q(0));
+  }
+
+  State initial_state() const {
+    return {.t = 0.0, .q = Eigen::Vector2d(-1.0, 0.0), .v = Eigen::Vector2d(1.0, 0.0)};
+  }
+
+  double horizon() const { return 3.0; }
 
   Facts facts() const {
     // The fault-free motion's (the reference a study compares the faulty runs with).

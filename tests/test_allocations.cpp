@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <limits>
 
-#include "crbench/cases/dk_plane.hpp"
 #include "support.hpp"
+#include "tests/fault_case.hpp"
 
 extern "C" {
 void* __libc_malloc(std::size_t size);
@@ -105,12 +105,13 @@ double bounded_allocations_per_step(const Model& model, const std::string& solve
   return allocations_per_extra_step(model, solver, params, 1e-12, fine, 1e-12, t_end);
 }
 
-// dk-plane with a force that allocates on every evaluation, the way a std::vector temporary in a
-// hot loop would (through a volatile function pointer, which the compiler cannot elide).
-struct AllocatingForce : cases::DkPlane {
-  using DkPlane::DkPlane;
+// dk-plane's motion (the fault-injection case without a fault) with a force that allocates on every
+// evaluation, the way a std::vector temporary in a hot loop would (through a volatile function
+// pointer, which the compiler cannot elide).
+struct AllocatingForce : test_cases::FaultInjection {
+  using FaultInjection::FaultInjection;
   static CaseInfo info() {
-    CaseInfo info = DkPlane::info();
+    CaseInfo info = FaultInjection::info();
     info.name = "test-allocating-force";
     return info;
   }
@@ -118,7 +119,7 @@ struct AllocatingForce : cases::DkPlane {
   Vec<S, n> force(const Vec<S, n>& q, const Vec<S, n>& v, const S& t, Modes modes) const {
     static void* (*volatile allocate)(std::size_t) = std::malloc;
     std::free(allocate(64));
-    return DkPlane::force<S>(q, v, t, modes);
+    return FaultInjection::force<S>(q, v, t, modes);
   }
 };
 
