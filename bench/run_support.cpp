@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -96,14 +97,29 @@ class TrajectoryCsv {
   bool finished_ = false;
 };
 
+// The folder data_path reads from, chosen once per process (see run_support.hpp).
+std::filesystem::path data_root() {
+  namespace fs = std::filesystem;
+  static const fs::path root = []() -> fs::path {
+    if (const char* set = std::getenv("CRBENCH_DATA_DIR"); set != nullptr && *set != '\0') {
+      return set;
+    }
+    std::error_code error;
+    const fs::path program = fs::read_symlink("/proc/self/exe", error);
+    if (!error) {
+      const fs::path beside = (program.parent_path() / CRBENCH_DATA_FROM_BIN).lexically_normal();
+      if (fs::is_directory(beside, error)) return beside;
+    }
+    if (fs::is_directory(CRBENCH_SOURCE_DIR, error)) return CRBENCH_SOURCE_DIR;
+    return CRBENCH_DATA_DIR;
+  }();
+  return root;
+}
+
 }  // namespace
 
 std::filesystem::path data_path(const std::filesystem::path& relative) {
-  const std::filesystem::path in_source = std::filesystem::path(CRBENCH_SOURCE_DIR) / relative;
-  if (std::filesystem::exists(in_source)) return in_source;
-  const std::filesystem::path installed = std::filesystem::path(CRBENCH_DATA_DIR) / relative;
-  if (std::filesystem::exists(installed)) return installed;
-  return in_source;
+  return data_root() / relative;
 }
 
 void write_file(const std::filesystem::path& path, std::string_view content) {

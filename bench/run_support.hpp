@@ -60,9 +60,11 @@ std::optional<double> q_deviation(const std::vector<Eigen::VectorXd>& q,
                                   const std::vector<Eigen::VectorXd>& reference, bool final_only);
 
 // A file crbench reads at run time (scripts/figures.py, the canonical studies and sweeps, the
-// Siconos reference), by its path relative to the source tree: in the source tree this build
-// came from if it is still there, else in the installed copy (<prefix>/share/crbench). When
-// neither exists, the source tree's path, so that messages name where it was looked for.
+// Siconos reference), by its path relative to the source tree, in the first of: the folder named
+// by the environment variable CRBENCH_DATA_DIR; the share/crbench beside the bin/ of the running
+// program, when it is an installed crbench (wherever its prefix was installed or moved to); the
+// source tree this build came from, if it is still there; the installed copy under the configured
+// prefix. The folder is chosen once, not per file: an installed crbench reads only its own copy.
 std::filesystem::path data_path(const std::filesystem::path& relative);
 
 // Writes `content` to `path` through a temporary file in the same folder and a rename: `path` is

@@ -33,3 +33,36 @@ grep -q '"status": *"ok"' "$work/run.json" ||
 # Above N = 1e5 the realization's exit nears the round-off floor of f (flagged DISCRETIZATION).
 "$work/build/own-case" verify --case ellipse-cap --N-from 1e3 --N-to 1e5 --per-decade 2 --digits 5 |
   tee "$work/verify.txt"
+
+# The installed crbench program reads its run-time files from its own share/crbench, wherever the
+# prefix now is, not from the source tree it was built from: the prefix is moved, the figure of a
+# small sweep is drawn by the moved copy of scripts/figures.py, and once that copy is removed the
+# figure step names the moved path (the source tree's script, still present, is not used).
+mv "$work/prefix" "$work/moved"
+cat > "$work/tiny-sweep.json" <<'SWEEP'
+{
+  "name": "tiny",
+  "description": "own_case.sh: 3 x 3 points of dk-plane, for the installed figures script.",
+  "case": "dk-plane",
+  "axes": [
+    {"name": "zeta", "from": 0.5, "to": 2, "count": 3},
+    {"name": "omega0", "from": 0.5, "to": 2, "count": 3}
+  ],
+  "model": {"alpha": 1}
+}
+SWEEP
+env -u CRBENCH_DATA_DIR "$work/moved/bin/crbench" sweep --sweep "$work/tiny-sweep.json" \
+  --out "$work/sweep-moved" --jobs 1 > "$work/sweep-moved.txt"
+ls "$work/sweep-moved"/*.png > /dev/null 2>&1 ||
+  { echo "FAIL: the moved install drew no figure:"; cat "$work/sweep-moved.txt"; exit 1; }
+rm "$work/moved/share/crbench/scripts/figures.py"
+env -u CRBENCH_DATA_DIR "$work/moved/bin/crbench" sweep --sweep "$work/tiny-sweep.json" \
+  --out "$work/sweep-without-script" --jobs 1 > "$work/sweep-without-script.txt" || true
+grep -q "$work/moved/share/crbench/scripts/figures.py" "$work/sweep-without-script/figures.log" ||
+  { echo "FAIL: the moved install did not look for its own figures script"; exit 1; }
+# CRBENCH_DATA_DIR names the folder explicitly (here the source tree).
+CRBENCH_DATA_DIR="$source" "$work/moved/bin/crbench" sweep --sweep "$work/tiny-sweep.json" \
+  --out "$work/sweep-data-dir" --jobs 1 > /dev/null
+ls "$work/sweep-data-dir"/*.png > /dev/null 2>&1 ||
+  { echo "FAIL: CRBENCH_DATA_DIR did not give the figures script"; exit 1; }
+echo "own_case: the moved install reads its own share/crbench; CRBENCH_DATA_DIR overrides it"
