@@ -176,92 +176,10 @@ struct RealizationJacobianWork {
   AccelerationWork<Dual> acceleration;
 };
 
-inline void realization_jacobian(const Model& model, const VelocityChart& chart, double t,
-                                 const Eigen::VectorXd& y, Modes modes,
-                                 const std::vector<char>& in_medium,
-                                 const std::vector<char>& pushing, const Medium& medium,
-                                 RealizationJacobianWork& w, Eigen::MatrixXd& jac,
-                                 Eigen::VectorXd& dfdt,
-                                 const std::vector<double>* row_damping = nullptr) {
-  if (medium.mass != 0.0) {
-    throw std::logic_error(
-        "realization_jacobian: the added-mass medium (alpha > 0) has no AD Jacobian");
-  }
-  const int n = model.dof();
-  const int k = chart.rows();
-  const int directions = 2 * n + 1;
-  PointT<Dual>& work = w.point;
-  jac.resize(2 * n, 2 * n);
-  dfdt.resize(2 * n);
-  if (k == 0) {
-    // The identity chart, y = (q, q̇): ∂ẏ/∂y = [0 I; ∂q̈/∂q ∂q̈/∂q̇], with nothing carried over and
-    // nothing allocated once the workspace has its sizes.
-    w.x.t = t;
-    w.x.q = y.head(n);
-    w.x.v = y.tail(n);
-    model.evaluate_dual(w.x, modes, work);
-    w.v.resize(n);
-    for (int i = 0; i < n; ++i) {
-      w.v(i).value() = w.x.v(i);
-      w.v(i).derivatives().setZero(directions);
-      w.v(i).derivatives()(n + i) = 1.0;
-    }
-    acceleration<Dual>(work, w.v, in_medium, pushing, medium, w.acceleration, w.qdd, nullptr);
-    jac.topRows(n).setZero();
-    jac.block(0, n, n, n).setIdentity();
-    dfdt.head(n).setZero();
-    for (int i = 0; i < n; ++i) {
-      jac.row(n + i) = w.qdd(i).derivatives().head(2 * n).transpose();
-      dfdt(n + i) = w.qdd(i).derivatives()(2 * n);
-    }
-    return;
-  }
-  Eigen::MatrixXd a(k, n);
-  Eigen::VectorXd b;
-  const State x = chart.state(model, t, y, a, b);
-  model.evaluate_dual(x, modes, work);
-
-  Eigen::MatrixXd C = Eigen::MatrixXd::Identity(directions, directions);
-  Eigen::MatrixXd g_by_qt = Eigen::MatrixXd::Zero(n, directions);
-  for (int r = 0; r < k; ++r) {
-    g_by_qt.row(r).head(n) = chart.scale() * work.g(r).derivatives().head(n).transpose();
-    g_by_qt(r, 2 * n) = chart.scale() * work.g(r).derivatives()(2 * n);
-  }
-  const Eigen::PartialPivLU<Eigen::MatrixXd> T(chart.transform(a));
-  C.middleRows(n, n) = -T.solve(g_by_qt);
-  C.block(n, n, n, n) = T.inverse();
-  const Eigen::MatrixXd Ct = C.transpose();
-  const auto carry = [&Ct](auto& m) {
-    for (Eigen::Index j = 0; j < m.cols(); ++j) {
-      for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        m(i, j).derivatives() = DualDerivatives(Ct * m(i, j).derivatives());
-      }
-    }
-  };
-  carry(work.A);
-  carry(work.c);
-  carry(work.grad_V);
-  carry(work.Q);
-  carry(work.f);
-  carry(work.J);
-  carry(work.f_t);
-  carry(work.d);
-  carry(work.a);
-  carry(work.g_rate);
-  carry(work.curl);
-  Eigen::Matrix<Dual, Eigen::Dynamic, 1> v(n), qdd, nu_dot;
-  for (int i = 0; i < n; ++i) v(i) = Dual(x.v(i), DualDerivatives(C.row(n + i).transpose()));
-  Eigen::Matrix<Dual, Eigen::Dynamic, 1> nu(k);
-  for (int r = 0; r < k; ++r) nu(r) = Dual(y(n + r), DualDerivatives::Unit(directions, n + r));
-  work.Q += medium_force<Dual>(work, v, pushing, medium);
-  kinematic_dynamics<Dual>(work, nu, chart.scale(), medium, qdd, nu_dot, row_damping);
-  const auto w_dot = chart.rate<Dual>(nu_dot, qdd);
-  jac.topRows(n) = C.block(n, 0, n, 2 * n);
-  dfdt.head(n) = C.block(n, 2 * n, n, 1);
-  for (int i = 0; i < n; ++i) {
-    jac.row(n + i) = w_dot(i).derivatives().head(2 * n).transpose();
-    dfdt(n + i) = w_dot(i).derivatives()(2 * n);
-  }
-}
+void realization_jacobian(const Model& model, const VelocityChart& chart, double t,
+                          const Eigen::VectorXd& y, Modes modes, const std::vector<char>& in_medium,
+                          const std::vector<char>& pushing, const Medium& medium,
+                          RealizationJacobianWork& w, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt,
+                          const std::vector<double>* row_damping = nullptr);
 
 }  // namespace crbench

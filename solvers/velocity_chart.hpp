@@ -23,9 +23,6 @@
 #pragma once
 
 #include <Eigen/Core>
-#include <Eigen/LU>
-#include <cmath>
-#include <stdexcept>
 #include <vector>
 
 #include "crbench/cases/case.hpp"
@@ -36,25 +33,7 @@ class VelocityChart {
  public:
   // The chart of a k×n matrix a of full row rank whose constrained columns are a's pivot columns,
   // with ν = σ g (σ = N in the realization); with k = 0 the identity chart (w = q̇).
-  static VelocityChart best_for(const Eigen::MatrixXd& a, double scale = 1.0) {
-    VelocityChart chart;
-    chart.scale_ = scale;
-    const auto n = static_cast<int>(a.cols());
-    const auto k = static_cast<int>(a.rows());
-    std::vector<char> constrained(static_cast<std::size_t>(n), 0);
-    if (k > 0) {
-      const Eigen::FullPivLU<Eigen::MatrixXd> lu(a);
-      if (lu.rank() < k) {
-        throw std::runtime_error("the kinematic constraints' rows a(q,t) are linearly dependent");
-      }
-      for (int r = 0; r < k; ++r)
-        constrained[static_cast<std::size_t>(lu.permutationQ().indices()(r))] = 1;
-    }
-    for (int j = 0; j < n; ++j) {
-      (constrained[static_cast<std::size_t>(j)] ? chart.constrained_ : chart.free_).push_back(j);
-    }
-    return chart;
-  }
+  static VelocityChart best_for(const Eigen::MatrixXd& a, double scale = 1.0);
 
   static VelocityChart identity(int n) { return best_for(Eigen::MatrixXd(0, n)); }
 
@@ -63,76 +42,25 @@ class VelocityChart {
   const std::vector<int>& constrained_columns() const { return constrained_; }
 
   // |det a_C| of this chart over that of the best chart for a: 1 at best, → 0 as it degenerates.
-  double relative_quality(const Eigen::MatrixXd& a) const {
-    if (constrained_.empty()) return 1.0;
-    const double best = std::abs(best_for(a).block(a).determinant());
-    return best > 0.0 ? std::abs(block(a).determinant()) / best : 0.0;
-  }
+  double relative_quality(const Eigen::MatrixXd& a) const;
 
   // w = (σ(a q̇ + b), q̇_F).
   Eigen::VectorXd coordinates(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
-                              const Eigen::VectorXd& v) const {
-    Eigen::VectorXd w(v.size());
-    w.head(rows()) = scale_ * (a * v + b);
-    for (std::size_t i = 0; i < free_.size(); ++i)
-      w(rows() + static_cast<Eigen::Index>(i)) = v(free_[i]);
-    return w;
-  }
+                              const Eigen::VectorXd& v) const;
 
   // q̇ from w: q̇_F = w_F and a_C q̇_C = ν/σ − b − a_F q̇_F.
   Eigen::VectorXd velocity(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
-                           const Eigen::VectorXd& w) const {
-    Eigen::VectorXd v = Eigen::VectorXd::Zero(w.size());
-    for (std::size_t i = 0; i < free_.size(); ++i)
-      v(free_[i]) = w(rows() + static_cast<Eigen::Index>(i));
-    if (rows() == 0) return v;
-    const Eigen::VectorXd rhs = w.head(rows()) / scale_ - b - a * v;
-    const Eigen::VectorXd v_c = block(a).partialPivLu().solve(rhs);
-    for (int r = 0; r < rows(); ++r) v(constrained_[static_cast<std::size_t>(r)]) = v_c(r);
-    return v;
-  }
+                           const Eigen::VectorXd& w) const;
 
   // (q, q̇) at the chart's point y = (q, w); a and b receive a(q,t) and b(q,t).
   State state(const Model& model, double t, const Eigen::VectorXd& y, Eigen::MatrixXd& a,
-              Eigen::VectorXd& b) const {
-    const Eigen::Index n = y.size() / 2;
-    State x;
-    x.t = t;
-    x.q = y.head(n);
-    if (rows() == 0) {
-      x.v = y.tail(n);
-      return x;
-    }
-    model.kinematic_affine(t, x.q, a, b);
-    x.v = velocity(a, b, y.tail(n));
-    return x;
-  }
+              Eigen::VectorXd& b) const;
 
   // y = (q, w) of a state.
-  Eigen::VectorXd point(const Model& model, const State& x) const {
-    const Eigen::Index n = x.q.size();
-    Eigen::VectorXd y(2 * n);
-    y.head(n) = x.q;
-    if (rows() == 0) {
-      y.tail(n) = x.v;
-      return y;
-    }
-    Eigen::MatrixXd a;
-    Eigen::VectorXd b;
-    model.kinematic_affine(x.t, x.q, a, b);
-    y.tail(n) = coordinates(a, b, x.v);
-    return y;
-  }
+  Eigen::VectorXd point(const Model& model, const State& x) const;
 
   // T = ∂w/∂q̇ = [σ a; E_F] (E_F: the unit rows of the free columns).
-  Eigen::MatrixXd transform(const Eigen::MatrixXd& a) const {
-    const Eigen::Index n = a.cols();
-    Eigen::MatrixXd T = Eigen::MatrixXd::Zero(n, n);
-    T.topRows(rows()) = scale_ * a;
-    for (std::size_t i = 0; i < free_.size(); ++i)
-      T(rows() + static_cast<Eigen::Index>(i), free_[i]) = 1.0;
-    return T;
-  }
+  Eigen::MatrixXd transform(const Eigen::MatrixXd& a) const;
 
   // ẇ = (ν̇, q̈_F).
   template <class S>
@@ -147,11 +75,7 @@ class VelocityChart {
   }
 
  private:
-  Eigen::MatrixXd block(const Eigen::MatrixXd& a) const {
-    Eigen::MatrixXd a_c(a.rows(), rows());
-    for (int r = 0; r < rows(); ++r) a_c.col(r) = a.col(constrained_[static_cast<std::size_t>(r)]);
-    return a_c;
-  }
+  Eigen::MatrixXd block(const Eigen::MatrixXd& a) const;
 
   std::vector<int> constrained_, free_;
   double scale_ = 1.0;

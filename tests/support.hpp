@@ -1,11 +1,10 @@
-// Shared helpers for the tests: build a model, run a solver with overrides, finite differences.
+// Shared helpers for the tests: build a model, run a solver with overrides, finite differences
+// (defined in tests/support.cpp, compiled once for every test program).
 #pragma once
 
-#include <boost/math/tools/toms748_solve.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -24,12 +23,7 @@ namespace crbench::testing {
 
 // Least-squares slope of log y against log x (bench/convergence.hpp's fit); NaN when an entry of
 // y is not positive and finite, so that a test cannot pass by losing a point of its fit.
-inline double fitted_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  for (const double v : y) {
-    if (!(v > 0.0) || !std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
-  }
-  return log_log_slope(x, y).value_or(std::numeric_limits<double>::quiet_NaN());
-}
+double fitted_slope(const std::vector<double>& x, const std::vector<double>& y);
 
 template <Case C>
 std::unique_ptr<Model> model_of(const ParamValues& params = {}) {
@@ -48,127 +42,38 @@ struct SolveOptions {
   double atol = 1e-14;
 };
 
-inline RunRecord solve(const Model& model, const SolveOptions& o = {}) {
-  const Solver& solver = find_solver(o.solver);
-  RunSettings s;
-  s.rtol = o.rtol;
-  s.atol = o.atol;
-  s.t_end = std::isnan(o.t_end) ? model.horizon() : o.t_end;
-  configure_solver(solver, o.solver_params, s);
-  s.output_times = o.output_times;
-  s.on_sample = o.on_sample;
-  return solver.run(model, s);
-}
+RunRecord solve(const Model& model, const SolveOptions& o = {});
 
-inline std::vector<double> grid(double t0, double t1, int count) {
-  std::vector<double> t(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) t[static_cast<std::size_t>(i)] = t0 + (t1 - t0) * i / (count - 1);
-  return t;
-}
+std::vector<double> grid(double t0, double t1, int count);
 
 // Richardson-extrapolated central difference of a vector-valued function of one variable:
 // error O(h⁴).
-inline Eigen::VectorXd derivative(const std::function<Eigen::VectorXd(double)>& F,
-                                  double h = 1e-3) {
-  const auto central = [&](double k) { return Eigen::VectorXd((F(k) - F(-k)) / (2.0 * k)); };
-  return (4.0 * central(h / 2) - central(h)) / 3.0;
-}
+Eigen::VectorXd derivative(const std::function<Eigen::VectorXd(double)>& F, double h = 1e-3);
 
 // Richardson-extrapolated second difference at 0.
-inline Eigen::VectorXd second_derivative(const std::function<Eigen::VectorXd(double)>& F,
-                                         double h = 1e-2) {
-  const Eigen::VectorXd F0 = F(0.0);
-  const auto central = [&](double k) {
-    return Eigen::VectorXd((F(k) - 2.0 * F0 + F(-k)) / (k * k));
-  };
-  return (4.0 * central(h / 2) - central(h)) / 3.0;
-}
+Eigen::VectorXd second_derivative(const std::function<Eigen::VectorXd(double)>& F, double h = 1e-2);
 
 // |a − b| ≤ rel·max(1, |b|), elementwise on the max norm.
-inline bool close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double rel) {
-  const double scale = std::max(1.0, b.lpNorm<Eigen::Infinity>());
-  return (a - b).lpNorm<Eigen::Infinity>() <= rel * scale;
-}
+bool close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double rel);
 
 // The realization's AD Jacobian ∂(q̇, q̈)/∂(q, q̇) and ∂/∂t at x against Richardson-extrapolated
 // central differences of acceleration<double>, column by column, at relative 1e-7.
-inline void check_realization_jacobian(const Model& model, const State& x, Modes modes,
-                                       const std::vector<char>& in_medium,
-                                       const std::vector<char>& pushing, const Medium& medium) {
-  const auto qdd = [&](const State& y) {
-    Point p;
-    model.evaluate(y, modes, p);
-    return acceleration<double>(p, y.v, in_medium, pushing, medium, nullptr);
-  };
-  RealizationJacobianWork work;
-  Eigen::MatrixXd jac;
-  Eigen::VectorXd dfdt;
-  const VelocityChart identity = VelocityChart::identity(model.dof());
-  realization_jacobian(model, identity, x.t, identity.point(model, x), modes, in_medium, pushing,
-                       medium, work, jac, dfdt);
-  const int n = model.dof();
-  for (int j = 0; j < 2 * n; ++j) {
-    const Eigen::VectorXd column = derivative([&](double h) {
-      State y = x;
-      (j < n ? y.q(j) : y.v(j - n)) += h;
-      return qdd(y);
-    });
-    INFO(model.info().name << " column " << j);
-    CHECK(close(jac.block(n, j, n, 1), column, 1e-7));
-  }
-  const Eigen::VectorXd time_column = derivative([&](double h) {
-    State y = x;
-    y.t += h;
-    return qdd(y);
-  });
-  CHECK(close(dfdt.tail(n), time_column, 1e-7));
-}
+void check_realization_jacobian(const Model& model, const State& x, Modes modes,
+                                const std::vector<char>& in_medium,
+                                const std::vector<char>& pushing, const Medium& medium);
 
 // The unit step response of α z'' + β z' + γ z = 1 from rest (α > 0, γ > 0).
-inline double step_response(double a, double b, double c, double t) {
-  if (t <= 0.0) return 0.0;
-  const double disc = b * b - 4.0 * a * c;
-  const double sigma = b / (2.0 * a);
-  if (disc < 0.0) {
-    const double w = std::sqrt(-disc) / (2.0 * a);
-    return (1.0 - std::exp(-sigma * t) * (std::cos(w * t) + sigma / w * std::sin(w * t))) / c;
-  }
-  if (disc == 0.0) return (1.0 - std::exp(-sigma * t) * (1.0 + sigma * t)) / c;
-  const double r1 = (-b + std::sqrt(disc)) / (2.0 * a), r2 = (-b - std::sqrt(disc)) / (2.0 * a);
-  return (1.0 + (r2 * std::exp(r1 * t) - r1 * std::exp(r2 * t)) / (r1 - r2)) / c;
-}
+double step_response(double a, double b, double c, double t);
 
 // dk-plane: λ = g on [0, 1), −g after, so by superposition z = g (2 s(t − 1) − s(t)); its first
 // zero after 1 (z < 0 before) is the predicted lift-off.
-inline double dk_plane_lift_off(double a, double b, double c) {
-  const auto z = [&](double t) {
-    return 2.0 * step_response(a, b, c, t - 1.0) - step_response(a, b, c, t);
-  };
-  double lo = 1.0, hi = 1.0;
-  while (z(hi + 1e-3) < 0.0) hi += 1e-3;
-  hi += 1e-3;
-  lo = hi - 1e-3;
-  std::uintmax_t iterations = 200;
-  const auto root = boost::math::tools::toms748_solve(
-      z, lo, hi, [](double x, double y) { return std::abs(y - x) < 1e-15; }, iterations);
-  return 0.5 * (root.first + root.second);
-}
+double dk_plane_lift_off(double a, double b, double c);
 
 // The whole file as text (empty when it cannot be read).
-inline std::string read_text_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read_text_file(const std::filesystem::path& p);
 
 // An empty temporary folder path for a test (removed if it was there).
-inline std::filesystem::path fresh_dir(const std::string& name) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("crbench_test_" + name);
-  std::filesystem::remove_all(dir);
-  return dir;
-}
+std::filesystem::path fresh_dir(const std::string& name);
 
 // `crbench ARGS...` in-process: its exit status and what it wrote.
 struct CliResult {
@@ -176,27 +81,12 @@ struct CliResult {
   std::string out;
   std::string err;
 };
-inline CliResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "crbench");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
+CliResult cli(std::vector<std::string> args);
 
 // Exactly one line, ending in a newline (the form of every input error).
-inline bool one_line(const std::string& s) {
-  return !s.empty() && s.back() == '\n' && s.find('\n') == s.size() - 1;
-}
+bool one_line(const std::string& s);
 
 // `crbench ARGS...` is refused: exit 2 and one line that contains `expected`.
-inline void check_refused(const std::vector<std::string>& args, const std::string& expected) {
-  const CliResult r = cli(args);
-  INFO(Catch::Detail::stringify(args) << ": " << r.err);
-  CHECK(r.status == 2);
-  CHECK_THAT(r.err, Catch::Contains(expected));
-  CHECK(one_line(r.err));
-}
+void check_refused(const std::vector<std::string>& args, const std::string& expected);
 
 }  // namespace crbench::testing

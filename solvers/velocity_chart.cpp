@@ -1,0 +1,101 @@
+#include "crbench/solvers/velocity_chart.hpp"
+
+#include <Eigen/LU>
+#include <cmath>
+#include <stdexcept>
+
+namespace crbench {
+
+VelocityChart VelocityChart::best_for(const Eigen::MatrixXd& a, double scale) {
+  VelocityChart chart;
+  chart.scale_ = scale;
+  const auto n = static_cast<int>(a.cols());
+  const auto k = static_cast<int>(a.rows());
+  std::vector<char> constrained(static_cast<std::size_t>(n), 0);
+  if (k > 0) {
+    const Eigen::FullPivLU<Eigen::MatrixXd> lu(a);
+    if (lu.rank() < k) {
+      throw std::runtime_error("the kinematic constraints' rows a(q,t) are linearly dependent");
+    }
+    for (int r = 0; r < k; ++r)
+      constrained[static_cast<std::size_t>(lu.permutationQ().indices()(r))] = 1;
+  }
+  for (int j = 0; j < n; ++j) {
+    (constrained[static_cast<std::size_t>(j)] ? chart.constrained_ : chart.free_).push_back(j);
+  }
+  return chart;
+}
+
+double VelocityChart::relative_quality(const Eigen::MatrixXd& a) const {
+  if (constrained_.empty()) return 1.0;
+  const double best = std::abs(best_for(a).block(a).determinant());
+  return best > 0.0 ? std::abs(block(a).determinant()) / best : 0.0;
+}
+
+Eigen::VectorXd VelocityChart::coordinates(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                                           const Eigen::VectorXd& v) const {
+  Eigen::VectorXd w(v.size());
+  w.head(rows()) = scale_ * (a * v + b);
+  for (std::size_t i = 0; i < free_.size(); ++i)
+    w(rows() + static_cast<Eigen::Index>(i)) = v(free_[i]);
+  return w;
+}
+
+Eigen::VectorXd VelocityChart::velocity(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                                        const Eigen::VectorXd& w) const {
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(w.size());
+  for (std::size_t i = 0; i < free_.size(); ++i)
+    v(free_[i]) = w(rows() + static_cast<Eigen::Index>(i));
+  if (rows() == 0) return v;
+  const Eigen::VectorXd rhs = w.head(rows()) / scale_ - b - a * v;
+  const Eigen::VectorXd v_c = block(a).partialPivLu().solve(rhs);
+  for (int r = 0; r < rows(); ++r) v(constrained_[static_cast<std::size_t>(r)]) = v_c(r);
+  return v;
+}
+
+State VelocityChart::state(const Model& model, double t, const Eigen::VectorXd& y,
+                           Eigen::MatrixXd& a, Eigen::VectorXd& b) const {
+  const Eigen::Index n = y.size() / 2;
+  State x;
+  x.t = t;
+  x.q = y.head(n);
+  if (rows() == 0) {
+    x.v = y.tail(n);
+    return x;
+  }
+  model.kinematic_affine(t, x.q, a, b);
+  x.v = velocity(a, b, y.tail(n));
+  return x;
+}
+
+Eigen::VectorXd VelocityChart::point(const Model& model, const State& x) const {
+  const Eigen::Index n = x.q.size();
+  Eigen::VectorXd y(2 * n);
+  y.head(n) = x.q;
+  if (rows() == 0) {
+    y.tail(n) = x.v;
+    return y;
+  }
+  Eigen::MatrixXd a;
+  Eigen::VectorXd b;
+  model.kinematic_affine(x.t, x.q, a, b);
+  y.tail(n) = coordinates(a, b, x.v);
+  return y;
+}
+
+Eigen::MatrixXd VelocityChart::transform(const Eigen::MatrixXd& a) const {
+  const Eigen::Index n = a.cols();
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(n, n);
+  T.topRows(rows()) = scale_ * a;
+  for (std::size_t i = 0; i < free_.size(); ++i)
+    T(rows() + static_cast<Eigen::Index>(i), free_[i]) = 1.0;
+  return T;
+}
+
+Eigen::MatrixXd VelocityChart::block(const Eigen::MatrixXd& a) const {
+  Eigen::MatrixXd a_c(a.rows(), rows());
+  for (int r = 0; r < rows(); ++r) a_c.col(r) = a.col(constrained_[static_cast<std::size_t>(r)]);
+  return a_c;
+}
+
+}  // namespace crbench
