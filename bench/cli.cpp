@@ -241,7 +241,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "sweep", "run a sweep file: the limit model's lift-off delay over a grid (a phase map)");
   std::string sweep_path, sweep_out, sweep_jobs_text;
   bool sweep_resume = false, sweep_no_figures = false;
-  sweep->add_option("--sweep", sweep_path, "sweep file (JSON; see bench/studies/README.md)")
+  sweep->add_option("--sweep", sweep_path, "sweep file (JSON; see bench/sweeps/README.md)")
       ->required();
   sweep->add_option("--out", sweep_out, "output folder (default: the sweep's name)");
   sweep->add_option("--jobs", sweep_jobs_text,

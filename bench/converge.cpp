@@ -45,6 +45,9 @@ struct Reference {
   std::optional<double> lift_off;
   std::vector<Eigen::VectorXd> q;  // on the study's grid; empty when not known
   bool theorem_applies = true;
+  // Theorem 1, or its continuation past zeros of z with lambda > 0 (docs/theory.md §3): either
+  // gives a prediction; "none" does not.
+  std::string prediction_rule = "theorem-1";
   std::string why;
   std::string tolerances;
 };
@@ -178,6 +181,8 @@ class Converge {
         ref.theorem_applies =
             run.record.diagnostics.value("theorem_applies", nlohmann::ordered_json(true))
                 .get<bool>();
+        ref.prediction_rule = run.record.diagnostics.value(
+            "prediction_rule", std::string(ref.theorem_applies ? "theorem-1" : "none"));
         ref.why = run.record.diagnostics.value("why", std::string());
       }
       references_.push_back(ref);
@@ -567,6 +572,7 @@ ojson Converge::assemble() {
                        {"status", ref.status},
                        {"lift_off_time", number_or_null(ref.lift_off)},
                        {"theorem_applies", ref.theorem_applies},
+                       {"prediction_rule", ref.prediction_rule},
                        {"why", ref.why},
                        {"tolerances", ref.tolerances},
                        {"trajectory_known", !ref.q.empty()}};
@@ -637,8 +643,9 @@ ojson Converge::assemble() {
     bool confirmed = false;
     std::optional<double> digits, digits_supported;
     const Extrapolated* extrapolation = lift_off ? &lift_off->extrapolation : nullptr;
-    if (!ref.theorem_applies) {
-      verdict = "Theorem 1 does not apply: " + ref.why;
+    if (ref.prediction_rule == "none" ||
+        (!ref.theorem_applies && ref.prediction_rule != "continuation")) {
+      verdict = "no prediction: " + ref.why;
     } else if (!lift_off) {
       // A study without a lift-off (kinematic constraints): the first deviation with an order.
       if (deviation) {

@@ -266,14 +266,24 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                     (x.uncertainty ? " +/- " + sci(*x.uncertainty) : std::string()) + finest_text
               : std::string();
   const std::string no_bar = " has no error bar: " + x.no_uncertainty_reason;
-  const std::string more = "; a longer ladder (finer N) or more points per decade would decide it";
+  // Advice only where it can help: finer N cannot help when the finest rows are flagged (their
+  // discretization or round-off is not far below the model error, and it grows relative to it
+  // as N grows).
+  const bool finest_flagged = !out.rows.empty() && out.rows.back().flagged;
+  const std::string more =
+      finest_flagged
+          ? "; the finest rows are flagged (their discretization or round-off is not below 1% of "
+            "the model error, and finer N makes that worse): tighter tolerances, not a longer "
+            "ladder, would decide it"
+          : "; a longer ladder (finer N) or more points per decade would decide it";
   if (!reference) {
     out.verdict = "no reference" + (no_reference_why.empty() ? "" : " (" + no_reference_why + ")");
+  } else if (!expected_order) {
+    out.verdict = "NO RATE STATED: " + order_text + " (the theory states none); " +
+                  (x.limit ? "the " + limit_text + (x.uncertainty ? "" : no_bar)
+                           : "no extrapolated limit: " + x.no_uncertainty_reason);
   } else if (!x.limit) {
     out.verdict = "NOT CONFIRMED: " + x.no_uncertainty_reason + more;
-  } else if (!expected_order) {
-    out.verdict = "NO RATE STATED: " + order_text + " (the theory states none); the " + limit_text +
-                  (x.uncertainty ? "" : no_bar);
   } else if (!out.order_agrees || !*out.order_agrees) {
     out.verdict = "NOT CONFIRMED: " + order_text + " differs from the theory's " +
                   format_number(*expected_order) + " by more than " +

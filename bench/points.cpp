@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -186,13 +187,56 @@ std::string csv_field(const std::string& s) {
   for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+// Text for LaTeX's text mode: its special characters escaped; a power of ten written 10^x (an N
+// between decades) becomes $10^{x}$, as TeX reads ^ only in math mode.
 std::string tex_field(const std::string& s) {
   std::string out;
-  for (const char c : s) {
-    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') out += '\\';
-    out += c;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '^') {
+      std::size_t end = i + 1;
+      while (end < s.size() && (std::isdigit(static_cast<unsigned char>(s[end])) || s[end] == '.' ||
+                                s[end] == '-' || s[end] == '+')) {
+        ++end;
+      }
+      const std::size_t base = out.size() >= 2 && out.compare(out.size() - 2, 2, "10") == 0
+                                   ? out.size() - 2
+                                   : std::string::npos;
+      if (base != std::string::npos && end > i + 1) {
+        out = out.substr(0, base) + "$10^{" + s.substr(i + 1, end - i - 1) + "}$";
+        i = end - 1;
+      } else {
+        out += "\\textasciicircum{}";
+      }
+    } else if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$' || c == '{' || c == '}') {
+      out += '\\';
+      out += c;
+    } else if (c == '~') {
+      out += "\\textasciitilde{}";
+    } else if (c == '\\') {
+      out += "\\textbackslash{}";
+    } else if (c == '<' || c == '>' || c == '|') {
+      out += std::string("$") + c + "$";
+    } else {
+      out += c;
+    }
   }
   return out;
+}
+
+// A header cell in lines of at most about 14 characters (a nested tabular), so that a table of
+// many columns keeps its width.
+std::string tex_header(const std::string& s) {
+  std::vector<std::string> lines{""};
+  std::istringstream words(s);
+  for (std::string word; words >> word;) {
+    if (!lines.back().empty() && lines.back().size() + 1 + word.size() > 14) lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : " ") + word;
+  }
+  if (lines.size() == 1) return tex_field(s);
+  std::string out = "\\begin{tabular}[b]{@{}c@{}}";
+  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "\\\\ " : "") + tex_field(lines[i]);
+  return out + "\\end{tabular}";
 }
 
 std::string markdown(const Table& t) {
@@ -224,19 +268,45 @@ void write_table(const fs::path& stem, const Table& t) {
     csv << "\n";
   }
   write_file(stem.string() + ".csv", csv.str());
+  // LaTeX: a cell of more than kLongCell characters (a verdict sentence) keeps its first clause
+  // (up to ':') with a note number, and the whole sentence goes to the numbered notes under the
+  // table; headers wrap; the tabular is scaled to the line width if it is wider.
+  constexpr std::size_t kLongCell = 40;
+  std::vector<std::string> notes;
   std::ostringstream tex;
-  tex << "% " << t.title << " (crbench " << version << "; needs \\usepackage{booktabs})\n"
+  tex << "% " << t.title << " (crbench " << version
+      << "; needs \\usepackage{booktabs} and \\usepackage{graphicx})\n"
       << "\\begin{table}\n\\centering\n\\caption{" << tex_field(t.caption) << "}\n"
+      << "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%\n"
       << "\\begin{tabular}{l" << std::string(t.header.size() - 1, 'r') << "}\n\\toprule\n";
   for (std::size_t i = 0; i < t.header.size(); ++i) {
-    tex << (i ? " & " : "") << tex_field(t.header[i]);
+    tex << (i ? " & " : "") << tex_header(t.header[i]);
   }
   tex << " \\\\\n\\midrule\n";
   for (const auto& r : t.rows) {
-    for (std::size_t i = 0; i < r.size(); ++i) tex << (i ? " & " : "") << tex_field(r[i]);
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      std::string cell = r[i];
+      if (i > 0 && cell.size() > kLongCell) {
+        notes.push_back(cell);
+        const std::size_t colon = cell.find(':');
+        cell = colon != std::string::npos && colon <= kLongCell ? cell.substr(0, colon) : "see";
+        cell = tex_field(cell) + "\\textsuperscript{" + std::to_string(notes.size()) + "}";
+      } else {
+        cell = tex_field(cell);
+      }
+      tex << (i ? " & " : "") << cell;
+    }
     tex << " \\\\\n";
   }
-  tex << "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+  tex << "\\bottomrule\n\\end{tabular}}\n";
+  if (!notes.empty()) {
+    tex << "\\par\\smallskip\n\\begin{minipage}{\\linewidth}\\footnotesize\n";
+    for (std::size_t n = 0; n < notes.size(); ++n) {
+      tex << "\\textsuperscript{" << n + 1 << "}~" << tex_field(notes[n]) << "\\par\n";
+    }
+    tex << "\\end{minipage}\n";
+  }
+  tex << "\\end{table}\n";
   write_file(stem.string() + ".tex", tex.str());
 }
 

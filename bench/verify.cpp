@@ -164,9 +164,18 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
   const RunRecord prediction = execute(model_request(request, "limit", std::nullopt, false));
   const bool theorem_applies =
       prediction.diagnostics.value("theorem_applies", nlohmann::ordered_json(true)).get<bool>();
+  // Theorem 1, or its continuation past zeros of z with lambda > 0 (docs/theory.md section 3);
+  // "none" where neither decides, and then the prediction has no lift-off time.
+  const std::string rule = prediction.diagnostics.value(
+      "prediction_rule", std::string(theorem_applies ? "theorem-1" : "none"));
   const std::optional<double> tau_pred = prediction.lift_off_time;
+  // The realization's configuration as `run` makes it: defaults, the case's settings, the user's.
   RunSettings model_settings;
-  configure_solver(find_solver("realization"), request.model_assignments, model_settings);
+  {
+    const auto model = make_model(request.case_name, request.case_assignments);
+    configure_solver(find_solver("realization"), request.model_assignments, model_settings,
+                     &model->info());
+  }
   const std::optional<StatedOrder> stated =
       stated_lift_off_order(model_settings.solver_params, model_settings.solver_choices);
   const std::optional<double> expected_order =
@@ -222,10 +231,13 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
 
   std::string verdict = analysis.verdict;
   bool confirmed = analysis.confirmed;
-  if (tau_pred && !theorem_applies) {
-    verdict = "Theorem 1 does not apply: " + why;
+  if (rule == "none" || (!theorem_applies && rule != "continuation")) {
+    verdict = "no prediction: " + why;
     confirmed = false;
   }
+  const std::string rule_text = rule == "theorem-1"      ? "Theorem 1 applies"
+                                : rule == "continuation" ? "continuation past Theorem 1: " + why
+                                                         : "no prediction: " + why;
   if (request.json) {
     nlohmann::ordered_json j;
     j["crbench_version"] = version;
@@ -241,6 +253,7 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
         {"lift_off_time", optional_number(tau_pred)},
         {"status", prediction.status},
         {"theorem_applies", theorem_applies},
+        {"prediction_rule", rule},
         {"why", prediction.diagnostics.value("why", std::string(""))},
         {"proposition", prediction.diagnostics.value("proposition", std::string(""))}};
     j["points"] = rows;
@@ -260,8 +273,10 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     j["verdict"] = verdict;
     out << j.dump(2) << "\n";
   } else {
-    out << request.case_name << ": predicted lift-off " << text(tau_pred) << " ("
-        << (theorem_applies ? "Theorem 1 applies" : "Theorem 1 does not apply") << ")\n"
+    out << request.case_name << ": predicted lift-off " << text(tau_pred) << " (" << rule_text
+        << ")\n"
+        << "expected order " << (expected_order ? format_number(*expected_order) : "none stated")
+        << (stated ? " (" + stated->source + ")" : std::string()) << "\n"
         << table.str() << "least-squares order " << text(analysis.fitted_order, 4)
         << "; extrapolated tau_inf = " << text(x.limit) << " +/- " << text(x.uncertainty, 2)
         << " (order " << text(x.order, 4) << " from the differences, without the prediction)\n"

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cmath>
-#include <cstdio>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -53,10 +52,10 @@ struct BouncingBallPenalty : NoForce<1>, UnitMetric<1> {
         .switches = switches,
         .solver_settings = {{"realization", "preset", "kozlov-impact", "the case's realization"},
                             {"limit", "preset", "kozlov-impact", "the limit of that realization"},
-                            {"event-driven", "restitution", restitution_text(),
-                             "the restitution of the kozlov-impact defaults, Kozlov 1992 (12)"},
-                            {"moreau-jean", "restitution", restitution_text(),
-                             "the restitution of the kozlov-impact defaults, Kozlov 1992 (12)"}},
+                            {"event-driven", "impact_law", "kozlov-impact",
+                             "the restitution of the realization's kozlov-impact wall"},
+                            {"moreau-jean", "impact_law", "kozlov-impact",
+                             "the restitution of the realization's kozlov-impact wall"}},
     };
   }
 
@@ -72,13 +71,8 @@ struct BouncingBallPenalty : NoForce<1>, UnitMetric<1> {
     return {.t = 0.0, .q = Vec<double, 1>(h0), .v = Vec<double, 1>(0.0)};
   }
 
-  // The restitution of the kozlov-impact defaults (κ = 1, k = 0.1) to 17 digits.
-  static std::string restitution_text() {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.17g", restitution(1.0, 0.1));
-    return buffer;
-  }
-  // Kozlov 1992 (12): the restitution the kozlov-impact medium produces.
+  // Kozlov 1992 (12): the restitution the kozlov-impact medium produces on a unit point
+  // (Λ = |∇f|²_{A⁻¹} = 1; in general e = exp(−πk/√(κ/Λ − k²)), solvers/impact_law.hpp).
   static double restitution(double kappa, double k) {
     return k * k >= kappa ? 0.0 : std::exp(-std::numbers::pi * k / std::sqrt(kappa - k * k));
   }

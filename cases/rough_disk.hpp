@@ -22,8 +22,6 @@
 #pragma once
 
 #include <cmath>
-#include <cstdio>
-#include <numbers>
 #include <string>
 
 #include "crbench/cases/case.hpp"
@@ -106,24 +104,14 @@ struct RoughDisk : NoForce<3>, PlanarBodyMetric {
         .constraints = m,
         .switches = switches,
         .kinematic_condition = {0},
-        .solver_settings = {{"event-driven", "restitution", restitution_text(),
-                             "the restitution of the kozlov-impact defaults, Kozlov 1992 (12)"},
-                            {"moreau-jean", "restitution", restitution_text(),
-                             "the restitution of the kozlov-impact defaults, Kozlov 1992 (12)"},
+        .solver_settings = {{"event-driven", "impact_law", "kozlov-impact",
+                             "the restitution of the realization's kozlov-impact wall"},
+                            {"moreau-jean", "impact_law", "kozlov-impact",
+                             "the restitution of the realization's kozlov-impact wall"},
                             {"realization", "preset", "kozlov-impact",
                              "a normal impact of restitution exp(-pi k/omega) beside the slip "
                              "friction beta_t N (slip_beta)"}},
     };
-  }
-
-  // The restitution e = exp(−πk/ω), ω = √(κ − k²), of the kozlov-impact defaults κ = 1, k = 0.1
-  // (Kozlov 1992 (12)), to 17 digits: the ideal solvers' default here, so that they compute the
-  // limit of the realization's default.
-  static std::string restitution_text() {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.17g",
-                  std::exp(-std::numbers::pi * 0.1 / std::sqrt(1.0 - 0.1 * 0.1)));
-    return buffer;
   }
 
   double slip_restitution(int /*r*/) const { return slip_e; }

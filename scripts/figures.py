@@ -255,8 +255,10 @@ def reason_category(why):
         return "a double zero of z"
     if "no zero of z" in why:
         return "no zero of z before the horizon"
-    if "lambda" in why and ">= 0" in why:
-        return "z vanishes where lambda >= 0 (no lift-off there)"
+    if "reflected" in why:
+        return "z vanishes where lambda > 0 (lift-off by the continuation past it)"
+    if "neither Theorem 1 nor its continuation" in why:
+        return "lambda = 0 at a zero of z (no prediction)"
     return re.sub(r"-?[0-9][0-9.e+-]*", "#", why.split(" (")[0])
 
 

@@ -13,6 +13,8 @@ packages=(
   pybind11-dev python3-dev
   # MPI: `mpirun -n R crbench sweep|converge` (bench/mpi.hpp) and its tests
   libopenmpi-dev openmpi-bin
+  # pdflatex, to compile the LaTeX tables in a test (booktabs and graphicx)
+  texlive-latex-base texlive-latex-recommended
   # the sanitizer and fuzzing job (.ci/run, preset debug): clang with its sanitizer and libFuzzer
   # runtimes, and llvm-symbolizer for readable reports
   clang libclang-rt-14-dev llvm

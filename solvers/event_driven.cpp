@@ -26,6 +26,7 @@
 #include <sstream>
 
 #include "crbench/solvers/dynamics.hpp"
+#include "crbench/solvers/impact_law.hpp"
 #include "crbench/solvers/lcp.hpp"
 #include "crbench/solvers/limit_z.hpp"
 #include "crbench/solvers/phase.hpp"
@@ -37,7 +38,7 @@ namespace odeint = boost::numeric::odeint;
 using OdeState = std::vector<double>;
 
 struct Options {
-  double restitution;
+  ImpactLaw impact_law;
   double distance_tol;
   double velocity_tol;
   double event_time_tol;
@@ -586,19 +587,24 @@ class Run {
         G.row(r) = point_.J.row(approaching[static_cast<std::size_t>(r)]);
       }
       G.middleRows(holonomic, ku_) = impact_point.a.topRows(ku_);
+      for (Eigen::Index j = 0; j < eq_rows; ++j) {
+        G.row(lcp_rows + j) = impact_point.a.row(slipping[static_cast<std::size_t>(j)]);
+      }
+      keep_kinematic_rows(impact_point, rows_through_impact(impacting));
+      const Delassus D = delassus_of_rows(impact_point, G);
+      // The restitution of each row from its own Λ = |∇f|²_{A⁻¹} in the metric of the impact
+      // (the diagonal of W; the Kozlov wall's e depends on it, Newton's fixed e does not). Exact
+      // for one impacting row; with several, each row's law is applied to its own Λ.
       Eigen::VectorXd b(lcp_rows + eq_rows);
       for (Eigen::Index r = 0; r < holonomic; ++r) {
         const double before = rate(approaching[static_cast<std::size_t>(r)]);
-        b(r) = before + opt_.restitution * std::min(before, 0.0);
+        b(r) = before + opt_.impact_law.restitution(D.W(r, r)) * std::min(before, 0.0);
       }
       b.segment(holonomic, ku_) = g_before.head(ku_);
       for (Eigen::Index j = 0; j < eq_rows; ++j) {
         const int r = slipping[static_cast<std::size_t>(j)];
-        G.row(lcp_rows + j) = impact_point.a.row(r);
         b(lcp_rows + j) = (1.0 + model_.slip_restitution(r)) * g_before(r);
       }
-      keep_kinematic_rows(impact_point, rows_through_impact(impacting));
-      const Delassus D = delassus_of_rows(impact_point, G);
       Eigen::MatrixXd M = D.W.topLeftCorner(lcp_rows, lcp_rows);
       Eigen::VectorXd b_lcp = b.head(lcp_rows);
       Eigen::PartialPivLU<Eigen::MatrixXd> eq_lu;
@@ -861,8 +867,8 @@ std::string EventDrivenSolver::description() const {
 
 std::vector<ParamSpec> EventDrivenSolver::parameters() const {
   const double inf = std::numeric_limits<double>::infinity();
-  return {
-      kRestitutionSpec,
+  std::vector<ParamSpec> params = impact_law_params();
+  const std::vector<ParamSpec> own{
       {.name = "contact_distance_tol",
        .default_value = 1e-10,
        .min = 0.0,
@@ -915,6 +921,15 @@ std::vector<ParamSpec> EventDrivenSolver::parameters() const {
        .min_inclusive = false,
        .description = "largest step as a fraction of the horizon (bounds what a step can hide)"},
   };
+  params.insert(params.end(), own.begin(), own.end());
+  return params;
+}
+
+std::vector<ChoiceSpec> EventDrivenSolver::choices() const { return {impact_law_choice()}; }
+
+void EventDrivenSolver::finalize(ParamValues& params, ChoiceValues& choices,
+                                 const std::vector<std::string>& assigned) const {
+  apply_impact_law(params, choices, assigned, "solver " + name());
 }
 
 std::optional<std::string> bilateral_start_refusal(const Model& model, double distance_tol,
@@ -944,7 +959,8 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
   const Options options{
-      .restitution = p.at("restitution"),
+      .impact_law = ImpactLaw::from(p, settings.solver_choices.count("interaction") &&
+                                           settings.solver_choices.at("interaction") == "obstacle"),
       .distance_tol = p.at("contact_distance_tol"),
       .velocity_tol = p.at("contact_velocity_tol"),
       .event_time_tol = p.at("event_time_tol"),
@@ -974,6 +990,11 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
   Run run(model, settings, options, record);
   run.execute();
   finish_record(record, model, started, run.output_seconds());
+  // Where the limit model's rules decide nothing (a double zero of z, λ = 0 at a zero), no
+  // lift-off is predicted: the record says why (LimitZ::prediction_rule) instead of a number.
+  if (record.diagnostics.value("prediction_rule", std::string()) == "none") {
+    record.lift_off_time.reset();
+  }
   return record;
 }
 

@@ -48,6 +48,9 @@ class EventDrivenSolver final : public Solver {
   std::string name() const override { return "event-driven"; }
   std::string description() const override;
   std::vector<ParamSpec> parameters() const override;
+  std::vector<ChoiceSpec> choices() const override;
+  void finalize(ParamValues& params, ChoiceValues& choices,
+                const std::vector<std::string>& assigned) const override;
   std::string limit_model(const ParamValues&, const ChoiceValues&) const override {
     return "classical";
   }

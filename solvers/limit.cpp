@@ -6,8 +6,8 @@
 // obstacle (a reaction that only pushes) the limit is classical (Deryabin & Kozlov 1995, end of
 // §6). Re-contact: absolutely inelastic for the viscous limit (Deryabin & Kozlov 1995, end of §5),
 // Newton's law otherwise; the Kozlov impact preset (stiffness κN, damping 2k√N, Kozlov 1992 §5) has
-// the limit (0, 0, κ) with restitution e = exp(−πk/ω), ω = √(κ − k²) (Kozlov 1992 (12)), and e = 0
-// when k² ≥ κ.
+// the limit (0, 0, κ) with the restitution e = exp(−πk/√(κ/Λ − k²)) of each impact, Λ = |∇f|²_{A⁻¹}
+// there (solvers/impact_law.hpp; Kozlov 1992 (12) is Λ = 1), and e = 0 when k² ≥ κ/Λ.
 #include "crbench/solvers/limit.hpp"
 
 #include <Eigen/LU>
@@ -31,12 +31,15 @@ std::string LimitSolver::description() const {
 
 std::vector<ParamSpec> LimitSolver::parameters() const {
   std::vector<ParamSpec> params = EventDrivenSolver().parameters();
+  // kappa and k come with the model's coefficients below.
+  std::erase_if(params, [](const ParamSpec& p) { return p.name == "kappa" || p.name == "k"; });
   for (auto& p : params) {
     if (p.name == "restitution") {
       p.description =
           "Newton restitution at re-contact (Deryabin & Kozlov 1995 end of section 5: 0 for the "
-          "viscous limit; Kozlov 1992 (12): exp(-pi k/omega) for kozlov-impact)";
-      p.default_note = "0 for the viscous limit, exp(-pi k/omega) for kozlov-impact, 1 otherwise";
+          "viscous limit); the kozlov-impact preset has the Kozlov wall's law instead, e from "
+          "kappa, k and Lambda = |grad f|^2_{A^-1} at each impact";
+      p.default_note = "0 for the viscous limit, 1 otherwise";
     }
   }
   const std::vector<ParamSpec> own = model_coefficient_params();
@@ -47,28 +50,35 @@ std::vector<ParamSpec> LimitSolver::parameters() const {
 std::vector<ChoiceSpec> LimitSolver::choices() const {
   return model_choices(
       "(alpha,beta,gamma) = (0,1,0), (0,0,1), or the kozlov-impact limit (0,0,kappa) with "
-      "restitution exp(-pi k/omega); --alpha/--beta/--gamma override it",
+      "restitution exp(-pi k/sqrt(kappa/Lambda - k^2)), Lambda = |grad f|^2_{A^-1} at the impact; "
+      "--alpha/--beta/--gamma override it",
       "obstacle: the reaction only pushes, and the limit is classical");
 }
 
 void LimitSolver::finalize(ParamValues& params, ChoiceValues& choices,
                            const std::vector<std::string>& assigned) const {
   const std::string preset = choices.at("preset");
-  double restitution = 1.0;
+  const bool restitution_given =
+      std::find(assigned.begin(), assigned.end(), "restitution") != assigned.end();
   if (preset == "kozlov-impact") {
-    // The N → ∞ limit of stiffness κN with damping 2k√N is (0, 0, κ) with Newton's law at
-    // e = exp(−πk/ω), ω = √(κ − k²) (Kozlov 1992 (12)); e = 0 when k² ≥ κ.
-    const double kappa = params.at("kappa"), k = params.at("k");
-    restitution = k * k < kappa ? std::exp(-std::numbers::pi * k / std::sqrt(kappa - k * k)) : 0.0;
-    apply_model_preset(params, choices, assigned, "solver limit", 0.0, 0.0, kappa);
-  } else {
-    apply_model_preset(params, choices, assigned, "solver limit", 0.0,
-                       preset == "viscous" ? 1.0 : 0.0, preset == "penalty" ? 1.0 : 0.0);
+    // The N → ∞ limit of stiffness κN with damping 2k√N is (0, 0, κ) with the Kozlov wall's
+    // restitution e(Λ) at each impact (solvers/impact_law.hpp): kappa and k stay in the
+    // parameters, which selects that law (ImpactLaw::from).
+    if (restitution_given) {
+      throw InputError(
+          "solver limit: --restitution does not combine with --preset kozlov-impact, whose "
+          "restitution follows from --kappa, --k and the metric at each impact");
+    }
+    apply_model_preset(params, choices, assigned, "solver limit", 0.0, 0.0, params.at("kappa"));
+    params.erase("restitution");
+    return;
   }
-  if (std::find(assigned.begin(), assigned.end(), "restitution") == assigned.end()) {
+  apply_model_preset(params, choices, assigned, "solver limit", 0.0,
+                     preset == "viscous" ? 1.0 : 0.0, preset == "penalty" ? 1.0 : 0.0);
+  if (!restitution_given) {
     // Re-contact in the viscous limit is absolutely inelastic (Deryabin & Kozlov 1995, end of §5).
     const bool viscous = params.at("alpha") == 0.0 && params.at("gamma") == 0.0;
-    params["restitution"] = viscous ? 0.0 : restitution;
+    params["restitution"] = viscous ? 0.0 : 1.0;
   }
 }
 

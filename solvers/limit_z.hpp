@@ -19,6 +19,12 @@
 
 namespace crbench {
 
+// Proposition 2's window (Deryabin & Kozlov 1995 §3, derived in LimitZ::proposition): the damped
+// half-period π/ω_d of α z'' + β z' + γ z, ω_d = √(4αγ − β²)/(2α), for β² < 4αγ.
+inline double proposition_2_window(const LimitCoefficients& c) {
+  return 2.0 * c.alpha * std::numbers::pi / std::sqrt(4.0 * c.alpha * c.gamma - c.beta * c.beta);
+}
+
 class LimitZ {
  public:
   // With α = β = 0 (and for the obstacle, solvers/limit.cpp) the limit model is the classical one:
@@ -82,8 +88,13 @@ class LimitZ {
   }
 
   // z reached 0 on constraint k with multiplier λ (and μ = λ|∇f|): Theorem 1 lifts off here if
-  // the zero is simple and λ < 0; otherwise the theorem does not apply and the contact stays.
-  bool lifts_off_at_zero(const State& x, int k, double lambda, double mu) {
+  // the zero is simple and λ < 0. Past the theorem (docs/theory.md §3): at a simple zero with
+  // λ > 0 (possible only with α > 0) the realization's point hops out of the medium for a time
+  // O(1/N) — it leaves with ḟ = z'/N while the free acceleration −Λλ pulls it back — and re-enters
+  // with ḟ reversed, so as N → ∞ the motion stays on Σ and z restarts from 0 with z' → −z'; the
+  // lift-off is then the first simple zero of the reflected z where λ < 0. A double zero or λ = 0
+  // at the zero decides nothing: the contact stays and no lift-off is predicted.
+  bool lifts_off_at_zero(State& x, int k, double lambda, double mu) {
     const double rate = z_rate(x, k, lambda);
     const double since = x.t - contact_start_[index(k)];
     const double scale = std::abs(z_extreme_[index(k)]) / std::max(since, 1e-300);
@@ -96,14 +107,27 @@ class LimitZ {
                         {"simple", simple}});
     rec_.events.push_back({.t = x.t, .kind = "z_zero", .index = k});
     if (!simple) {
-      fails("z reaches 0 without crossing it (a double zero, z' = " + format_number(rate) +
-            ") at t = " + format_number(x.t) + " on constraint " + std::to_string(k));
+      undecided("z reaches 0 without crossing it (a double zero, z' = " + format_number(rate) +
+                ") at t = " + format_number(x.t) + " on constraint " + std::to_string(k));
+      return false;
+    }
+    if (lambda > 0.0 && c_.alpha > 0.0) {
+      fails("z vanishes at t = " + format_number(x.t) + " on constraint " + std::to_string(k) +
+            " with lambda = " + format_number(lambda) +
+            " > 0: Theorem 1 asserts no lift-off there; the prediction continues past it with z "
+            "reflected (z' -> -z') while the motion stays on the constraint");
+      x.aux(k) = 0.0;
+      x.aux(m_ + k) = -rate;
+      z_extreme_[index(k)] = 0.0;
+      reflections_.push_back({{"t", x.t}, {"constraint", k}, {"lambda", lambda}, {"z_rate", rate}});
+      rec_.events.push_back({.t = x.t, .kind = "z_reflection", .index = k});
       return false;
     }
     if (!(lambda < 0.0)) {
-      fails("lambda = " + format_number(lambda) + " >= 0 at the zero of z (t = " +
-            format_number(x.t) + ", constraint " + std::to_string(k) +
-            "): Theorem 1 asserts no lift-off there; the motion stays on the constraint");
+      undecided("lambda = " + format_number(lambda) + " at the zero of z (t = " +
+                format_number(x.t) + ", constraint " + std::to_string(k) +
+                "): neither Theorem 1 nor its continuation decides whether the motion leaves the "
+                "constraint there");
       return false;
     }
     if (proposition_.empty()) proposition_ = proposition(k);
@@ -129,9 +153,9 @@ class LimitZ {
     const double z = x.aux(k);
     if (std::abs(z) <= 1e-8 * std::abs(z_extreme_[index(k)])) {
       rec_.events.push_back({.t = x.t, .kind = "z_double_zero", .index = k});
-      fails("z touches 0 without crossing it (a double zero: z = " + format_number(z) +
-            " at its maximum) at t = " + format_number(x.t) + " on constraint " +
-            std::to_string(k));
+      undecided("z touches 0 without crossing it (a double zero: z = " + format_number(z) +
+                " at its maximum) at t = " + format_number(x.t) + " on constraint " +
+                std::to_string(k));
     }
   }
 
@@ -150,6 +174,8 @@ class LimitZ {
     }
     rec_.diagnostics["theorem_applies"] = theorem_applies_;
     rec_.diagnostics["why"] = why_;
+    rec_.diagnostics["prediction_rule"] = prediction_rule();
+    rec_.diagnostics["z_reflections"] = reflections_;
     rec_.diagnostics["proposition"] = proposition_;
     rec_.diagnostics["lift_off_driver"] =
         "lambda, the multiplier of the given f (docs/theory.md section 2); mu = lambda |grad "
@@ -176,9 +202,31 @@ class LimitZ {
     if (theorem_applies_) why_ = why;
     theorem_applies_ = false;
   }
+  void undecided(const std::string& why) {
+    fails(why);
+    undecided_ = true;
+  }
 
-  // Deryabin & Kozlov 1995 §3: Proposition 1 (β² ≥ 4αγ) and Proposition 2 (β² < 4αγ, ω² = 4αγ − β²,
-  // τ ≤ π/ω with τ the first zero of μ) guarantee z < 0 beyond the first zero of λ, i.e. a delay.
+ public:
+  // Which rule the lift-off prediction comes from: "theorem-1" (Deryabin & Kozlov 1995 Theorem 1
+  // as stated), "continuation" (z reflected at zeros with λ > 0, then Theorem 1's condition), or
+  // "none" (a double zero or λ = 0 at a zero: nothing is predicted, and the record's
+  // lift_off_time is withheld, solvers/event_driven.cpp).
+  std::string prediction_rule() const {
+    if (undecided_) return "none";
+    return reflections_.empty() ? "theorem-1" : "continuation";
+  }
+
+ private:
+  // Deryabin & Kozlov 1995 §3: Proposition 1 (β² ≥ 4αγ) and Proposition 2 (β² < 4αγ, λ > 0 on
+  // (0, τ) with τ within the window) guarantee z < 0 beyond the first zero τ of λ, i.e. a delay;
+  // they are sufficient conditions, not bounds on the delay. Proposition 2's window is derived
+  // here, not taken from the paper's print: z(t) = −∫₀ᵗ K(t − s) λ(s) ds with the kernel
+  // K(u) = e^{−βu/(2α)} sin(ω_d u)/(α ω_d), positive for 0 < u < π/ω_d, where
+  // ω_d = √(4αγ − β²)/(2α) is the damped frequency of α z'' + β z' + γ z. So λ > 0 on (0, τ) with
+  // τ ≤ π/ω_d gives z < 0 on (0, τ] and a delay. The printed window π/ω, ω² = 4αγ − β², is not
+  // invariant under scaling (α, β, γ), although the model is; it equals π/ω_d only at α = 1/2
+  // and claims a delay that does not happen for α < 1/2 (tests/test_limit.cpp).
   std::string proposition(int k) const {
     const double a = c_.alpha, b = c_.beta, c = c_.gamma;
     const double zero = lambda_zero_[index(k)];
@@ -192,15 +240,16 @@ class LimitZ {
              "(t = " +
              format_number(zero) + "), so the lift-off is delayed";
     }
-    const double omega = std::sqrt(4.0 * a * c - b * b);
-    if (tau <= std::numbers::pi / omega) {
+    const double window = proposition_2_window(c_);
+    if (tau <= window) {
       return "Proposition 2 (beta^2 < 4 alpha gamma, first zero of lambda after " +
-             format_number(tau) + " <= pi/omega = " + format_number(std::numbers::pi / omega) +
-             "): the lift-off is delayed";
+             format_number(tau) + " <= pi/omega_d = " + format_number(window) +
+             ", omega_d = sqrt(4 alpha gamma - beta^2)/(2 alpha) the damped frequency of z): the "
+             "lift-off is delayed";
     }
     return "neither Proposition 1 nor 2 applies (beta^2 < 4 alpha gamma and the first zero of "
            "lambda comes after " +
-           format_number(tau) + " > pi/omega = " + format_number(std::numbers::pi / omega) +
+           format_number(tau) + " > pi/omega_d = " + format_number(window) +
            "): no delay is guaranteed";
   }
 
@@ -212,6 +261,8 @@ class LimitZ {
   std::vector<double> lambda_zero_;
   nlohmann::ordered_json z_zeros_ = nlohmann::ordered_json::array();
   bool theorem_applies_ = true;
+  bool undecided_ = false;
+  nlohmann::ordered_json reflections_ = nlohmann::ordered_json::array();
   std::string why_;
   std::string proposition_;
 };

@@ -31,6 +31,7 @@
 
 #include "crbench/cases/sparse_terms.hpp"
 #include "crbench/solvers/dynamics.hpp"
+#include "crbench/solvers/impact_law.hpp"
 #include "crbench/solvers/lcp.hpp"
 
 namespace crbench {
@@ -44,7 +45,7 @@ std::string MoreauJeanSolver::description() const {
 }
 
 std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
-  return {
+  std::vector<ParamSpec> params{
       {.name = "h",
        .default_value = 1e-3,
        .min = 0.0,
@@ -57,7 +58,6 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
        .min = 0.5,
        .max = 1.0,
        .description = "theta of the theta-method (0.5 trapezoidal, 1 backward Euler)"},
-      kRestitutionSpec,
       {.name = "activation_gamma",
        .default_value = 0.5,
        .min = 0.0,
@@ -84,6 +84,9 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
        .description = "tolerance of the projected Gauss-Seidel LCP solver (--lcp pgs; Siconos "
                       "numerics' error measure)"},
   };
+  const std::vector<ParamSpec> law = impact_law_params();
+  params.insert(params.begin() + 2, law.begin(), law.end());
+  return params;
 }
 
 std::vector<ChoiceSpec> MoreauJeanSolver::choices() const {
@@ -93,7 +96,13 @@ std::vector<ChoiceSpec> MoreauJeanSolver::choices() const {
            .description = "solver of the impulse LCP with several active rows: auto (enumeration "
                           "up to 4 rows, Lemke beyond), enumeration (exact, up to 16 rows), lemke "
                           "(Siconos numerics' lexicographic Lemke), pgs (Siconos numerics' "
-                          "projected Gauss-Seidel, to lcp_tolerance)"}};
+                          "projected Gauss-Seidel, to lcp_tolerance)"},
+          impact_law_choice()};
+}
+
+void MoreauJeanSolver::finalize(ParamValues& params, ChoiceValues& choices,
+                                const std::vector<std::string>& assigned) const {
+  apply_impact_law(params, choices, assigned, "solver " + name());
 }
 
 // The impulse history's bound (about 10 MB of JSON): the impulses past it are counted, not kept.
@@ -106,7 +115,9 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   const ParamValues& p = settings.solver_params;
   const double h = p.at("h");
   const double theta = p.at("theta");
-  const double e = p.at("restitution");
+  // Newton's law per active row, e from its Λ (the Kozlov wall's law; Newton's fixed e ignores
+  // it): the diagonal of the step's Delassus matrix J W⁻¹ Jᵀ, which tends to J A⁻¹ Jᵀ as h → 0.
+  const ImpactLaw impact_law = ImpactLaw::from(p);
   const double gamma = p.at("activation_gamma");
   const bool keep_impulses = p.at("impulse_history") >= 0.5;
   const int n = model.dof();
@@ -122,7 +133,9 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   }
   record.episode_definition =
       "consecutive steps with an impulse on the constraint: from the end of the first (an impact "
-      "when the constraint was approaching, a contact otherwise) to the end of the last";
+      "when the constraint was approaching, a contact otherwise) to the end of the last; an "
+      "impact whose impulse persists in the next steps (resting contact) stays one open episode, "
+      "so a run that ends resting has no lift_off_time";
   record.min_constraint.assign(static_cast<std::size_t>(m),
                                std::numeric_limits<double>::infinity());
 
@@ -144,7 +157,11 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m);
   Eigen::VectorXd lambda = Eigen::VectorXd::Zero(m);
   Eigen::VectorXd mu = Eigen::VectorXd::Zero(m);
-  std::vector<char> had_impulse(static_cast<std::size_t>(m), 0);
+  // Each constraint's contact episode, step by step (the record's episode_definition): none; an
+  // impact in the last step only (an episode of zero length, closed unless the impulse goes on);
+  // or open (a contact, or an impact whose impulse persisted: resting contact after it).
+  enum class Episode : char { none, impact, open };
+  std::vector<Episode> episode(static_cast<std::size_t>(m), Episode::none);
   const int one_sided = model.unilateral_kinematic_count();
   Eigen::VectorXd kinematic_impulse = Eigen::VectorXd::Zero(one_sided);
   std::vector<char> had_kinematic_impulse(static_cast<std::size_t>(one_sided), 0);
@@ -245,13 +262,14 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
     if (active_rows == 0) return true;
     const auto row = [&](Eigen::Index r) { return active[static_cast<std::size_t>(r)]; };
     for (Eigen::Index r = 0; r < active_rows; ++r) {
-      b(r) = terms.J.row(row(r)).dot(v_next) + terms.f_t(row(r)) + e * rate(row(r));
       // D_rr = |∇f|²_{A⁻¹}, summed as the dense step sums G W⁻¹ Gᵀ (kept unsquared for D).
       normal_square(r) = 0.0;
       for (SparseRow it(terms.J, row(r)); it; ++it) {
         normal_square(r) += it.value() * (it.value() / terms.mass(it.col()));
       }
       normal_norm(r) = std::sqrt(normal_square(r));
+      b(r) = terms.J.row(row(r)).dot(v_next) + terms.f_t(row(r)) +
+             impact_law.restitution(normal_square(r)) * rate(row(r));
     }
     if (b.head(active_rows).minCoeff() >= 0.0) {
       // Nothing approaches: P = 0 solves the LCP (and is what its solvers return).
@@ -417,7 +435,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
         for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
           const int i = active[static_cast<std::size_t>(r)];
           G.row(r) = point.J.row(i);
-          b(r) = point.J.row(i).dot(v_next) + point.f_t(i) + e * rate(i);
+          b(r) = point.J.row(i).dot(v_next) + point.f_t(i);
         }
         for (int r = 0; r < one_sided; ++r) {
           G.row(holonomic_rows + r) = point.a.row(r);
@@ -437,6 +455,9 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
         }
         for (Eigen::Index r = 0; r < rows; ++r) {
           for (Eigen::Index c = 0; c < rows; ++c) D(r, c) = G.row(r).dot(Winv_Gt.col(c));
+        }
+        for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
+          b(r) += impact_law.restitution(D(r, r)) * rate(active[static_cast<std::size_t>(r)]);
         }
         if (rows == 1) {
           if (!(D(0, 0) > 0.0)) {
@@ -492,13 +513,20 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
         impulse(i) = P(r);
         lambda(i) = P(r) / dt;
         mu(i) = lambda(i) * normal_norm(r);
-        if (P(r) > 0.0 && !had_impulse[static_cast<std::size_t>(i)]) {
+        auto& state = episode[static_cast<std::size_t>(i)];
+        if (P(r) > 0.0 && state == Episode::none) {
           const bool impact = rate(i) < 0.0;
           record.events.push_back({.t = t_next,
                                    .kind = impact ? "impact" : "contact",
                                    .index = i,
                                    .rate_before = rate(i),
                                    .rate_after = rate_next(i)});
+          state = impact ? Episode::impact : Episode::open;
+        } else if (P(r) > 0.0 && state == Episode::impact) {
+          // The impulse persists after the impact step: the impact's episode goes on as a contact
+          // from the end of that step (record.cpp joins a contact to the impact ending there).
+          record.events.push_back({.t = x.t, .kind = "contact", .index = i});
+          state = Episode::open;
         }
         if (keep_impulses && P(r) > 0.0) {
           if (impulse_history.size() < kMaxImpulseHistory) {
@@ -511,11 +539,13 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       kinematic_impulse = P.segment(holonomic_rows, one_sided);
     }
     for (int i = 0; i < m; ++i) {
-      // The constraint's episode ends with the last step that had an impulse, at this step's start.
-      if (had_impulse[static_cast<std::size_t>(i)] && !(impulse(i) > 0.0)) {
+      // An open episode ends with the last step that had an impulse, at this step's start; an
+      // impact's ended with its step.
+      auto& state = episode[static_cast<std::size_t>(i)];
+      if (impulse(i) > 0.0) continue;
+      if (state == Episode::open)
         record.events.push_back({.t = x.t, .kind = "lift_off", .index = i});
-      }
-      had_impulse[static_cast<std::size_t>(i)] = impulse(i) > 0.0;
+      state = Episode::none;
     }
     for (int r = 0; r < one_sided; ++r) {
       const bool pushes = kinematic_impulse(r) > 0.0;

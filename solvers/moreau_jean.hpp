@@ -13,6 +13,8 @@ class MoreauJeanSolver final : public Solver {
   std::string description() const override;
   std::vector<ParamSpec> parameters() const override;
   std::vector<ChoiceSpec> choices() const override;
+  void finalize(ParamValues& params, ChoiceValues& choices,
+                const std::vector<std::string>& assigned) const override;
   bool takes_tolerances() const override { return false; }
   std::string limit_model(const ParamValues&, const ChoiceValues&) const override {
     return "classical";

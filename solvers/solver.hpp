@@ -141,8 +141,11 @@ inline const ParamSpec kRestitutionSpec{.name = "restitution",
                                         .min = 0.0,
                                         .max = 1.0,
                                         .description =
-                                            "Newton restitution e on the normal velocity (Kugushev "
-                                            "& Sorokina 2002 (1.4): e = 1 elastic)"};
+                                            "Newton restitution e on the normal velocity: f'+ = "
+                                            "-e f'- in the kinetic metric, tangential momentum "
+                                            "kept (Kugushev & Sorokina 2002 (1.4) is e = 1, "
+                                            "elastic; their section 9 law is misprinted, see "
+                                            "docs/theory.md section 2)"};
 
 // Defaults, then the case's settings for this solver (if a case is given), then the user's
 // assignments (numeric parameters and choices alike, by name), then Solver::finalize; fills

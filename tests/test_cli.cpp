@@ -180,7 +180,10 @@ TEST_CASE("Records say what ran: custom preset, no idle parameters, the source o
   const auto limit = record({"--solver", "limit"});
   CHECK(limit["solver_params"]["restitution"] == 0.0);
   CHECK(limit["parameter_sources"]["restitution"] ==
-        "default (0 for the viscous limit, exp(-pi k/omega) for kozlov-impact, 1 otherwise)");
+        "default (0 for the viscous limit, 1 otherwise)");
+  const auto kozlov_limit = record({"--solver", "limit", "--preset", "kozlov-impact"});
+  CHECK(!kozlov_limit["solver_params"].contains("restitution"));
+  CHECK(kozlov_limit["solver_params"]["kappa"] == 1.0);
 }
 
 TEST_CASE("crbench --help and --version exit 0", "[cli]") {

@@ -71,26 +71,146 @@ TEST_CASE("dk-counterexample: z vanishes in (3pi/2, 2pi) with lambda > 0 - z(2pi
           "[limit]") {
   const auto model = make_model("dk-counterexample", {});
   const Facts facts = model->facts();
-  double z_at_2pi = std::nan("");
+  // The paper's z = (-1 + sin t)/2 + cos t after 3 pi/2 (its z(2 pi) = 1/2 is the fact); the
+  // limit follows it up to its first zero, where it is reflected (docs/theory.md section 3).
+  const auto paper_z = [](double t) { return 0.5 * (-1.0 + std::sin(t)) + std::cos(t); };
+  CHECK(std::abs(paper_z(2.0 * std::numbers::pi) - *facts.value("z(2 pi) in the (1,0,1) model")) <=
+        1e-15);
+  double z_at_5_5 = std::nan("");
   const RunRecord r = limit(*model, {{"alpha", "1"}, {"beta", "0"}, {"gamma", "1"}},
                             [&](const TrajectorySample& s) {
-                              if (s.label.empty()) z_at_2pi = s.extra(0);
+                              if (s.label.empty()) z_at_5_5 = s.extra(0);
                             },
-                            {2.0 * std::numbers::pi});
+                            {5.5});
   REQUIRE(r.status == "ok");
-  CHECK(std::abs(z_at_2pi - *facts.value("z(2 pi) in the (1,0,1) model")) <= 1e-12);
+  CHECK(std::abs(z_at_5_5 - paper_z(5.5)) <= 1e-12);
   const auto& zeros = r.diagnostics.at("z_zeros");
-  REQUIRE(zeros.size() == 1);
+  REQUIRE(zeros.size() >= 1);
   const double zero = zeros[0].at("t").get<double>();
   CHECK(zero > 1.5 * std::numbers::pi);
   CHECK(zero < 2.0 * std::numbers::pi);
   CHECK(std::abs(zero - *facts.value("first zero of z in the (1,0,1) model")) <= 1e-11);
   CHECK(zeros[0].at("lambda").get<double>() == Approx(0.5));
   // λ(τ) = 1/2 > 0: Theorem 1 predicts no lift-off at this zero (Deryabin & Kozlov 1995, Theorem
-  // 1).
+  // 1); its continuation reflects z there, and λ = 1/2 for ever after: no lift-off.
   CHECK(r.diagnostics.at("theorem_applies") == false);
-  CHECK_THAT(r.diagnostics.at("why").get<std::string>(), Catch::Contains("lambda = 0.5 >= 0"));
+  CHECK_THAT(r.diagnostics.at("why").get<std::string>(), Catch::Contains("lambda = 0.5 > 0"));
+  CHECK(r.diagnostics.at("prediction_rule") == "continuation");
+  REQUIRE(r.diagnostics.at("z_reflections").size() >= 1);
+  CHECK(r.diagnostics.at("z_reflections")[0].at("t").get<double>() == Approx(zero).margin(1e-14));
   CHECK_FALSE(r.lift_off_time);
+}
+
+namespace {
+
+// A unit point on f = y >= 0 pressed by (0, -mu(t)): mu = 1, then 1/2 after 3 pi/2, then -1/2
+// after 7 (it pulls). On the constraint lambda = mu.
+struct ThreeStepForce : UnitMetric<2> {
+  static constexpr int n = 2, m = 1, switches = 2;
+  explicit ThreeStepForce(const ParamValues&) {}
+  static CaseInfo info() {
+    return {.name = "test-three-step-force",
+            .description = "test only",
+            .dof = n,
+            .constraints = m,
+            .switches = switches};
+  }
+  template <class S>
+  S potential(const Vec<S, n>&, const S&) const {
+    return S(0.0);
+  }
+  template <class S>
+  Vec<S, n> force(const Vec<S, n>&, const Vec<S, n>&, const S&, Modes modes) const {
+    const double mu = modes[1] > 0 ? -0.5 : (modes[0] > 0 ? 0.5 : 1.0);
+    return Vec<S, n>(S(0.0), S(-mu));
+  }
+  template <class S>
+  Vec<S, m> constraints(const Vec<S, n>& q, const S&) const {
+    return Vec<S, m>(q(1));
+  }
+  Vec<double, switches> switching(const Vec<double, n>&, const Vec<double, n>&, double t) const {
+    return Vec<double, switches>(t - 1.5 * std::numbers::pi, t - 7.0);
+  }
+  State initial_state() const {
+    return {.t = 0.0, .q = Eigen::Vector2d(0.0, 0.0), .v = Eigen::Vector2d(1.0, 0.0)};
+  }
+  double horizon() const { return 12.0; }
+  Facts facts() const { return {}; }
+};
+
+// The first t > t0 where z(t) = c + A cos(t - t0) + B sin(t - t0) crosses 0 upward (z'' + z = c).
+double upward_zero(double t0, double c, double A, double B) {
+  const auto z = [&](double t) { return c + A * std::cos(t - t0) + B * std::sin(t - t0); };
+  double a = t0 + 1e-9, b = a;
+  while (!(z(b) >= 0.0 && z(b - 1e-3) < 0.0)) b += 1e-3;
+  a = b - 1e-3;
+  for (int i = 0; i < 200; ++i) (z(0.5 * (a + b)) < 0.0 ? a : b) = 0.5 * (a + b);
+  return 0.5 * (a + b);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Proposition 2's window is the damped half-period: (0.1, 0, 0.1) with lambda = 1, 1/2, -1/2 "
+    "is not labelled delayed, and its lift-off is the continuation's",
+    "[limit]") {
+  // The paper's printed window pi/sqrt(4 alpha gamma - beta^2) = 15.7 would call the first zero
+  // of lambda (t = 7) inside it and guarantee a delay; but z vanishes at 5.6397 with lambda > 0.
+  // The sharp window pi/omega_d, omega_d = sqrt(4 alpha gamma - beta^2)/(2 alpha) = 1, is pi < 7.
+  const auto model = testing::model_of<ThreeStepForce>();
+  const RunRecord r = limit(*model, {{"alpha", "0.1"}, {"beta", "0"}, {"gamma", "0.1"}});
+  REQUIRE(r.status == "ok");
+  const std::string proposition = r.diagnostics.at("proposition").get<std::string>();
+  INFO(proposition);
+  CHECK_THAT(proposition, Catch::StartsWith("neither Proposition 1 nor 2"));
+  CHECK_THAT(proposition, Catch::Contains("pi/omega_d = 3.14159"));
+  CHECK(r.diagnostics.at("prediction_rule") == "continuation");
+  // Independently: z'' + z = -lambda (the model scaled by 10). Until 3 pi/2 z = cos t - 1; then
+  // z = (-1 + sin t)/2 + cos t, zero at t1 = 2 pi + atan(1/2) - acos(1/sqrt 5) with z' = 1;
+  // reflected: z = -1/2 + cos(t - t1)/2 - sin(t - t1); from t = 7 z'' + z = 1/2.
+  const double t1 = 2.0 * std::numbers::pi + std::atan(0.5) - std::acos(1.0 / std::sqrt(5.0));
+  const double rate1 = 0.5 * std::cos(t1) - std::sin(t1);
+  CHECK(std::abs(rate1 - 1.0) <= 1e-12);
+  const double u = 7.0 - t1;
+  const double z7 = -0.5 + 0.5 * std::cos(u) - rate1 * std::sin(u);
+  const double rate7 = -0.5 * std::sin(u) - rate1 * std::cos(u);
+  const double expected = upward_zero(7.0, 0.5, z7 - 0.5, rate7);
+  REQUIRE(r.lift_off_time);
+  CHECK(std::abs(*r.lift_off_time - expected) <= 1e-10);
+  // The model scaled by 10 gives the same.
+  const RunRecord scaled = limit(*model, {{"alpha", "1"}, {"beta", "0"}, {"gamma", "1"}});
+  REQUIRE(scaled.lift_off_time);
+  CHECK(std::abs(*scaled.lift_off_time - *r.lift_off_time) <= 1e-10);
+  CHECK(scaled.diagnostics.at("proposition") == r.diagnostics.at("proposition"));
+}
+
+TEST_CASE(
+    "vibrating-table (1.21e-4, 0, 1): past Theorem 1 the limit predicts the realization's lift-off",
+    "[limit][realization]") {
+  // z vanishes at 0.0540 with lambda = +0.333: the realization hops out and back within O(1/N);
+  // its lift-off converges to 0.0906264 (independent integration: 0.09142 at N = 1e6, 0.09063 at
+  // 1e8), not to 0.11535 of z continued through its zero.
+  const auto model = make_model("vibrating-table", {});
+  const std::vector<Assignment> coefficients{{"alpha", "1.21e-4"}, {"beta", "0"}, {"gamma", "1"}};
+  const RunRecord prediction = limit(*model, coefficients);
+  REQUIRE(prediction.lift_off_time);
+  CHECK(prediction.diagnostics.at("prediction_rule") == "continuation");
+  CHECK(std::abs(*prediction.lift_off_time - 0.0906264) <= 1e-6);
+  std::vector<double> Ns, errors;
+  for (const double N : {1e6, 1e7, 1e8}) {
+    testing::SolveOptions o;
+    o.solver = "realization";
+    o.solver_params = coefficients;
+    o.solver_params.push_back({"N", format_number(N)});
+    const RunRecord r = testing::solve(*model, o);
+    REQUIRE(r.status == "ok");
+    REQUIRE(r.lift_off_time);
+    INFO("N " << N << ": " << *r.lift_off_time);
+    Ns.push_back(N);
+    errors.push_back(std::abs(*r.lift_off_time - *prediction.lift_off_time));
+  }
+  CHECK(errors.back() <= 1e-5);
+  CHECK(-testing::fitted_slope(Ns, errors) >= 0.9);
 }
 
 TEST_CASE("A double zero of z is reported: theorem_applies false with its reason", "[limit]") {

@@ -226,3 +226,47 @@ TEST_CASE("moreau-jean: Lemke and PGS impulses agree with the enumeration on row
   // m = 12 and chains of 1000 rows.
   check(*testing::model_of<test_cases::BallRow<9>>());
 }
+
+TEST_CASE(
+    "bouncing-ball-siconos comes to rest: every solver ends in an open episode with no lift-off "
+    "(e = 0, e = 0.9, Siconos's settings)",
+    "[moreau-jean][episodes]") {
+  // With e = 0 the ball stays on the floor after its first impact; with e = 0.9 the bounces
+  // accumulate and it rests well before t = 10. A resting contact is one episode that stays open
+  // (docs/theory.md section 5), so no solver reports a lift-off.
+  const auto model = make_model("bouncing-ball-siconos", {});
+  struct Row {
+    std::string solver;
+    std::vector<crbench::Assignment> params;
+  };
+  const std::vector<Row> rows{
+      {"moreau-jean", {{"restitution", "0"}}},
+      {"moreau-jean", {{"restitution", "0.9"}, {"h", "0.005"}}},
+      {"moreau-jean", {{"restitution", "0.9"}, {"h", "0.005"}, {"theta", "0.5"}}},
+      {"event-driven", {{"restitution", "0"}}},
+      {"event-driven", {{"restitution", "0.9"}}},
+      {"limit", {{"preset", "penalty"}, {"restitution", "0"}}},
+      {"realization", {{"preset", "viscous"}, {"N", "1e4"}}},
+  };
+  for (const Row& row : rows) {
+    crbench::testing::SolveOptions o;
+    o.solver = row.solver;
+    o.solver_params = row.params;
+    const crbench::RunRecord r = crbench::testing::solve(*model, o);
+    INFO(row.solver << " " << r.status << ": " << r.reason);
+    REQUIRE(r.status == "ok");
+    CHECK_FALSE(r.lift_off_time);
+    REQUIRE(!r.contact_episodes.empty());
+    CHECK_FALSE(r.contact_episodes.back().end);
+    // No episode starts before the first impact (a lift-off is never read as an episode from t0).
+    CHECK(r.contact_episodes.front().start > 0.4);
+  }
+  // The first bounces of e = 0.9 are episodes of zero length.
+  crbench::testing::SolveOptions o;
+  o.solver = "moreau-jean";
+  o.solver_params = {{"restitution", "0.9"}, {"h", "0.005"}};
+  const crbench::RunRecord r = crbench::testing::solve(*model, o);
+  REQUIRE(r.contact_episodes.size() > 3);
+  CHECK(r.contact_episodes[0].impact);
+  CHECK(r.contact_episodes[0].end == r.contact_episodes[0].start);
+}

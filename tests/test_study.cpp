@@ -370,3 +370,53 @@ TEST_CASE("A resumed study computes again a point that ended in an internal erro
   CHECK(read(dir / "points.jsonl") == complete);
   fs::remove_all(dir);
 }
+
+TEST_CASE("study and sweep texts name only the forces and lambda formulas of their cases",
+          "[study]") {
+  // Every "force (...)" and every symbolic "lambda = ..." (up to ',', ';', '(' after a space, or
+  // " until") in a study's or sweep's description and notes stands in its case's description.
+  const fs::path source = fs::path(CRBENCH_TEST_DATA) / "../..";
+  int checked = 0;
+  for (const char* folder : {"bench/studies", "bench/sweeps", "bench/sweeps/fine"}) {
+    for (const auto& entry : fs::directory_iterator(source / folder)) {
+      if (entry.path().extension() != ".json") continue;
+      const json j = json::parse(crbench::testing::read_text_file(entry.path()));
+      std::vector<std::pair<std::string, std::string>> texts;  // (case, text)
+      const std::string study_case = j.value("case", std::string());
+      texts.emplace_back(study_case, j.value("description", std::string()));
+      for (const auto& m : j.value("models", json::array())) {
+        texts.emplace_back(m.value("case", study_case), m.value("note", std::string()));
+      }
+      for (const auto& [case_name, text] : texts) {
+        if (case_name.empty()) continue;
+        const std::string info = crbench::find_case(case_name).info.description;
+        const auto phrases = [&](const std::string& start, const std::string& stops) {
+          std::vector<std::string> out;
+          for (std::size_t at = text.find(start); at != std::string::npos;
+               at = text.find(start, at + 1)) {
+            std::size_t end = text.find_first_of(stops, at + start.size());
+            const std::size_t until = text.find(" until", at);
+            end = std::min(end == std::string::npos ? text.size() : end,
+                           until == std::string::npos ? text.size() : until);
+            out.push_back(text.substr(at, end - at + (stops == ")" ? 1 : 0)));
+          }
+          return out;
+        };
+        for (const std::string& force : phrases("force (", ")")) {
+          INFO(entry.path().filename()
+               << ": '" << force << "' not in " << case_name << ": " << info);
+          CHECK(info.find(force) != std::string::npos);
+          ++checked;
+        }
+        for (const std::string& lambda : phrases("lambda = ", ",;")) {
+          if (lambda.find_first_of("abcdefghijklmnopqrstuvwxyz", 9) == std::string::npos) continue;
+          INFO(entry.path().filename()
+               << ": '" << lambda << "' not in " << case_name << ": " << info);
+          CHECK(info.find(lambda) != std::string::npos);
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked >= 3);
+}

@@ -106,6 +106,39 @@ TEST_CASE("sweep on dk-plane: Proposition 1 holds at every grid point with zeta 
   CHECK(summary["proposition_1"]["points"] == summary["proposition_1"]["delayed"]);
 }
 
+TEST_CASE(
+    "sweep on dk-plane: the lift-off and the proposition label are the same for (alpha, beta, "
+    "gamma) scaled by 0.1 and 10",
+    "[sweep]") {
+  // Scaling (α, β, γ) by s gives the same model (Deryabin & Kozlov 1995 §1): with ζ and ω₀ fixed,
+  // α = s scales β = 2ζ√(αγ) and γ = αω₀² by s too. Every label must follow (Proposition 2's
+  // window included: the damped half-period π/ω_d, not the printed π/√(4αγ − β²)).
+  std::vector<std::vector<json>> runs;
+  for (const double s : {1.0, 0.1, 10.0}) {
+    json j = dk_plane_map(12);
+    j["model"]["alpha"] = s;
+    const fs::path dir = fresh_dir("scaled_" + std::to_string(static_cast<int>(10 * s)));
+    sweep(j, dir, 2);
+    runs.push_back(rows_of(dir));
+  }
+  int proposition_2 = 0;
+  for (std::size_t k = 0; k < runs[0].size(); ++k) {
+    const json& base = runs[0][k];
+    if (base["proposition"] == "2") ++proposition_2;
+    for (std::size_t s = 1; s < runs.size(); ++s) {
+      const json& scaled = runs[s][k];
+      INFO(base.dump() << "\n" << scaled.dump());
+      CHECK(scaled["proposition"] == base["proposition"]);
+      CHECK(scaled["theorem_applies"] == base["theorem_applies"]);
+      if (base["lift_off_time"].is_number()) {
+        CHECK(std::abs(scaled["lift_off_time"].get<double>() -
+                       base["lift_off_time"].get<double>()) <= 1e-9);
+      }
+    }
+  }
+  CHECK(proposition_2 >= 10);  // the grid has points where Proposition 2 decides
+}
+
 TEST_CASE("sweep: the same files with 1 or 2 threads and after an interrupted run", "[sweep]") {
   const json j = dk_plane_map(6, true);
   const fs::path one = fresh_dir("jobs1");
