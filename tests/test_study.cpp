@@ -387,7 +387,10 @@ TEST_CASE("study and sweep texts name only the forces and lambda formulas of the
       for (const auto& m : j.value("models", json::array())) {
         texts.emplace_back(m.value("case", study_case), m.value("note", std::string()));
       }
-      for (const auto& [case_name, text] : texts) {
+      for (const auto& case_and_text : texts) {
+        // Names, not a structured binding: the lambda below captures them (clang 14).
+        const std::string& case_name = case_and_text.first;
+        const std::string& text = case_and_text.second;
         if (case_name.empty()) continue;
         const std::string info = crbench::find_case(case_name).info.description;
         const auto phrases = [&](const std::string& start, const std::string& stops) {
