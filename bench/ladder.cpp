@@ -285,9 +285,26 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
   } else if (!x.limit) {
     out.verdict = "NOT CONFIRMED: " + x.no_uncertainty_reason + more;
   } else if (!out.order_agrees || !*out.order_agrees) {
-    out.verdict = "NOT CONFIRMED: " + order_text + " differs from the theory's " +
-                  format_number(*expected_order) + " by more than " +
-                  format_number(rules.order_tolerance) + more;
+    // Where the local orders of the two finest trusted rows agree with the theory's, the
+    // least-squares fit is pulled off by coarse rows that are not yet asymptotic.
+    std::vector<double> finest_orders;
+    for (auto row = out.rows.rbegin(); row != out.rows.rend() && finest_orders.size() < 2; ++row) {
+      if (!row->flagged && row->local_order) finest_orders.push_back(*row->local_order);
+    }
+    const bool finest_agree =
+        finest_orders.size() == 2 &&
+        std::all_of(finest_orders.begin(), finest_orders.end(), [&](double p) {
+          return std::abs(p - *expected_order) <= rules.order_tolerance;
+        });
+    out.verdict =
+        "NOT CONFIRMED: " + order_text + " differs from the theory's " +
+        format_number(*expected_order) + " by more than " + format_number(rules.order_tolerance) +
+        (finest_agree ? "; the local orders of the two finest trusted rows (" +
+                            fixed(finest_orders[1], 3) + ", " + fixed(finest_orders[0], 3) +
+                            ") agree with it: the coarse rows are not yet asymptotic, "
+                            "and a ladder that starts at a larger N (verify --N-from, "
+                            "a study model's N_min) would decide it"
+                      : more);
   } else if (!x.uncertainty) {
     out.verdict = "NOT CONFIRMED: " + order_text + " agrees with the theory's " +
                   format_number(*expected_order) + ", but the " + limit_text + no_bar + more;

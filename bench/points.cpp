@@ -224,13 +224,13 @@ std::string tex_field(const std::string& s) {
   return out;
 }
 
-// A header cell in lines of at most about 14 characters (a nested tabular), so that a table of
+// A header cell in lines of at most about 10 characters (a nested tabular), so that a table of
 // many columns keeps its width.
 std::string tex_header(const std::string& s) {
   std::vector<std::string> lines{""};
   std::istringstream words(s);
   for (std::string word; words >> word;) {
-    if (!lines.back().empty() && lines.back().size() + 1 + word.size() > 14) lines.emplace_back();
+    if (!lines.back().empty() && lines.back().size() + 1 + word.size() > 10) lines.emplace_back();
     lines.back() += (lines.back().empty() ? "" : " ") + word;
   }
   if (lines.size() == 1) return tex_field(s);
@@ -270,15 +270,20 @@ void write_table(const fs::path& stem, const Table& t) {
   write_file(stem.string() + ".csv", csv.str());
   // LaTeX: a cell of more than kLongCell characters (a verdict sentence) keeps its first clause
   // (up to ':') with a note number, and the whole sentence goes to the numbered notes under the
-  // table; headers wrap; the tabular is scaled to the line width if it is wider.
+  // table; headers wrap; the table is set in \footnotesize with narrow column gaps, its first
+  // column (the labels) wraps at 3 cm when the table has more than 6 columns, and the tabular is
+  // scaled down to the line width only if it is still wider.
   constexpr std::size_t kLongCell = 40;
   std::vector<std::string> notes;
   std::ostringstream tex;
   tex << "% " << t.title << " (crbench " << version
-      << "; needs \\usepackage{booktabs} and \\usepackage{graphicx})\n"
+      << "; needs \\usepackage{booktabs}, \\usepackage{graphicx} and \\usepackage{array})\n"
       << "\\begin{table}\n\\centering\n\\caption{" << tex_field(t.caption) << "}\n"
+      << "\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
       << "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%\n"
-      << "\\begin{tabular}{l" << std::string(t.header.size() - 1, 'r') << "}\n\\toprule\n";
+      << "\\begin{tabular}{"
+      << (t.header.size() > 6 ? "@{}>{\\raggedright\\arraybackslash}p{3cm}" : "l")
+      << std::string(t.header.size() - 1, 'r') << "@{}}\n\\toprule\n";
   for (std::size_t i = 0; i < t.header.size(); ++i) {
     tex << (i ? " & " : "") << tex_header(t.header[i]);
   }

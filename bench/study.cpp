@@ -202,13 +202,15 @@ Study parse_study(const nlohmann::json& j) {
     sm.limit_model = limit_model_of(*solver, sm.assignments, m.path("set"));
     sm.has_N = solver_has_N(*solver);
     const double N_max = m.number("N_max", 1e15, range(0.0, 1e15, false));
+    const double N_min = m.number("N_min", 0.0, range(0.0, 1e15));
     if (sm.has_N) {
       for (const double N : study.ladder) {
-        if (N <= N_max * (1.0 + 1e-12)) sm.N.push_back(N);
+        if (N <= N_max * (1.0 + 1e-12) && N >= N_min * (1.0 - 1e-12)) sm.N.push_back(N);
       }
       if (sm.N.size() < 3) {
-        throw InputError(m.path("N_max") + ": " + format_number(N_max) +
-                         " leaves fewer than 3 points of the ladder");
+        throw InputError(m.path(m.find("N_min") ? "N_min" : "N_max") + ": N_min " +
+                         format_number(N_min) + " and N_max " + format_number(N_max) +
+                         " leave fewer than 3 points of the ladder");
       }
     }
     sm.reference = m.text("reference", std::string("limit"));

@@ -244,6 +244,7 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     j["case"] = request.case_name;
     j["params"] = prediction.params;
     j["model"] = prediction.solver_params;
+    for (const auto& [name, value] : prediction.solver_choices) j["model"][name] = value;
     j["tolerances"] = {{"rtol", request.rtol},
                        {"atol", request.atol},
                        {"tight_factor", request.tight_factor},

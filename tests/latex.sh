@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every LaTeX table compiles with pdflatex: those of a small study written now by `crbench
 # converge`, and every .tex under the given folders (results/). Each table is put in an article
-# with the packages its first line names (booktabs, graphicx); any LaTeX error, and any overfull
+# with the packages its first line names (booktabs, graphicx, array); any LaTeX error, and any overfull
 # box wider than 1pt (a table or note that does not fit the page), fails the test.
 # Usage: tests/latex.sh CRBENCH STUDY_FILE WORK_DIR [FOLDER ...]
 set -euo pipefail
@@ -24,6 +24,7 @@ for table in "${tables[@]}"; do
 \usepackage[T1]{fontenc}
 \usepackage{booktabs}
 \usepackage{graphicx}
+\usepackage{array}
 \begin{document}
 \input{table}
 \end{document}

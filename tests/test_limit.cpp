@@ -182,6 +182,22 @@ TEST_CASE(
   REQUIRE(scaled.lift_off_time);
   CHECK(std::abs(*scaled.lift_off_time - *r.lift_off_time) <= 1e-10);
   CHECK(scaled.diagnostics.at("proposition") == r.diagnostics.at("proposition"));
+  // The realization (0.1, 0, 0.1)N hops out at t1 and converges to the continuation at order 1.
+  std::vector<double> Ns, errors;
+  for (const double N : {1e3, 1e4, 1e5, 1e6}) {
+    testing::SolveOptions o;
+    o.solver = "realization";
+    o.solver_params = {{"alpha", "0.1"}, {"beta", "0"}, {"gamma", "0.1"}, {"N", format_number(N)}};
+    const RunRecord realized = testing::solve(*model, o);
+    REQUIRE(realized.status == "ok");
+    REQUIRE(realized.lift_off_time);
+    INFO("N " << N << ": " << *realized.lift_off_time << " against " << expected);
+    Ns.push_back(N);
+    errors.push_back(std::abs(*realized.lift_off_time - expected));
+  }
+  INFO("errors " << errors[0] << " ... " << errors.back());
+  CHECK(errors.back() <= 1e-4);
+  CHECK(std::abs(-testing::fitted_slope(Ns, errors) - 1.0) <= 0.1);
 }
 
 TEST_CASE(

@@ -373,7 +373,7 @@ TEST_CASE("A resumed study computes again a point that ended in an internal erro
 
 TEST_CASE("study and sweep texts name only the forces and lambda formulas of their cases",
           "[study]") {
-  // Every "force (...)" and every symbolic "lambda = ..." (up to ',', ';', '(' after a space, or
+  // Every "force (...)" and every symbolic "lambda = ..." (up to ',', ';', ':', '<', '>' or
   // " until") in a study's or sweep's description and notes stands in its case's description.
   const fs::path source = fs::path(CRBENCH_TEST_DATA) / "../..";
   int checked = 0;
@@ -411,7 +411,7 @@ TEST_CASE("study and sweep texts name only the forces and lambda formulas of the
           CHECK(info.find(force) != std::string::npos);
           ++checked;
         }
-        for (const std::string& lambda : phrases("lambda = ", ",;")) {
+        for (const std::string& lambda : phrases("lambda = ", ",;:><")) {
           if (lambda.find_first_of("abcdefghijklmnopqrstuvwxyz", 9) == std::string::npos) continue;
           INFO(entry.path().filename()
                << ": '" << lambda << "' not in " << case_name << ": " << info);

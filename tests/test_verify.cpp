@@ -8,8 +8,9 @@
 
 namespace {
 
-std::pair<int, nlohmann::json> verify(std::vector<std::string> extra) {
-  std::vector<std::string> args{"crbench", "verify", "--case", "dk-plane", "--json"};
+std::pair<int, nlohmann::json> verify(std::vector<std::string> extra,
+                                      const std::string& case_name = "dk-plane") {
+  std::vector<std::string> args{"crbench", "verify", "--case", case_name, "--json"};
   args.insert(args.end(), extra.begin(), extra.end());
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -83,4 +84,26 @@ TEST_CASE("verify: bad ladders are input errors", "[verify]") {
   CHECK(verify({"--tight-factor", "1"}).first == 2);
   CHECK(verify({"--N-from", "1e2", "--N-to", "1e3"}).first == 2);  // 2 points
   CHECK(verify({"--preset", "nope"}).first == 2);
+}
+
+TEST_CASE(
+    "verify runs the case's own configuration: bouncing-ball-penalty's kozlov-impact at the rate "
+    "1/2, with advice that fits the ladder",
+    "[verify]") {
+  // The case carries --preset kozlov-impact for the realization and the limit; verify must judge
+  // that model (rate N^-1/2: each stay lasts pi/(omega sqrt(N))), not the default viscous one.
+  const auto run_verify = [](std::vector<std::string> extra) {
+    return verify(std::move(extra), "bouncing-ball-penalty");
+  };
+  const auto [coarse_status, coarse] = run_verify({"--N-to", "1e6"});
+  CHECK(coarse["model"]["preset"] == "kozlov-impact");
+  CHECK(coarse["expected_order"] == 0.5);
+  // From 1e2 the coarse rows are not asymptotic: the fit is off, and the verdict says what helps.
+  CHECK(coarse_status == 1);
+  CHECK_THAT(coarse["verdict"].get<std::string>(),
+             Catch::Contains("a ladder that starts at a larger N"));
+  const auto [status, j] = run_verify({"--N-from", "1e4", "--N-to", "1e8", "--digits", "5"});
+  INFO(j["verdict"]);
+  CHECK(status == 0);
+  CHECK(j["least_squares_order"].get<double>() == Approx(0.5).margin(0.01));
 }
