@@ -281,6 +281,7 @@ class Converge {
       line["tight_values"] = observe(study_.observables, tight, references_[p.index]);
       line["steps"] = normal.record.steps;
       line["rhs_evaluations"] = normal.record.rhs_evaluations;
+      if (!normal.record.warnings.empty()) line["warnings"] = normal.record.warnings;
     } else if (p.kind == "trajectory") {
       const auto& m = study_.models[p.index];
       RunRequest r = base_request(m);
@@ -591,6 +592,7 @@ ojson Converge::assemble() {
         in.status = line->value("status", std::string("internal_error"));
         in.reason = line->value("reason", std::string());
         in.value = optional_of(line->value("values", ojson::object()).value(o, ojson()));
+        in.warnings = line->value("warnings", std::vector<std::string>());
         if (line->value("tight_status", std::string()) == "ok") {
           in.tight = optional_of(line->value("tight_values", ojson::object()).value(o, ojson()));
         }

@@ -150,6 +150,8 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
       row.discretization = std::abs(*row.value - *in.tight);
     if (in.status != "ok") {
       row.flag = in.status + (in.reason.empty() ? "" : ": " + in.reason);
+    } else if (!in.warnings.empty()) {
+      row.flag = "SOLVER WARNING";
     } else if (!row.value) {
       row.flag = "no value";
     } else if (!reference) {

@@ -37,6 +37,9 @@ struct LadderInput {
   std::string reason;           // why, when status is not "ok"
   std::optional<double> value;  // the observable at the study's tolerances
   std::optional<double> tight;  // the same at the tight tolerances
+  // The solve's own warnings (RunRecord::warnings: e.g. an exit time below the round-off of f);
+  // a row with any is flagged, whatever its discretization estimate says.
+  std::vector<std::string> warnings = {};
 };
 
 struct LadderRow {

@@ -22,6 +22,7 @@ struct LadderPoint {
   std::string reason;
   std::optional<double> tau;
   std::optional<double> tau_tight;  // the same point at tolerances / tight_factor
+  std::vector<std::string> warnings;
   long steps = 0;
 };
 
@@ -190,6 +191,7 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
     p.status = record.status;
     p.reason = record.reason;
     p.tau = record.lift_off_time;
+    p.warnings = record.warnings;
     p.steps = record.steps;
     const RunRecord tight = execute(model_request(request, "realization", p.N, true));
     if (tight.status == "ok") p.tau_tight = tight.lift_off_time;
@@ -198,7 +200,9 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
 
   // The one ladder analysis (bench/ladder.hpp), against the prediction.
   std::vector<LadderInput> inputs;
-  for (const auto& p : points) inputs.push_back({p.N, p.status, p.reason, p.tau, p.tau_tight});
+  for (const auto& p : points) {
+    inputs.push_back({p.N, p.status, p.reason, p.tau, p.tau_tight, p.warnings});
+  }
   LadderRules rules;
   rules.digits = request.digits;
   const std::string why = prediction.diagnostics.value("why", std::string(""));
@@ -223,6 +227,7 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
                     {"discretization_error", optional_number(row.discretization)},
                     {"flagged", row.flagged},
                     {"flag", row.flag},
+                    {"warnings", p.warnings},
                     {"steps", p.steps}});
     table << std::setw(10) << N_label(p.N) << std::setw(24) << text(row.value) << std::setw(14)
           << text(row.error, 4) << std::setw(10) << text(row.local_order, 4) << std::setw(12)

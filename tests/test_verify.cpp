@@ -107,3 +107,29 @@ TEST_CASE(
   CHECK(status == 0);
   CHECK(j["least_squares_order"].get<double>() == Approx(0.5).margin(0.01));
 }
+
+TEST_CASE(
+    "verify flags the rows whose solve warns: vibrating-table (1.21e-4, 0, 1) at N = 1e9 and 1e10",
+    "[verify]") {
+  // Past N = 1e8 the realization's hop out of the medium (height O(1/N^2)) is below the round-off
+  // of f: at 1e10 it returns 0.11535, the lift-off of z continued through its zero, with status ok
+  // and a warning. A row with a warning must not be trusted.
+  const auto [status, j] =
+      verify({"--alpha", "1.21e-4", "--beta", "0", "--gamma", "1"}, "vibrating-table");
+  CHECK(status == 1);
+  CHECK(j["prediction"]["prediction_rule"] == "continuation");
+  for (const auto& row : j["points"]) {
+    const double N = row["N"].get<double>();
+    INFO("N " << N);
+    CHECK(row["flagged"] == (N > 2e8));
+    if (N > 2e8) CHECK(row["flag"] == "SOLVER WARNING");
+  }
+  CHECK_THAT(j["verdict"].get<std::string>(), Catch::Contains("starts at a larger N"));
+  const auto [confirmed, k] =
+      verify({"--alpha", "1.21e-4", "--beta", "0", "--gamma", "1", "--N-from", "1e5", "--N-to",
+              "1e8", "--per-decade", "2", "--digits", "5"},
+             "vibrating-table");
+  INFO(k["verdict"]);
+  CHECK(confirmed == 0);
+  check_bar(k, 5.0);
+}
