@@ -108,6 +108,11 @@ class Converge {
              ? "; " + std::to_string(result.points_internal_error) +
                    " ended in internal_error (reasons in points.jsonl; --resume computes them "
                    "again)"
+             : std::string()) +
+        (lines_discarded_ > 0
+             ? "; --resume discarded " + std::to_string(lines_discarded_) +
+                   " lines of points.jsonl computed with other settings (case, parameters, "
+                   "models, tolerances, observables or version)"
              : std::string()));
     if (options_.figures) {
       const std::string failure = run_figures(out_);
@@ -136,11 +141,15 @@ class Converge {
     return r;
   }
 
+  // What besides the model and N determines a point's line: a line of points.jsonl is reused by
+  // --resume only under the same key.
   std::string config_key() const {
     std::ostringstream s;
     s << study_.case_name << "{" << assignments_text(study_.case_assignments) << "}|rtol "
       << format_number(study_.rtol) << "|atol " << format_number(study_.atol) << "|tight "
-      << format_number(study_.tight_factor) << "|samples " << study_.samples;
+      << format_number(study_.tight_factor) << "|samples " << study_.samples << "|observables";
+    for (const auto& o : study_.observables) s << " " << o;
+    s << "|max_wall_time " << format_number(study_.max_wall_time) << "|crbench " << version;
     return s.str();
   }
 
@@ -382,6 +391,7 @@ class Converge {
          // A trajectory point writes its file on rank 0's disk.
          .root_only = [this](std::size_t i) { return points_[i].kind == "trajectory"; }});
     if (!run.writer) return 0;
+    lines_discarded_ = run.discarded;
     lines_ = std::move(run.lines);
     for (std::size_t i = 0; i < points_.size(); ++i) {
       if (run.resumed[i] && points_[i].kind == "work_precision" &&
@@ -429,6 +439,7 @@ class Converge {
   std::vector<Reference> references_;
   std::vector<Point> points_;
   std::vector<ojson> lines_;
+  int lines_discarded_ = 0;  // lines of points.jsonl that --resume did not reuse
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -47,12 +47,18 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
         const ojson line = ojson::parse(text, nullptr, false);
         if (line.is_discarded() || !line.contains("key") || !line["key"].is_string()) continue;
         const auto it = index.find(line["key"].get<std::string>());
-        if (it == index.end()) continue;
+        if (it == index.end()) {
+          ++run.discarded;
+          continue;
+        }
         // A point that failed inside crbench (not a solver status), or that the wall-time bound
         // stopped, is tried again.
         const std::string status = line.value("status", std::string());
         if (status == "internal_error" || status == "wall_time_exceeded") continue;
-        if (!keep(it->second, line)) continue;
+        if (!keep(it->second, line)) {
+          ++run.discarded;
+          continue;
+        }
         run.lines[it->second] = line;
         run.resumed[it->second] = true;
       }

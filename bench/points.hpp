@@ -30,6 +30,9 @@ struct PointRun {
   std::vector<nlohmann::ordered_json> lines;  // in point order
   std::vector<bool> resumed;                  // the line was read back from points.jsonl
   int computed = 0;
+  // With resume: whole lines of points.jsonl not reused because no point of this run has their
+  // key or `keep` refused them (computed with other settings); their points are computed again.
+  int discarded = 0;
   // Under MPI only rank 0 holds the lines and writes files; the other ranks return with none.
   bool writer = true;
 };

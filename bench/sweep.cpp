@@ -86,6 +86,27 @@ std::vector<SweepPoint> grid_points(const Sweep& sweep) {
   return points;
 }
 
+// Everything besides the axis values that determines a point's line: a line of points.jsonl is
+// reused by --resume only when its "settings" equal these (a changed case, parameter, model,
+// tolerance, check or version computes the point again).
+ojson sweep_settings(const Sweep& sweep) {
+  ojson params = ojson::object();
+  for (const auto& a : sweep.case_assignments) params[a.key] = a.value;
+  ojson model = ojson::object();
+  for (const auto& [name, value] : sweep.model) model[name] = value;
+  ojson s;
+  s["crbench_version"] = version;
+  s["case"] = sweep.case_name;
+  s["params"] = params;
+  s["model"] = model;
+  s["rtol"] = sweep.rtol;
+  s["atol"] = sweep.atol;
+  s["check"] =
+      sweep.check ? ojson{{"N", sweep.check->N}, {"stride", sweep.check->stride}} : ojson();
+  s["max_wall_time"] = std::isfinite(sweep.max_wall_time) ? ojson(sweep.max_wall_time) : ojson();
+  return s;
+}
+
 ojson number_or_null(const std::optional<double>& x) {
   return x && std::isfinite(*x) ? ojson(*x) : ojson();
 }
@@ -136,6 +157,7 @@ ojson compute_point(const Sweep& sweep, const SweepPoint& p,
 
   ojson line;
   line["key"] = p.key;
+  line["settings"] = sweep_settings(sweep);
   line["index"] = p.index;
   for (std::size_t a = 0; a < sweep.axes.size(); ++a) line[sweep.axes[a].name] = p.value[a];
   line["alpha"] = p.alpha;
@@ -179,8 +201,10 @@ ojson compute_point(const Sweep& sweep, const SweepPoint& p,
     const double discretization = std::abs(*at_N.lift_off_time - *tight.lift_off_time);
     check["error"] = error;
     check["discretization"] = discretization;
-    // As in converge: the discretization must stay below 1% of the model error it measures.
-    check["flagged"] = !(discretization <= 0.01 * error);
+    // As in converge: the discretization must stay below 1% of the model error it measures, and
+    // a solve that warned (e.g. an exit time below the round-off of f) is not trusted.
+    check["flagged"] = !(discretization <= 0.01 * error) || !at_N.warnings.empty();
+    if (!at_N.warnings.empty()) check["warnings"] = at_N.warnings;
     // The realization's tolerance on the facts test (tests/test_facts.cpp): 10/N.
     check["agrees"] = error <= 10.0 / sweep.check->N;
   }
@@ -278,6 +302,14 @@ Sweep parse_sweep(const nlohmann::json& j) {
       if (spec && !spec->admits(value)) {
         throw InputError(path + ": the value " + format_number(value) + " of " + axis.name +
                          " is outside its range " + spec->range_text());
+      }
+      // Two equal values would give two points one key (and one line of points.jsonl).
+      if (!axis.values.empty() && !(value > axis.values.back())) {
+        throw InputError(f.path("count") + ": values " + std::to_string(k - 1) + " and " +
+                         std::to_string(k) + " of axis '" + axis.name +
+                         "' are the same number in double precision (" + format_number(value) +
+                         "); accepted: an axis whose values are all distinct (fewer points or a "
+                         "wider range)");
       }
       axis.values.push_back(value);
     }
@@ -385,7 +417,9 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
         return compute_point(sweep, points[i],
                              classical.at(assignments_text(points[i].case_assignments)));
       },
-      [](std::size_t, const ojson&) { return true; },
+      [settings = sweep_settings(sweep)](std::size_t, const ojson& line) {
+        return line.contains("settings") && line["settings"] == settings;
+      },
       {.name = sweep.name,
        .jobs = options.jobs,
        .resume = options.resume,
@@ -397,6 +431,7 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
   if (!run.writer) return result;
   result.points_total = static_cast<int>(points.size());
   result.points_computed = run.computed;
+  result.lines_discarded = run.discarded;
   std::ostringstream sorted;
   for (const auto& line : run.lines) sorted << line.dump() << "\n";
   write_file(out / "points.jsonl", sorted.str());
@@ -502,8 +537,14 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
     *options.log << "sweep " << sweep.name << ": " << result.points_computed << " of "
                  << result.points_total << " points computed, " << applies
                  << " where Theorem 1 applies, " << delayed << " delayed; Proposition 1 at "
-                 << prop1 << " points, delayed at " << prop1_delayed << "; grid in " << out.string()
-                 << "\n";
+                 << prop1 << " points, delayed at " << prop1_delayed << "; grid in "
+                 << out.string();
+    if (run.discarded > 0) {
+      *options.log << "; --resume discarded " << run.discarded
+                   << " lines of points.jsonl computed with other settings (case, parameters, "
+                      "model, tolerances, check or version) or off this grid";
+    }
+    *options.log << "\n";
   }
   if (options.figures) {
     const std::string failure = run_figures(out);

@@ -60,6 +60,7 @@ struct SweepResult {
   nlohmann::ordered_json summary;  // what sweep.json holds
   int points_total = 0;
   int points_computed = 0;
+  int lines_discarded = 0;  // lines of points.jsonl that --resume did not reuse (other settings)
   int points_internal_error = 0;
   bool figures_written = false;
   std::string figures_message;

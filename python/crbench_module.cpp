@@ -270,6 +270,11 @@ PYBIND11_MODULE(crbench, m) {
       "crbench: constraint-realization limits (Deryabin & Kozlov). cases(), solvers(), run(), "
       "verify() and converge() as the crbench command line, errors as crbench.InputError.";
   m.attr("__version__") = crbench::version;
+  // NumPy's array API is looked up once, here, under the import's GIL: pybind11 otherwise does it
+  // in a function-local static on the first array made, where a second thread that holds the GIL
+  // and waits for that static deadlocks with the first, which imports numpy and waits for the GIL.
+  py::module_::import("numpy");
+  py::detail::npy_api::get();
   py::register_exception<crbench::InputError>(m, "InputError", PyExc_ValueError);
   m.def("cases", &cases, "The cases: name, description, sizes and parameters (as `crbench list`).");
   m.def("solvers", &solvers, "The solvers: name, description, parameters and choices.");

@@ -329,7 +329,8 @@ def phase_map(sweep, folder):
     agree = [(float(r[axes[0]["name"]]), float(r[axes[1]["name"]])) for r in rows
              if r.get("check_agrees") == "true" and r.get("check_flagged") != "true"]
     disagree = [(float(r[axes[0]["name"]]), float(r[axes[1]["name"]])) for r in rows
-                if r.get("check_N") and r.get("check_agrees") == "false"]
+                if r.get("check_N") and r.get("check_agrees") == "false"
+                and r.get("check_flagged") != "true"]
     flagged = [(float(r[axes[0]["name"]]), float(r[axes[1]["name"]])) for r in rows
                if r.get("check_flagged") == "true"]
     if "check" in sweep:
@@ -345,7 +346,8 @@ def phase_map(sweep, folder):
         if flagged:
             ax.plot(*zip(*flagged), "s", mfc="none", mec="orange", ms=8)
             handles.append(plt.Line2D([], [], marker="s", mfc="none", mec="orange", ls="",
-                                      label="check flagged: discretization not below 1%"))
+                                      label="check flagged (untrusted): discretization not "
+                                            "below 1%, or the solve warned"))
     if xlog:
         ax.set_xscale("log")
     if ylog:

@@ -423,3 +423,33 @@ TEST_CASE("study and sweep texts name only the forces and lambda formulas of the
   }
   CHECK(checked >= 3);
 }
+
+TEST_CASE("converge --resume with changed tolerances or observables computes every point again",
+          "[study]") {
+  const fs::path dir = fresh_dir("study_resume_settings");
+  json j = json::parse(crbench::testing::read_text_file(kData + "/studies/small.json"));
+  j.erase("work_precision");  // timings are not deterministic; not needed here
+  j.erase("collapse");
+  crbench::ConvergeOptions options;
+  options.out_dir = dir.string();
+  options.jobs = 2;
+  options.figures = false;
+  const auto first = crbench::run_study(crbench::parse_study(j), options);
+  REQUIRE(first.points_computed == first.points_total);
+  options.resume = true;
+  CHECK(crbench::run_study(crbench::parse_study(j), options).points_computed == 0);
+  json changed = j;
+  changed["tolerances"]["rtol"] = 1e-10;
+  const auto resumed = crbench::run_study(crbench::parse_study(changed), options);
+  CHECK(resumed.points_computed == resumed.points_total);
+  changed["observables"] = {"lift_off_time"};
+  const auto again = crbench::run_study(crbench::parse_study(changed), options);
+  CHECK(again.points_computed == again.points_total);
+  // And the folder now holds exactly what a fresh run with these settings writes.
+  const fs::path fresh = fresh_dir("study_resume_settings_fresh");
+  options.out_dir = fresh.string();
+  options.resume = false;
+  crbench::run_study(crbench::parse_study(changed), options);
+  CHECK(read(dir / "points.jsonl") == read(fresh / "points.jsonl"));
+  CHECK(read(dir / "lift_off_time.csv") == read(fresh / "lift_off_time.csv"));
+}

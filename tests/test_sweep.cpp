@@ -232,3 +232,44 @@ TEST_CASE("sweep files: a malformed one is an input error naming the field", "[s
   CHECK(broken.status == 2);
   CHECK_THAT(broken.err, Catch::Contains("is not valid JSON"));
 }
+
+TEST_CASE(
+    "sweep --resume never keeps rows of other settings: a changed case, parameter, tolerance or "
+    "check computes every point again",
+    "[sweep]") {
+  const fs::path dir = fresh_dir("resume_settings");
+  json j = dk_plane_map(3);
+  const auto first = sweep(j, dir, 2);
+  REQUIRE(first.points_computed == 9);
+  CHECK(sweep(j, dir, 2, true).points_computed == 0);  // the same settings: all kept
+  std::vector<json> changed;
+  changed.push_back(j);
+  changed.back()["params"] = {{"g", 4}};
+  changed.push_back(j);
+  changed.back()["case"] = "particle-on-circle";
+  changed.push_back(j);
+  changed.back()["tolerances"] = {{"rtol", 1e-10}, {"atol", 1e-12}};
+  changed.push_back(j);
+  changed.back()["check"] = {{"N", 1e4}, {"stride", 2}};
+  changed.push_back(j);
+  changed.back()["model"]["alpha"] = 2;
+  for (const json& c : changed) {
+    INFO(c.dump());
+    // Each resume starts from the files of the run before it, whose settings differ.
+    const auto resumed = sweep(c, dir, 2, true);
+    CHECK(resumed.points_computed == 9);
+    CHECK(resumed.lines_discarded == 9);
+    // The written rows are this run's: the same as a fresh run with these settings.
+    const fs::path fresh = fresh_dir("resume_settings_fresh");
+    sweep(c, fresh, 1);
+    CHECK(read(dir / "points.jsonl") == read(fresh / "points.jsonl"));
+    CHECK(read(dir / "grid.csv") == read(fresh / "grid.csv"));
+  }
+}
+
+TEST_CASE("sweep: an axis whose values coincide in double precision is an input error", "[sweep]") {
+  json j = dk_plane_map(3);
+  j["axes"][0] = {{"name", "zeta"}, {"from", 1}, {"to", 1.00000000000001}, {"count", 200}};
+  CHECK_THAT(error_of(j), Catch::Contains("sweep.axes[0]"));
+  CHECK_THAT(error_of(j), Catch::Contains("the same number in double precision"));
+}

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -186,6 +187,34 @@ class VerifyAndConverge(unittest.TestCase):
                 with open(os.path.join(cli_out, name), "rb") as a, \
                         open(os.path.join(python_out, name), "rb") as b:
                     self.assertEqual(a.read(), b.read(), name)
+
+
+THREADS_SCRIPT = """
+import sys, threading
+import crbench  # before numpy: its array API must not be looked up later, from two threads
+results = []
+def work():
+    r = crbench.run('dk-plane', 'event-driven', samples=11)
+    results.append(r['lift_off_time'])
+    crbench.verify('dk-plane', N_to=1e4)
+threads = [threading.Thread(target=work) for _ in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+assert len(results) == 4 and all(abs(x - 1.0) < 1e-12 for x in results), results
+print('ok')
+"""
+
+
+class Threads(unittest.TestCase):
+    def test_four_threads_in_a_fresh_interpreter_do_not_deadlock(self):
+        # Each try is a fresh interpreter: the deadlock needed numpy not yet imported.
+        for attempt in range(20):
+            done = subprocess.run([sys.executable, "-c", THREADS_SCRIPT], capture_output=True,
+                                  text=True, timeout=60, env=os.environ.copy())
+            self.assertEqual(done.returncode, 0, "attempt %d: %s" % (attempt, done.stderr))
+            self.assertEqual(done.stdout.strip(), "ok")
 
 
 if __name__ == "__main__":
