@@ -71,6 +71,7 @@ struct Point {
   std::size_t index = 0;    // model (ladder, trajectory) or series (work precision)
   std::optional<double> N;  // ladder/trajectory; nullopt: a model without N, or the limit
   double value = 0.0;       // work precision: rtol or h
+  std::string file;         // trajectory: its file under --out, unique among the points
 };
 
 class Converge {
@@ -253,6 +254,19 @@ class Converge {
             {head + "reference 1e-14", "work_precision_reference", s, std::nullopt, 1e-14});
       }
     }
+    // Trajectory files: two points whose names would coincide (labels that differ only in the
+    // characters made '_', values of N with one label, such as 100 and 100.00000001) must not
+    // write one file: the later gets its point number in the name.
+    std::set<std::string> used;
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+      if (points_[i].kind != "trajectory") continue;
+      std::string name = trajectory_file(points_[i]);
+      if (!used.insert(name).second) {
+        name = name.substr(0, name.size() - 4) + ".point" + std::to_string(i) + ".csv";
+        used.insert(name);
+      }
+      points_[i].file = name;
+    }
   }
 
   // The label with every character but letters, digits, '.', '-' and '_' replaced by '_', so that
@@ -300,13 +314,13 @@ class Converge {
         r.solver_name = "limit";
       }
       r.samples = kTrajectorySamples;
-      r.trajectory_path = (out_ / trajectory_file(p)).string();
+      r.trajectory_path = (out_ / p.file).string();
       const RunRecord record = execute(r);
       line["model"] = m.label;
       line["N"] = number_or_null(p.N);
       line["status"] = record.status;
       line["lift_off_time"] = number_or_null(record.lift_off_time);
-      line["file"] = trajectory_file(p);
+      line["file"] = p.file;
     } else {
       const auto& w = study_.work_precision[p.index];
       RunRequest r;

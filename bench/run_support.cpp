@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <system_error>
 
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/solver.hpp"
@@ -27,9 +29,24 @@ std::string exact(double x) {
   return buffer;
 }
 
-// The end of a write through PATH.partial: renamed to PATH when `written` (the stream is still
-// good), removed otherwise; InputError naming `option` and PATH when the write or the rename
-// failed. PATH keeps its previous version in that case.
+// A new, empty file PATH.partial-XXXXXX in PATH's folder, created with O_EXCL under a name no
+// other writer has (mkstemp): two processes or threads writing the same PATH never share their
+// temporary file, and the last rename wins with a whole file. InputError naming `option` and
+// PATH when it cannot be created.
+std::filesystem::path unique_partial(const std::filesystem::path& path, const std::string& option) {
+  std::string name = path.string() + ".partial-XXXXXX";
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) {
+    throw InputError(option + ": cannot write '" + path.string() + "' (" +
+                     std::error_code(errno, std::generic_category()).message() + ")");
+  }
+  ::close(fd);
+  return name;
+}
+
+// The end of a write through a temporary file: renamed to PATH when `written` (the stream is
+// still good), removed otherwise; InputError naming `option` and PATH when the write or the
+// rename failed. PATH keeps its previous version in that case.
 void put_in_place(const std::filesystem::path& partial, const std::filesystem::path& path,
                   bool written, const std::string& option) {
   std::error_code error;
@@ -44,11 +61,11 @@ void put_in_place(const std::filesystem::path& partial, const std::filesystem::p
 
 class TrajectoryCsv {
  public:
-  // Written to PATH.partial while the solve runs and renamed to PATH by finish(): a trajectory
-  // file that exists is complete (a resumed study trusts it).
+  // Written to a temporary file of its own while the solve runs and renamed to PATH by
+  // finish(): a trajectory file that exists is complete (a resumed study trusts it).
   TrajectoryCsv(const std::string& path, int n, int m, const std::vector<std::string>& extras)
       : path_(path),
-        partial_(path + ".partial"),
+        partial_(unique_partial(path, "--trajectory").string()),
         file_(partial_),
         extras_(static_cast<Eigen::Index>(extras.size())) {
     if (!file_) throw InputError("--trajectory: cannot open '" + path + "' for writing");
@@ -123,8 +140,7 @@ std::filesystem::path data_path(const std::filesystem::path& relative) {
 }
 
 void write_file(const std::filesystem::path& path, std::string_view content) {
-  std::filesystem::path partial = path;
-  partial += ".partial";
+  const std::filesystem::path partial = unique_partial(path, "--out");
   std::ofstream file(partial, std::ios::binary | std::ios::trunc);
   if (file) file.write(content.data(), static_cast<std::streamsize>(content.size()));
   if (file) file.flush();

@@ -76,6 +76,15 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
        .max = 1e12,
        .description = "steps allowed; more needed ends the run before it starts (too_many_steps)",
        .whole = true},
+      {.name = "events_kept",
+       .default_value = 20000,
+       .min = 1,
+       .max = 1e7,
+       .description = "events the record keeps (about 5 MB of JSON by default; a touching chain of "
+                      "1000 balls has one per contact and step); the rest are counted "
+                      "(diagnostics.events_not_kept) and lift_off_time is still computed from "
+                      "every step",
+       .whole = true},
       {.name = "lcp_tolerance",
        .default_value = 1e-14,
        .min = 0.0,
@@ -162,6 +171,17 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   // or open (a contact, or an impact whose impulse persisted: resting contact after it).
   enum class Episode : char { none, impact, open };
   std::vector<Episode> episode(static_cast<std::size_t>(m), Episode::none);
+  // The end of the latest episode, from every step (the record keeps at most events_kept events).
+  std::optional<double> last_episode_end;
+  long events_not_kept = 0;
+  const auto events_kept = static_cast<std::size_t>(p.at("events_kept"));
+  const auto add_event = [&](Event e) {
+    if (record.events.size() < events_kept) {
+      record.events.push_back(std::move(e));
+    } else {
+      ++events_not_kept;
+    }
+  };
   const int one_sided = model.unilateral_kinematic_count();
   Eigen::VectorXd kinematic_impulse = Eigen::VectorXd::Zero(one_sided);
   std::vector<char> had_kinematic_impulse(static_cast<std::size_t>(one_sided), 0);
@@ -516,16 +536,17 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
         auto& state = episode[static_cast<std::size_t>(i)];
         if (P(r) > 0.0 && state == Episode::none) {
           const bool impact = rate(i) < 0.0;
-          record.events.push_back({.t = t_next,
-                                   .kind = impact ? "impact" : "contact",
-                                   .index = i,
-                                   .rate_before = rate(i),
-                                   .rate_after = rate_next(i)});
+          add_event({.t = t_next,
+                     .kind = impact ? "impact" : "contact",
+                     .index = i,
+                     .rate_before = rate(i),
+                     .rate_after = rate_next(i)});
           state = impact ? Episode::impact : Episode::open;
+          if (impact) last_episode_end = t_next;
         } else if (P(r) > 0.0 && state == Episode::impact) {
           // The impulse persists after the impact step: the impact's episode goes on as a contact
           // from the end of that step (record.cpp joins a contact to the impact ending there).
-          record.events.push_back({.t = x.t, .kind = "contact", .index = i});
+          add_event({.t = x.t, .kind = "contact", .index = i});
           state = Episode::open;
         }
         if (keep_impulses && P(r) > 0.0) {
@@ -543,17 +564,19 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       // impact's ended with its step.
       auto& state = episode[static_cast<std::size_t>(i)];
       if (impulse(i) > 0.0) continue;
-      if (state == Episode::open)
-        record.events.push_back({.t = x.t, .kind = "lift_off", .index = i});
+      if (state == Episode::open) {
+        add_event({.t = x.t, .kind = "lift_off", .index = i});
+        last_episode_end = x.t;
+      }
       state = Episode::none;
     }
     for (int r = 0; r < one_sided; ++r) {
       const bool pushes = kinematic_impulse(r) > 0.0;
       const bool pushed = had_kinematic_impulse[static_cast<std::size_t>(r)] != 0;
       if (pushes != pushed) {
-        record.events.push_back({.t = pushes ? t_next : x.t,
-                                 .kind = pushes ? "kinematic_contact" : "kinematic_release",
-                                 .index = r});
+        add_event({.t = pushes ? t_next : x.t,
+                   .kind = pushes ? "kinematic_contact" : "kinematic_release",
+                   .index = r});
       }
       had_kinematic_impulse[static_cast<std::size_t>(r)] = pushes ? 1 : 0;
     }
@@ -605,6 +628,17 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
     record.diagnostics["impulse_history_not_kept"] = impulses_not_kept;
   }
   finish_record(record, model, started, output_seconds);
+  if (events_not_kept > 0) {
+    // The kept events tell only the start: the lift-off follows from the episodes' states.
+    const bool in_contact =
+        std::find(episode.begin(), episode.end(), Episode::open) != episode.end();
+    record.lift_off_time = in_contact ? std::nullopt : last_episode_end;
+    record.diagnostics["events_not_kept"] = events_not_kept;
+    record.warnings.push_back("the record keeps the first " + std::to_string(events_kept) +
+                              " events and counted " + std::to_string(events_not_kept) +
+                              " more (diagnostics.events_not_kept): contact_episodes covers the "
+                              "kept events only; lift_off_time is computed from every step");
+  }
   return record;
 }
 

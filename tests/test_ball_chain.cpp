@@ -229,3 +229,40 @@ TEST_CASE("ball-chain: a stiff realization beyond 16 balls ends with a status, n
   CHECK(r.status == "step_failure");
   CHECK_THAT(r.reason, Catch::Contains("derivatives are kept for at most 16"));
 }
+
+TEST_CASE(
+    "ball-chain: Moreau-Jean's record is bounded (events_kept) and its lift-off is computed from "
+    "every step",
+    "[ball-chain]") {
+  // A thousand touching balls: an event per contact and step (510 770 in 1000 steps before the
+  // bound). The JSON record stays below 10 MB.
+  const testing::CliResult big =
+      testing::cli({"run", "--case", "ball-chain", "--set", "n=1000", "--set", "gap=0", "--solver",
+                    "moreau-jean", "--t-end", "1", "--json", "--omit-wall-time"});
+  REQUIRE(big.status == 0);
+  CHECK(big.out.size() <= 10u * 1024u * 1024u);
+  const auto record = nlohmann::json::parse(big.out);
+  CHECK(record["events"].size() == 20000);
+  CHECK(record["diagnostics"]["events_not_kept"].get<double>() > 0.0);
+  REQUIRE(record.contains("warnings"));
+  // A chain whose episodes end: the lift-off from the kept prefix of the events and from every
+  // step must agree with the run that keeps them all.
+  const auto model = chain(12, 0.0);
+  testing::SolveOptions o;
+  o.solver = "moreau-jean";
+  o.t_end = 3.0;
+  o.solver_params = {{"restitution", "0.5"}, {"events_kept", "1e7"}};
+  const RunRecord all = testing::solve(*model, o);
+  REQUIRE(all.status == "ok");
+  REQUIRE(all.events.size() > 20);
+  REQUIRE(all.lift_off_time);
+  o.solver_params = {{"restitution", "0.5"}, {"events_kept", "10"}};
+  const RunRecord few = testing::solve(*model, o);
+  REQUIRE(few.status == "ok");
+  CHECK(few.events.size() == 10);
+  CHECK(few.diagnostics.at("events_not_kept").get<double>() ==
+        static_cast<double>(all.events.size() - 10));
+  REQUIRE(few.lift_off_time);
+  CHECK(*few.lift_off_time == *all.lift_off_time);
+  CHECK(few.warnings.size() == 1);
+}

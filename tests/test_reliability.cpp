@@ -11,7 +11,9 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
@@ -342,7 +344,7 @@ TEST_CASE("A read-only --out exits 2 naming the path and leaves the previous fil
   CHECK(read(dir / "points.jsonl") == points);
   CHECK(read(dir / "lift_off_time.md") == table);
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    CHECK(entry.path().extension() != ".partial");
+    CHECK(entry.path().filename().string().find(".partial") == std::string::npos);
   }
   fs::remove_all(dir);
   fs::remove(study);
@@ -369,6 +371,72 @@ TEST_CASE("A study's lists are bounded: 201 work-precision values are refused", 
   values.erase(values.begin());
   j["work_precision"]["series"][1]["values"] = values;
   CHECK(parse_study_text(j.dump(), "200-values").work_precision[1].values.size() == 200);
+}
+
+}  // namespace crbench::testing
+
+namespace crbench::testing {
+
+TEST_CASE("Two runs writing one --trajectory at once leave a whole file of one of them, 20 of 20",
+          "[reliability]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fresh_dir("same_trajectory");
+  fs::create_directories(dir);
+  const std::vector<std::vector<std::string>> runs{
+      {"run", "--case", "dk-plane", "--solver", "event-driven", "--samples", "20001"},
+      {"run", "--case", "dk-plane", "--solver", "limit", "--samples", "30001"}};
+  // Each run's file alone, to compare with.
+  std::vector<std::string> expected;
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    std::vector<std::string> args = runs[k];
+    const fs::path alone = dir / ("alone" + std::to_string(k) + ".csv");
+    args.insert(args.end(), {"--trajectory", alone.string(), "--omit-wall-time"});
+    REQUIRE(cli(args).status == 0);
+    expected.push_back(read_text_file(alone));
+  }
+  REQUIRE(expected[0] != expected[1]);
+  const fs::path shared = dir / "same.csv";
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    std::vector<CliResult> results(runs.size());
+    std::vector<std::thread> threads;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      threads.emplace_back([&, k] {
+        std::vector<std::string> args = runs[k];
+        args.insert(args.end(), {"--trajectory", shared.string(), "--omit-wall-time"});
+        results[k] = cli(args);
+      });
+    }
+    for (auto& t : threads) t.join();
+    INFO("attempt " << attempt << ": " << results[0].err << results[1].err);
+    CHECK(results[0].status == 0);
+    CHECK(results[1].status == 0);
+    const std::string file = read_text_file(shared);
+    CHECK((file == expected[0] || file == expected[1]));
+  }
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    CHECK(entry.path().filename().string().find(".partial") == std::string::npos);
+  }
+}
+
+TEST_CASE("A study whose collapse values of N print alike writes one trajectory file for each",
+          "[reliability]") {
+  namespace fs = std::filesystem;
+  nlohmann::json j = nlohmann::json::parse(read_text_file(data_study("small.json")));
+  j.erase("work_precision");
+  j["collapse"]["N"] = {100, 100.00000001};
+  const fs::path dir = fresh_dir("collapse_alike");
+  ConvergeOptions options;
+  options.out_dir = dir.string();
+  options.jobs = 2;
+  options.figures = false;
+  const ConvergeResult result = run_study(parse_study(j), options);
+  CHECK(result.points_internal_error == 0);
+  std::set<std::string> files;
+  for (const auto& f : result.summary["collapse"]["files"])
+    files.insert(f["file"].get<std::string>());
+  INFO(result.summary["collapse"].dump());
+  CHECK(files.size() == 3);  // two values of N and the limit
+  for (const auto& f : files) CHECK(fs::file_size(dir / f) > 0);
 }
 
 }  // namespace crbench::testing
