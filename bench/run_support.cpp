@@ -167,6 +167,9 @@ double horizon_of(const Model& model) {
   return cache.emplace(key, horizon).first->second;
 }
 
+// The most numbers one trajectory may hold (see execute).
+constexpr double kMaxTrajectoryNumbers = 2e7;
+
 RunRecord execute(const RunRequest& request) {
   const Solver& solver = find_solver(request.solver_name);
   const std::unique_ptr<Model> model = make_model(request.case_name, request.case_assignments);
@@ -184,6 +187,23 @@ RunRecord execute(const RunRequest& request) {
                      " must be after the initial time " + format_number(t0));
   }
 
+  if (!request.trajectory_path.empty() || request.observer) {
+    // The trajectory's size grows with the model's: each sample holds t, q, v, and f, lambda, mu
+    // and the impulse per constraint, and the solver's extra columns (ball-chain with 1000 balls:
+    // about 6000 numbers). Its bound, kMaxTrajectoryNumbers, keeps a trajectory within about
+    // 160 MB in memory (the Python module's arrays) and 500 MB of CSV.
+    const double row = 1.0 + 2.0 * model->dof() + 4.0 * model->constraint_count() +
+                       static_cast<double>(solver.extra_columns(*model, settings).size());
+    const double most = std::floor(kMaxTrajectoryNumbers / row);
+    if (static_cast<double>(request.samples) > most) {
+      throw InputError("--samples: " + std::to_string(request.samples) + " samples of " +
+                       format_number(row) + " numbers each (t, q, v, and f, lambda, mu, impulse " +
+                       "per constraint, the solver's columns) exceed the trajectory bound of " +
+                       format_number(kMaxTrajectoryNumbers) + " numbers; accepted for " +
+                       request.case_name + " with these parameters: [2, " + format_number(most) +
+                       "]");
+    }
+  }
   std::unique_ptr<TrajectoryCsv> csv;
   if (!request.trajectory_path.empty()) {
     csv = std::make_unique<TrajectoryCsv>(request.trajectory_path, model->dof(),

@@ -221,3 +221,15 @@ TEST_CASE("Counts and switches take whole numbers only", "[cli]") {
   CHECK(cli({"run", "--case", "dk-plane", "--solver", "event-driven", "--max-events", "1e3"})
             .status == 0);
 }
+
+TEST_CASE("The trajectory bounds --samples by its size, which grows with the model's", "[cli]") {
+  // ball-chain with 1000 balls: 1 + 2000 + 4 x 999 + 0 = 5997 numbers a sample; 2e7 / 5997 = 3334.
+  crbench::testing::check_refused(
+      {"run", "--case", "ball-chain", "--set", "n=1000", "--solver", "moreau-jean", "--t-end",
+       "0.01", "--samples", "20000", "--trajectory",
+       (std::filesystem::temp_directory_path() / "crbench-big.csv").string()},
+      "--samples: 20000 samples of 5997 numbers each");
+  const CliResult r = cli({"run", "--case", "ball-chain", "--set", "n=1000", "--solver",
+                           "moreau-jean", "--t-end", "0.01", "--samples", "20000", "--json"});
+  CHECK(r.status == 0);  // no trajectory asked: nothing to bound
+}
