@@ -229,7 +229,10 @@ TEST_CASE("The trajectory bounds --samples by its size, which grows with the mod
        "0.01", "--samples", "20000", "--trajectory",
        (std::filesystem::temp_directory_path() / "crbench-big.csv").string()},
       "--samples: 20000 samples of 5997 numbers each");
-  const CliResult r = cli({"run", "--case", "ball-chain", "--set", "n=1000", "--solver",
-                           "moreau-jean", "--t-end", "0.01", "--samples", "20000", "--json"});
-  CHECK(r.status == 0);  // no trajectory asked: nothing to bound
+  // No trajectory asked: nothing to bound. (Balls apart, so that no step solves an LCP: Siconos
+  // numerics' Lemke solver leaks inside the library, which the sanitizer job would report.)
+  const CliResult r =
+      cli({"run", "--case", "ball-chain", "--set", "n=1000", "--set", "gap=0.01", "--solver",
+           "moreau-jean", "--t-end", "0.001", "--samples", "20000", "--json"});
+  CHECK(r.status == 0);
 }
