@@ -157,7 +157,8 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
                      " points; it needs between 3 and 100");
   }
 
-  if (make_model(request.case_name, request.case_assignments)->kinematic_count() > 0) {
+  const auto model = make_model(request.case_name, request.case_assignments);
+  if (model->kinematic_count() > 0) {
     return verify_kinematic(request, ladder, out);
   }
 
@@ -172,11 +173,8 @@ int run_verify(const VerifyRequest& request, std::ostream& out) {
   const std::optional<double> tau_pred = prediction.lift_off_time;
   // The realization's configuration as `run` makes it: defaults, the case's settings, the user's.
   RunSettings model_settings;
-  {
-    const auto model = make_model(request.case_name, request.case_assignments);
-    configure_solver(find_solver("realization"), request.model_assignments, model_settings,
-                     &model->info());
-  }
+  configure_solver(find_solver("realization"), request.model_assignments, model_settings,
+                   &model->info());
   const std::optional<StatedOrder> stated =
       stated_lift_off_order(model_settings.solver_params, model_settings.solver_choices);
   const std::optional<double> expected_order =

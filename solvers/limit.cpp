@@ -13,7 +13,6 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/event_driven.hpp"
