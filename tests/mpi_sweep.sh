@@ -10,7 +10,7 @@ mkdir -p "$work"
 
 # Open MPI refuses root unless told, and 2 ranks may exceed the slots of a small machine.
 launch=("$mpiexec" -n 2)
-if "$mpiexec" --version 2>&1 | grep -q -E "open-mpi|OpenRTE|Open MPI"; then
+if "$mpiexec" --version 2>&1 | grep -E "open-mpi|OpenRTE|Open MPI" > /dev/null; then
   launch+=(--oversubscribe)
   [ "$(id -u)" -eq 0 ] && launch+=(--allow-run-as-root)
 fi

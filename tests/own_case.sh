@@ -25,7 +25,9 @@ cmake --build "$work/build" -j 2 > "$work/build.log" ||
 grep -q "ellipse-cap" "$work/list.txt" ||
   { echo "FAIL: own-case list does not show ellipse-cap"; exit 1; }
 # The program made by crbench_add_case and crbench::main (no main of one's own) runs it too.
-"$work/build/own-case-cli" list | grep -q "ellipse-cap" ||
+# (Into a file first: with pipefail, `| grep -q` can fail when grep exits before the writer ends.)
+"$work/build/own-case-cli" list > "$work/list-cli.txt"
+grep -q "ellipse-cap" "$work/list-cli.txt" ||
   { echo "FAIL: own-case-cli (crbench_add_case) does not list ellipse-cap"; exit 1; }
 "$work/build/own-case-cli" run --case ellipse-cap --solver event-driven --json > "$work/run.json"
 grep -q '"status": *"ok"' "$work/run.json" ||
