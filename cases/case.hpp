@@ -287,7 +287,7 @@ class Model {
     const auto& c = info().kinematic_condition;
     return c.empty() ? -1 : c[static_cast<std::size_t>(r)];
   }
-  // The impact law of a conditional row r (the seed's "roughness", Berezinskaya, Sorokina &
+  // The impact law of a conditional row r (the "roughness", Berezinskaya, Sorokina &
   // Kugushev 2003 §5): at an impact of its constraint, g⁺ = −e_t g⁻ with e_t ∈ [−1, 1]
   // (−1: the row does not act, a smooth impact; 0: it holds, sticking; 1: elastic). 0 unless the
   // case says otherwise (`slip_restitution(r)`).

@@ -5,9 +5,9 @@
 // is (g sin slope, −g cos slope) and V = −g sin(slope) x + g cos(slope) y. The unilateral
 // constraint f = y − r ≥ 0 keeps the disk above the line; while it is in contact the disk rolls
 // without slipping, u = ẋ + r φ̇ = 0 (the velocity of the contact point): the conditional
-// constraint of the seed, the kinematic row a = (1, 0, r) conditioned on f.
+// constraint of the paper, the kinematic row a = (1, 0, r) conditioned on f.
 //
-// The seed's impact law (§5; its formulas were lost in the text and are derived here from the
+// The paper's impact law (§5; its formulas were lost in the text and are derived here from the
 // set-up). The impulse acts at the contact point: normal P_n and tangential P_t give
 // Δẏ = P_n, Δẋ = P_t, J Δφ̇ = r P_t, so Δu = P_t (1 + r²/J) = 3 P_t. Newton's law on the normal
 // velocity, ẏ⁺ = −e ẏ⁻ (e: the solvers' `restitution`), and the roughness law on the slip,
@@ -16,7 +16,7 @@
 //   P_t = −(1 + e_t) u⁻/3,  ẋ⁺ = ẋ⁻ + P_t,  φ̇⁺ = φ̇⁻ + 2 P_t/r.
 // With e = e_t = 1 the impact reflects (ẏ, u) in the kinetic metric and keeps the energy; then
 // ẋ⁺ = (ẋ⁻ − 2 r φ̇⁻)/3, which is negative when the backspin r φ̇⁻ exceeds ẋ⁻/2: the
-// "superball" rebound against the initial horizontal motion that the seed mentions. Once the
+// "superball" rebound against the initial horizontal motion that the paper mentions. Once the
 // bounces have died out (e < 1) the disk rolls with ẍ = g sin(slope)/(1 + J/r²) = (2/3) g
 // sin(slope).
 #pragma once

@@ -10,7 +10,7 @@
 // At an impact the impulse must keep the blade condition, so it acts along the blade: the
 // admissible velocities are v (cos φ, sin φ) (and φ̇, which it does not touch), ẏ = v sin φ, and
 // Newton's law ẏ⁺ = −e ẏ⁻ gives v⁺ = −e v⁻: the velocity of the centre is reversed and scaled by
-// e (the seed: "the velocity of the centre changes to the opposite" for the elastic impact).
+// e (the paper: "the velocity of the centre changes to the opposite" for the elastic impact).
 // Started at (0, 1) with φ0 = −π/4, speed v0 along the blade and φ̇ = ω.
 #pragma once
 

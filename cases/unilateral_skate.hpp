@@ -3,7 +3,7 @@
 // heading of the blade; T = (ẋ² + ẏ²)/2 + J φ̇²/2, no forces; the skate lets the centre move along
 // the blade or to its left, never to its right: g = −ẋ sin φ + ẏ cos φ ≥ 0.
 //
-// The seed's motion (§6; its formulas were lost in the text, so they are derived here from the
+// The paper's motion (§6; its formulas were lost in the text, so they are derived here from the
 // set-up it describes). φ̇ = ω throughout (a has no φ component). Free, the centre moves on a
 // straight line with its initial velocity v0(cos ψ, sin ψ) and g = v0 sin(ψ − ω t), which first
 // vanishes at

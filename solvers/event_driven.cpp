@@ -217,6 +217,7 @@ class Run {
       rec_.diagnostics["max_bilateral_rate_drift"] = bilateral_rate_drift_;
     }
     rec_.diagnostics["max_event_bracket"] = counters_.max_bracket;
+    record_dips(counters_, first_dip_function_, rec_);
     rec_.steps = counters_.steps;
   }
 
@@ -374,6 +375,26 @@ class Run {
 
   bool dynamic_z() const { return z_ && z_->dynamic(); }
 
+  // What event function i measures, for the record's warnings.
+  std::string event_function_name(Eigen::Index i) const {
+    const auto [block, index] = events_.entry(i);
+    const std::string k = std::to_string(index);
+    switch (block) {
+      case EventLayout::Block::kinematic:
+        return "the velocity of kinematic row " + k;
+      case EventLayout::Block::switching:
+        return "switching function " + k;
+      case EventLayout::Block::z_maximum:
+        return "z' of constraint " + k;
+      case EventLayout::Block::lambda_zero:
+        return "lambda of constraint " + k;
+      case EventLayout::Block::constraint:
+        break;
+    }
+    if (!is_active(index)) return "f of constraint " + k;
+    return (dynamic_z() ? "z of constraint " : "lambda of constraint ") + k;
+  }
+
   std::string event_name(Eigen::Index i) const {
     const auto [block, index] = events_.entry(i);
     switch (block) {
@@ -493,6 +514,9 @@ class Run {
         dense, x, [this](const State& xs, Eigen::VectorXd& g) { probe(xs, g); }, arm_thresholds(x),
         control, counters_, inspect,
         [&](double t_limit, bool inclusive) { emit_grid(dense, t_limit, inclusive); });
+    if (counters_.dips_unsearched > 0 && first_dip_function_.empty()) {
+      first_dip_function_ = event_function_name(counters_.first_unsearched_function);
+    }
     x = end.x;
     track_minimum(x);
     return end;
@@ -565,7 +589,7 @@ class Run {
       // 0 ≤ P_r ⊥ g_r⁺ ≥ 0 without restitution (the impulse has a component along every row
       // it needs; Berezinskaya, Sorokina & Kugushev 2003 §7), and only the two-sided rows
       // restrict the impulse directions.
-      // A conditional row whose constraint strikes takes the seed's roughness law
+      // A conditional row whose constraint strikes takes the roughness law
       // g⁺ = −e_t g⁻ (Berezinskaya, Sorokina & Kugushev 2003 §5): an equality row of the same
       // problem, eliminated by its Schur complement; e_t = −1 leaves it out (a smooth impact).
       const auto holonomic = static_cast<Eigen::Index>(approaching.size());
@@ -848,6 +872,7 @@ class Run {
   double bilateral_drift_ = 0.0;
   double bilateral_rate_drift_ = 0.0;
   PhaseCounters counters_;
+  std::string first_dip_function_;  // the first dip that could not be searched
   // Limit model bookkeeping, per constraint: start of the contact, most negative z, first zero
   // of λ in the contact; and the theorem's verdict.
   // The limit model's z along contacts (solvers/limit_z.hpp); empty for the classical model.

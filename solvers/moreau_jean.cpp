@@ -415,7 +415,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       kinematic_impulse.setZero();
       // The equality rows E: the two-sided kinematic rows in force, with their targets
       // E q̇_{k+1} + b_E = −e_E g_E(q_k, q̇_k) (e_E = 0 except for a conditional row, which takes the
-      // seed's roughness law, Berezinskaya, Sorokina & Kugushev 2003 §5). v_next and every later
+      // roughness law of Berezinskaya, Sorokina & Kugushev 2003 §5). v_next and every later
       // impulse direction W⁻¹X are projected onto them (X ↦ W⁻¹X − W⁻¹Eᵀ (E W⁻¹ Eᵀ)⁻¹ E W⁻¹X).
       // A conditional row is in force while its constraint takes an impulse in this step: it is
       // assumed so when the constraint is active, and the step is solved again without it if the

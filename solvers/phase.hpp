@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <boost/math/tools/minima.hpp>
 #include <boost/numeric/odeint/util/odeint_error.hpp>
 #include <chrono>
 #include <cmath>
@@ -86,7 +87,49 @@ struct PhaseControl {
 struct PhaseCounters {
   long steps = 0;
   double max_bracket = 0.0;  // widest final bracket of a located event
+  // Sign changes found inside a sample interval whose ends are both positive (a dip of an event
+  // function between samples: a grazing lift-off or contact), and dips predicted by the samples
+  // whose minimum lay in a step already left, so that they could not be searched (the record
+  // warns of these: an event may have been missed there).
+  long dips_found = 0;
+  long dips_unsearched = 0;
+  double first_unsearched_time = 0.0;
+  double first_unsearched_value = 0.0;  // the parabola's minimum there
+  Eigen::Index first_unsearched_function = -1;
 };
+
+// The record's account of the dips between samples: diagnostics.dips_between_samples (found and
+// located) and, when some could not be searched, diagnostics.dips_not_searched and a warning
+// naming the first (`first_function`: what that event function measures).
+inline void record_dips(const PhaseCounters& counters, const std::string& first_function,
+                        RunRecord& record) {
+  record.diagnostics["dips_between_samples"] = counters.dips_found;
+  if (counters.dips_unsearched == 0) return;
+  record.diagnostics["dips_not_searched"] = counters.dips_unsearched;
+  std::string more;
+  if (counters.dips_unsearched > 1) {
+    more = " (and " + std::to_string(counters.dips_unsearched - 1) +
+           " more, diagnostics.dips_not_searched)";
+  }
+  record.warnings.push_back(
+      "the samples of " + first_function + " dip towards " +
+      format_number(counters.first_unsearched_value) +
+      " near t = " + format_number(counters.first_unsearched_time) +
+      " in a step already left, whose dense output could not be searched: an event (a grazing "
+      "lift-off or contact) may have been missed there" +
+      more);
+}
+
+// The minimum of the parabola through three samples (t0 < t1 < t2) of a function whose middle
+// sample is the smallest: its time and value.
+inline std::pair<double, double> parabola_minimum(double t0, double y0, double t1, double y1,
+                                                  double t2, double y2) {
+  const double d01 = (y1 - y0) / (t1 - t0);
+  const double d12 = (y2 - y1) / (t2 - t1);
+  const double curvature = (d12 - d01) / (t2 - t0);  // > 0 at a sampled minimum
+  const double t_min = std::clamp(0.5 * (t0 + t1) - d01 / (2.0 * curvature), t0, t2);
+  return {t_min, y0 + d01 * (t_min - t0) + curvature * (t_min - t0) * (t_min - t1)};
+}
 
 // Dense: std::pair<double, double> step(); void at(double t, State& out) const.
 // Probe: void (const State&, Eigen::VectorXd& g) — the event functions.
@@ -111,6 +154,10 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
   std::vector<std::pair<double, Eigen::Index>> crossings;
   crossings.reserve(static_cast<std::size_t>(events));
   double t_prev = start.t;
+  // The sample before t_prev, for the dips between samples.
+  Eigen::VectorXd g_before(events);
+  double t_before = start.t;
+  bool have_before = false;
   while (true) {
     if (static_cast<double>(counters.steps) >= control.max_steps) {
       throw RunFailure{"too_many_steps", "more than " + format_number(control.max_steps) +
@@ -147,7 +194,15 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
       // crossings within the time tolerance of it are handled together.
       crossings.clear();
       for (Eigen::Index i = 0; i < events; ++i) {
-        if (!armed[static_cast<std::size_t>(i)] || !(g(i) < 0.0)) continue;
+        // An unarmed function that falls from a positive sample to below −threshold crossed
+        // too: a flight shorter and lower than the threshold (after a grazing lift-off, f
+        // rises to 1e-13 and comes back) is real motion, while round-off at the start stays far
+        // inside ±threshold.
+        const double before = g_prev(i);
+        const double limit = threshold[static_cast<std::size_t>(i)];
+        const bool falls =
+            !armed[static_cast<std::size_t>(i)] && limit > 0.0 && before > 0.0 && g(i) < -limit;
+        if (!(armed[static_cast<std::size_t>(i)] || falls) || !(g(i) < 0.0)) continue;
         const auto g_of_t = [&, i](double t) {
           dense.at(t, x_root);
           probe(x_root, g_root);
@@ -157,6 +212,45 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
             locate_root(g_of_t, t_prev, ts, std::max(g_prev(i), 0.0), g(i), control.event_time_tol);
         crossings.emplace_back(root.t, i);
         counters.max_bracket = std::max(counters.max_bracket, root.width);
+      }
+      // A function positive at every sample can still dip below zero between them (λ touching
+      // zero at a grazing lift-off, f at a grazing contact): where the samples have a minimum
+      // at t_prev and the parabola through the last three goes below zero, the dense output of
+      // the current step is searched for the minimum (Brent), and a negative one brackets the
+      // crossing. A minimum before the step's start cannot be searched and is counted.
+      if (have_before) {
+        for (Eigen::Index i = 0; i < events; ++i) {
+          if (!armed[static_cast<std::size_t>(i)] || !(g(i) >= 0.0) || !(g_prev(i) > 0.0) ||
+              !(g_prev(i) < g_before(i)) || !(g_prev(i) < g(i))) {
+            continue;
+          }
+          const auto [t_vertex, predicted] =
+              parabola_minimum(t_before, g_before(i), t_prev, g_prev(i), ts, g(i));
+          if (!(predicted < 0.0)) continue;
+          const double lo = t_vertex >= t_prev || t_before < ta ? t_prev : t_before;
+          if (t_vertex < ta) {
+            if (counters.dips_unsearched++ == 0) {
+              counters.first_unsearched_time = t_vertex;
+              counters.first_unsearched_value = predicted;
+              counters.first_unsearched_function = i;
+            }
+            continue;
+          }
+          const auto g_of_t = [&, i](double t) {
+            dense.at(t, x_root);
+            probe(x_root, g_root);
+            return g_root(i);
+          };
+          const auto [t_min, g_min] = boost::math::tools::brent_find_minima(
+              g_of_t, lo, ts, std::numeric_limits<double>::digits / 2);
+          if (!(g_min < 0.0)) continue;
+          const double g_lo = lo == t_prev ? g_prev(i) : g_before(i);
+          const RootResult root =
+              locate_root(g_of_t, lo, t_min, g_lo, g_min, control.event_time_tol);
+          crossings.emplace_back(root.t, i);
+          counters.max_bracket = std::max(counters.max_bracket, root.width);
+          ++counters.dips_found;
+        }
       }
       if (!crossings.empty()) {
         std::sort(crossings.begin(), crossings.end());
@@ -170,10 +264,19 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
         }
         return end;
       }
+      // A function arms above its threshold, or, where the threshold is positive, once it has
+      // risen at two samples after the start while positive: a flight that stays below the
+      // threshold (after a grazing lift-off f peaks at 1e-12 and comes back) is real motion,
+      // and its return must be located (round-off at f = 0 does not rise steadily).
       for (Eigen::Index i = 0; i < events; ++i) {
-        if (g(i) > threshold[static_cast<std::size_t>(i)]) armed[static_cast<std::size_t>(i)] = 1;
+        const double limit = threshold[static_cast<std::size_t>(i)];
+        const bool rising = limit > 0.0 && t_prev > start.t && g_prev(i) > 0.0 && g(i) > g_prev(i);
+        if (g(i) > limit || rising) armed[static_cast<std::size_t>(i)] = 1;
       }
       inspect(xs, g, armed);
+      g_before = g_prev;
+      t_before = t_prev;
+      have_before = true;
       std::swap(g_prev, g);
       t_prev = ts;
     }

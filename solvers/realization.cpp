@@ -78,6 +78,8 @@ class Run {
     modes_ = model_.modes_at(x);
     in_medium_.assign(static_cast<std::size_t>(m_), 0);
     pushing_.assign(static_cast<std::size_t>(m_), 0);
+    episode_depth_.assign(static_cast<std::size_t>(m_), std::numeric_limits<double>::infinity());
+    entry_time_.assign(static_cast<std::size_t>(m_), x.t);
     rec_.min_constraint.assign(static_cast<std::size_t>(m_),
                                std::numeric_limits<double>::infinity());
     engaged_.assign(static_cast<std::size_t>(model_.kinematic_count()), 1);
@@ -103,6 +105,7 @@ class Run {
         },
         [this] { return " at t = " + format_number(last_t_); });
     rec_.final_state = x;
+    if (rec_.status == "ok") note_unresolved_depth(x);
     rec_.rhs_evaluations = rhs_evaluations_;
     rec_.diagnostics["stiff_steps"] = stiff_steps_;
     rec_.diagnostics["oscillatory_steps"] = oscillatory_steps_;
@@ -114,6 +117,7 @@ class Run {
     rec_.diagnostics["factorizations"] = jacobian_evaluations_;
     rec_.diagnostics["event_function_evaluations"] = probe_evaluations_;
     rec_.diagnostics["max_event_bracket"] = counters_.max_bracket;
+    record_dips(counters_, first_dip_function_, rec_);
     rec_.steps = counters_.steps;
     if (exit_round_off_) {
       rec_.diagnostics["exit_time_round_off"] = *exit_round_off_;
@@ -150,6 +154,33 @@ class Run {
     exit_round_off_ = std::max(exit_round_off_.value_or(0.0), floor);
   }
   std::optional<double> exit_round_off_;
+
+  // A medium whose depth is not resolved: a constraint in the medium at the end whose deepest f
+  // since its entry is within kDepthResolution times the round-off of f. Its exit function (−f)
+  // arms only once f < 0 has been computed, so an exit that round-off hides is never found
+  // (particle-on-circle, viscous, N = 1e14: f rounds to 0 all the way and the run ended ok
+  // without a lift-off, where the limit leaves at 1.8656).
+  static constexpr double kDepthResolution = 100.0;
+  void note_unresolved_depth(const State& x) {
+    model_.evaluate(x, modes_, point_);
+    for (int k = 0; k < first_bilateral_; ++k) {
+      if (!in_medium_[static_cast<std::size_t>(k)]) continue;
+      const double magnitude = point_.J.row(k).cwiseAbs().dot(x.q.cwiseAbs()) +
+                               std::abs(point_.f_t(k)) * std::abs(x.t) + std::abs(point_.f(k));
+      const double round_off = std::numeric_limits<double>::epsilon() * magnitude;
+      const double depth = -episode_depth_[static_cast<std::size_t>(k)];
+      if (depth > kDepthResolution * round_off) continue;
+      rec_.warnings.push_back(
+          "constraint " + std::to_string(k) + " has been in the medium since t = " +
+          format_number(entry_time_[static_cast<std::size_t>(k)]) + " with a depth of at most " +
+          format_number(depth > 0.0 ? depth : 0.0) + ", within " + format_number(kDepthResolution) +
+          " times the round-off of f (" + format_number(round_off) +
+          "): an exit would not be resolved in double precision, so the absence of a lift-off "
+          "is not reliable at this N");
+    }
+  }
+  std::vector<double> episode_depth_;  // per constraint, the least f since its entry
+  std::vector<double> entry_time_;
 
   // Which constraints start inside the medium, and, for the obstacle, which push. On f = 0 the
   // sign of ḟ decides, and with ḟ = 0 that of the free f̈ (a tangential start such as dk-plane's
@@ -194,6 +225,8 @@ class Run {
 
   void enter(const State& x, int k) {
     in_medium_[static_cast<std::size_t>(k)] = 1;
+    episode_depth_[static_cast<std::size_t>(k)] = std::numeric_limits<double>::infinity();
+    entry_time_[static_cast<std::size_t>(k)] = x.t;
     rec_.events.push_back({.t = x.t, .kind = "enter_medium", .index = k});
     pushing_[static_cast<std::size_t>(k)] = 1;
     if (!opt_.medium.obstacle) return;
@@ -346,11 +379,38 @@ class Run {
     return std::sqrt(opt_.medium.stiffness * w_max);
   }
 
+  // An upper bound on the rate of the fastest normal mode of the pushing constraints: per
+  // eigenvalue w of W = J A⁻¹ Jᵀ the mode z̈ = −N w (β ż + γ z) has rates of modulus at most
+  // max(βN w, √(γN w)). The first step of a stiff phase resolves it: a first step tied to the
+  // horizon alone (10⁻⁶ of it) jumped over the transient that follows an event when the horizon
+  // was long, and the exit came out at the limit's time, not the realization's (dk-plane at
+  // N = 1e8 to t = 1e9: 2 + 2.5e-12 where the realization lifts off at 2 + 1e-8).
+  std::optional<double> fastest_normal_rate(const State& x) {
+    std::vector<int> rows;
+    for (int k = 0; k < m_; ++k) {
+      if (pushing_[static_cast<std::size_t>(k)]) rows.push_back(k);
+    }
+    if (rows.empty()) return std::nullopt;
+    model_.evaluate(x, modes_, point_);
+    const double w_max = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(delassus(point_, rows).W,
+                                                                        Eigen::EigenvaluesOnly)
+                             .eigenvalues()
+                             .maxCoeff();
+    if (!(w_max > 0.0)) return std::nullopt;
+    return std::max(opt_.medium.damping * w_max, std::sqrt(opt_.medium.stiffness * w_max));
+  }
+
   PhaseEnd integrate_phase(const State& x) {
     damping_ = row_damping();
     const double span = settings_.t_end - model_.initial_state().t;
     const double max_dt = opt_.max_step_fraction * span;
-    const double dt0 = std::min(max_dt, 1e-6 * span);
+    double dt0 = std::min(max_dt, 1e-6 * span);
+    if (stiff_phase()) {
+      // A tenth of the fastest mode's time: the controller then only grows the step.
+      if (const std::optional<double> rate = fastest_normal_rate(x)) {
+        dt0 = std::min(dt0, 0.1 / *rate);
+      }
+    }
     // Arming: the exit function (−f) of a constraint in the medium and the pushing functions arm
     // once positive. The entry function (f) of a constraint outside is armed from the start: a
     // real exit has ḟ > 0 and f grows, while after a grazing exit (the normal motion touching
@@ -540,6 +600,9 @@ class Run {
     };
     PhaseEnd end =
         advance_to_event(dense, x, probe_fn, threshold, control, counters_, inspect, grid);
+    if (counters_.dips_unsearched > 0 && first_dip_function_.empty()) {
+      first_dip_function_ = event_function_name(counters_.first_unsearched_function);
+    }
     carried_nu_time_ = end.x.t;
     carried_nu_ = chart_nu(dense.point(end.x.t));
     return end;
@@ -662,6 +725,10 @@ class Run {
     for (int k = 0; k < m_; ++k) {
       auto& slot = rec_.min_constraint[static_cast<std::size_t>(k)];
       slot = std::min(slot, f(k));
+      if (in_medium_[static_cast<std::size_t>(k)]) {
+        auto& depth = episode_depth_[static_cast<std::size_t>(k)];
+        depth = std::min(depth, f(k));
+      }
     }
   }
 
@@ -735,6 +802,15 @@ class Run {
   mutable Eigen::VectorXd dense_point_;
   mutable OdeState dense_ode_state_;
   PhaseCounters counters_;
+  std::string first_dip_function_;  // the first dip that could not be searched
+
+  // What event function i (the layout of probe()) measures, for the record's warnings.
+  std::string event_function_name(Eigen::Index i) const {
+    if (i < m_) return "f of constraint " + std::to_string(i);
+    if (i < 2 * m_) return "the reaction of constraint " + std::to_string(i - m_);
+    if (i < 2 * m_ + switches_) return "switching function " + std::to_string(i - 2 * m_);
+    return "the velocity of kinematic row " + std::to_string(i - 2 * m_ - switches_);
+  }
   SampleOutput output_{settings_, model_.initial_state().t};
   long rhs_evaluations_ = 0;
   long nonstiff_evaluations_ = 0;

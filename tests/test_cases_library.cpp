@@ -114,6 +114,24 @@ TEST_CASE("particle-on-circle: classical lift-off where cos(theta) = (2 + v0^2/(
   }
 }
 
+TEST_CASE("particle-on-circle: the lift-off facts hold for a start that creeps off the top",
+          "[cases]") {
+  // With v0 -> 0 the time along the circle, the integral of R/sqrt(v0^2 + 4gR sin^2(s/2)),
+  // has a peak of width v0/sqrt(gR) at s = 0 that quadrature missed (53.2 for v0 = 5e-10, where
+  // the particle leaves at 21.95). Independent values (scipy): for v0 = 5e-10 the classical
+  // lift-off at cos(theta) = 2/3 is (2/v0) F(theta/2 | -4/v0^2) = 21.95136960676389
+  // (ellipkinc, and quad split at 1e-6); the viscous limit for v0 = 5e-4, integrating
+  // theta'' = sin(theta) with the integral of lambda (solve_ivp, rtol 1e-12), leaves at
+  // 10.7612826, theta = 4.9748 (past the bottom).
+  const auto facts_at = [](const std::string& v0) {
+    return make_model("particle-on-circle", {{"v0", v0}})->facts();
+  };
+  CHECK(std::abs(*facts_at("5e-10").lift_off_time("classical") - 21.95136960676389) < 1e-11);
+  CHECK(std::abs(*facts_at("5e-4").lift_off_time("viscous") - 10.7612826) < 1e-6);
+  // The default still agrees with the quadrature the closed form replaced.
+  CHECK(std::abs(*facts_at("0.5").lift_off_time("viscous") - 1.8656381221866347) < 1e-12);
+}
+
 TEST_CASE("pendulum-string: the string goes slack where cos(theta) = (2 - v0^2/(gL))/3",
           "[cases]") {
   const auto model = make_model("pendulum-string", {});

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "crbench/solvers/phase.hpp"
 #include "support.hpp"
 #include "test_cases.hpp"
 
@@ -163,4 +164,74 @@ TEST_CASE("Same input - same record", "[event-driven]") {
   const auto model = make_model("dk-plane", {});
   CHECK(to_json(testing::solve(*model), false).dump() ==
         to_json(testing::solve(*model), false).dump());
+}
+
+namespace {
+
+// A dense output of steps of length 1 whose state carries g(t) in q: the event function of
+// advance_to_event is q(0), sampled at four points per step.
+template <class G>
+struct UnitSteps {
+  G g;
+  double t = 0.0;
+  std::pair<double, double> step() {
+    t += 1.0;
+    return {t - 1.0, t};
+  }
+  void at(double time, crbench::State& x) const {
+    x.t = time;
+    x.q = Eigen::VectorXd::Constant(1, g(time));
+    x.v = Eigen::VectorXd::Zero(1);
+  }
+};
+
+template <class G>
+crbench::PhaseEnd advance_on(G g, crbench::PhaseCounters& counters) {
+  UnitSteps<G> dense{g};
+  crbench::State start;
+  dense.at(0.0, start);
+  const crbench::PhaseControl control{.t_end = 10.0};
+  return crbench::advance_to_event(
+      dense, start, [](const crbench::State& x, Eigen::VectorXd& v) { v = x.q; }, {0.0}, control,
+      counters, [](const crbench::State&, const Eigen::VectorXd&, const std::vector<char>&) {},
+      [](double, bool) {});
+}
+
+}  // namespace
+
+TEST_CASE("An event function that dips below zero between samples is found, or counted",
+          "[event-driven][events]") {
+  SECTION("a dip inside the current step is located by the dense output") {
+    // Samples at 2.75, 3, 3.25 are positive (0.0783, 0.0008, 0.0483); the parabola through them
+    // is g itself, whose minimum -1e-4 at 3.03 lies inside the step [3, 4].
+    crbench::PhaseCounters counters;
+    const auto g = [](double t) { return (t - 3.03) * (t - 3.03) - 1e-4; };
+    const crbench::PhaseEnd end = advance_on(g, counters);
+    REQUIRE_FALSE(end.horizon);
+    CHECK(std::abs(end.x.t - 3.02) < 1e-12);
+    CHECK(counters.dips_found == 1);
+    CHECK(counters.dips_unsearched == 0);
+  }
+  SECTION("a dip in a step already left is counted with the parabola's minimum") {
+    // The minimum at 2.98 lies in the step [2, 3], behind the samples that reveal it.
+    crbench::PhaseCounters counters;
+    const auto g = [](double t) { return (t - 2.98) * (t - 2.98) - 1e-4; };
+    const crbench::PhaseEnd end = advance_on(g, counters);
+    CHECK(end.horizon);
+    CHECK(counters.dips_unsearched == 1);
+    CHECK(std::abs(counters.first_unsearched_time - 2.98) < 1e-12);
+    CHECK(std::abs(counters.first_unsearched_value + 1e-4) < 1e-12);
+    crbench::RunRecord record;
+    crbench::record_dips(counters, "lambda of constraint 0", record);
+    REQUIRE(record.warnings.size() == 1);
+    CHECK_THAT(record.warnings[0], Catch::Contains("lambda of constraint 0") &&
+                                       Catch::Contains("may have been missed"));
+  }
+  SECTION("a minimum that stays positive is not an event") {
+    crbench::PhaseCounters counters;
+    const auto g = [](double t) { return (t - 3.03) * (t - 3.03) + 1e-4; };
+    CHECK(advance_on(g, counters).horizon);
+    CHECK(counters.dips_found == 0);
+    CHECK(counters.dips_unsearched == 0);
+  }
 }

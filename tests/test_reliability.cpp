@@ -262,6 +262,73 @@ TEST_CASE("Accepted extremes compute right: a horizon of 1e19 and g = 1e-12 on d
   }
 }
 
+TEST_CASE("A long horizon does not let the realization's first step jump the contact dynamics",
+          "[reliability]") {
+  // dk-plane, viscous: the realization lifts off at 2 + 1/N (Deryabin & Kozlov 1995 (6.5): the
+  // transient after the switch at t = 1 delays the exit by 1/N). A first step of 1e-6 of the
+  // horizon jumped that transient: N = 1e8 to t = 1e9 gave 2 + 2.5e-12, the limit's value.
+  for (const auto& [N, t_end] : std::vector<std::pair<std::string, std::string>>{
+           {"1e8", "3"}, {"1e8", "1e9"}, {"1e6", "1e12"}, {"1e10", "1e8"}, {"1e5", "1e15"}}) {
+    INFO("N " << N << ", t_end " << t_end);
+    const auto record =
+        run_json({"--case", "dk-plane", "--solver", "realization", "--N", N, "--t-end", t_end});
+    REQUIRE(record["status"] == "ok");
+    const double delay = record["lift_off_time"].get<double>() - 2.0;
+    CHECK(std::abs(delay * std::stod(N) - 1.0) < 1e-4);
+  }
+}
+
+TEST_CASE("A realization whose depth stays within round-off warns that its exit is unresolved",
+          "[reliability]") {
+  // particle-on-circle, viscous, N = 1e14: f = r - R rounds to 0 in the medium all the way, the
+  // exit function never arms, and the run ended ok without a lift-off (the limit leaves at
+  // 1.8656) and without a warning.
+  for (const std::string N : {"1e14", "1e15"}) {
+    INFO("N " << N);
+    const auto record =
+        run_json({"--case", "particle-on-circle", "--solver", "realization", "--N", N});
+    REQUIRE(record.contains("warnings"));
+    CHECK_THAT(record["warnings"].dump(), Catch::Contains("would not be resolved"));
+  }
+  // Where the depth is resolved nothing is said.
+  for (const std::string N : {"1e4", "1e6"}) {
+    const auto record = run_json(
+        {"--case", "vibrating-table", "--solver", "realization", "--N", N, "--t-end", "0.1"});
+    CHECK_FALSE(record.dump().find("would not be resolved") != std::string::npos);
+  }
+}
+
+TEST_CASE("Event-driven finds a grazing lift-off where lambda dips below zero between samples",
+          "[reliability]") {
+  // pendulum-string with v0^2 = 2 g L (1 + 1e-6): lambda = 3 g cos(theta) - 2 g + v0^2/L falls to
+  // -1e-6 near the horizontal and returns, negative for about 2e-3 of time. Every sample of a
+  // step saw lambda > 0: the run ended ok with the string in compression. The string goes slack
+  // where cos(theta) = -(2/3) 1e-6; the limit solver's lambda_zero event (another integrator,
+  // lambda from its own formula) marks the same time.
+  const std::string v0 = "v0=" + format_number(std::sqrt(2.0 * (1.0 + 1e-6)));
+  const auto ideal =
+      run_json({"--case", "pendulum-string", "--solver", "event-driven", "--set", v0});
+  REQUIRE(ideal["status"] == "ok");
+  const auto limit = run_json({"--case", "pendulum-string", "--solver", "limit", "--set", v0});
+  double lambda_zero = 0.0;
+  for (const auto& e : limit["events"]) {
+    if (e["kind"] == "lambda_zero") lambda_zero = e["t"].get<double>();
+  }
+  REQUIRE(lambda_zero > 1.8);
+  double lift_off = 0.0;
+  double contact_again = 0.0;
+  for (const auto& e : ideal["events"]) {
+    if (e["kind"] == "lift_off") lift_off = e["t"].get<double>();
+    if (e["kind"] == "contact" && e["t"].get<double>() > 0.0) contact_again = e["t"].get<double>();
+  }
+  CHECK(std::abs(lift_off - lambda_zero) < 1e-9);
+  // The flight rises to about 1e-12 and the string is taut again 3.3e-3 later.
+  CHECK(contact_again > lift_off + 1e-3);
+  CHECK(contact_again < lift_off + 1e-2);
+  CHECK(ideal["diagnostics"]["dips_between_samples"].get<int>() >= 1);
+  CHECK(ideal["min_constraint"][0].get<double>() > -1e-10);
+}
+
 TEST_CASE("A realization whose exit time is below the round-off of f says so in a warning",
           "[reliability]") {
   // particle-on-circle, viscous: the limit lifts off at 1.86563812218663 and the realization

@@ -56,9 +56,10 @@ std::vector<const Event*> events_of(const RunRecord& r, const std::string& kind)
 }  // namespace
 
 TEST_CASE(
-    "unilateral-skate: event-driven follows the seed's line-then-circle motion to 1e-10 "
+    "unilateral-skate: event-driven follows the line-then-circle motion (Berezinskaya, Sorokina & "
+    "Kugushev 2003 section 6) to 1e-10 "
     "without an impact and keeps the energy to 1e-12",
-    "[seed003][kinematic]") {
+    "[one-sided-kinematic][kinematic]") {
   // ω > 0 turns the blade forward into the velocity, ω < 0 backward (t* = (π − ψ)/|ω|).
   for (const auto& [psi, omega] :
        std::vector<std::pair<double, double>>{{1.0, 1.0}, {0.5, -2.0}, {2.5, 3.0}}) {
@@ -81,7 +82,7 @@ TEST_CASE(
 TEST_CASE(
     "unilateral-skate: the limit solver gives the ideal motion, the one-sided friction "
     "converges to it at order 1 in N",
-    "[seed003][kinematic][realization]") {
+    "[one-sided-kinematic][kinematic][realization]") {
   const auto model = make_model("unilateral-skate", {});
   testing::SolveOptions limit;
   limit.solver = "limit";
@@ -106,7 +107,8 @@ TEST_CASE(
   CHECK(errors.back() <= 1e-7);
 }
 
-TEST_CASE("unilateral-skate: moreau-jean converges at order 1 in h", "[seed003][kinematic]") {
+TEST_CASE("unilateral-skate: moreau-jean converges at order 1 in h",
+          "[one-sided-kinematic][kinematic]") {
   const auto model = make_model("unilateral-skate", {});
   std::vector<double> hs, errors;
   for (const double h : {4e-3, 2e-3, 1e-3, 5e-4}) {
@@ -168,7 +170,7 @@ struct SkateStartedViolating : cases::UnilateralSkate {
 TEST_CASE(
     "One-sided kinematic constraints: a violated start and a one-sided added mass are "
     "refused with the reason",
-    "[seed003][kinematic]") {
+    "[one-sided-kinematic][kinematic]") {
   const auto model = testing::model_of<SkateStartedViolating>();
   for (const char* solver : {"event-driven", "limit"}) {
     testing::SolveOptions o;
@@ -341,9 +343,10 @@ double moreau_jean_ratio(const Model& model) {
 }  // namespace
 
 TEST_CASE(
-    "Seed 003 section 8: with only one-sided kinematic constraints there are no velocity "
+    "Berezinskaya, Sorokina & Kugushev 2003 section 8: with only one-sided kinematic constraints "
+    "there are no velocity "
     "jumps (randomized), and the detector flags the jumps of a wall",
-    "[seed003][kinematic][property]") {
+    "[one-sided-kinematic][kinematic][property]") {
   std::mt19937 rng(20031);
   // event-driven on 300 systems, moreau-jean (two step sizes, 16 500 steps) on the first 40.
   constexpr int systems = 300, stepped = 40;
@@ -413,9 +416,10 @@ EventRows rows_at(const Model& model, testing::SolveOptions o, const std::string
 }  // namespace
 
 TEST_CASE(
-    "skate-wall: an impact reverses the centre's velocity and scales it by e (seed 003 "
+    "skate-wall: an impact reverses the centre's velocity and scales it by e (Berezinskaya, "
+    "Sorokina & Kugushev 2003 "
     "section 7)",
-    "[seed003][kinematic][impact]") {
+    "[one-sided-kinematic][kinematic][impact]") {
   for (const double omega : {0.0, -0.5}) {
     const auto model = testing::model_of<cases::SkateWall>({{"omega", omega}});
     const Facts facts = model->facts();
@@ -448,7 +452,7 @@ TEST_CASE(
 TEST_CASE(
     "rough-disk: one impact gives the closed-form (x', y', phi') for e_t = -1, 0, 1, the "
     "elastic rough ball keeps the energy and rebounds against its motion",
-    "[seed003][kinematic][impact]") {
+    "[one-sided-kinematic][kinematic][impact]") {
   for (const double slip_e : {-1.0, 0.0, 1.0}) {
     for (const double e : {1.0, 0.5}) {
       const auto model = testing::model_of<cases::RoughDisk>(
@@ -495,7 +499,7 @@ TEST_CASE(
 }
 
 TEST_CASE("rough-disk: once the bounces die out the disk rolls with x'' = (2/3) g sin(slope)",
-          "[seed003][kinematic]") {
+          "[one-sided-kinematic][kinematic]") {
   const auto model =
       testing::model_of<cases::RoughDisk>({{"slope", 0.3}, {"omega0", 3.0}, {"e_t", 0.5}});
   const double expected = *model->facts().value("rolling acceleration");
@@ -522,7 +526,7 @@ TEST_CASE("rough-disk: once the bounces die out the disk rolls with x'' = (2/3) 
 TEST_CASE(
     "rough-disk realization: the Kozlov normal impact with slip friction beta_t N tends to "
     "e = exp(-pi k/omega) and e_t = 0",
-    "[seed003][kinematic][realization]") {
+    "[one-sided-kinematic][kinematic][realization]") {
   const auto model = testing::model_of<cases::RoughDisk>({{"omega0", 3.0}});
   const double kappa = 1.0, k = 0.1;
   const double expected = std::exp(-std::numbers::pi * k / std::sqrt(kappa - k * k));
