@@ -271,6 +271,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
           "mpirun: only sweep and converge spread their points over ranks; run "
           "this command without mpirun");
     }
+    // Read on every rank before any point is handed out (a malformed value is exit 2 here, not
+    // on rank 0 alone in the middle of the run).
+    if (mpi::world().size > 1) mpi::rank_timeout_seconds();
     if (list->parsed()) return list_command(list_json, out);
 
     const auto jobs = [](const std::string& text) {

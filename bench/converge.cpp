@@ -389,6 +389,12 @@ class Converge {
     const auto compute_line = [this](std::size_t i) {
       try {
         return compute(points_[i]);
+      } catch (const OutputError& e) {
+        // A file of the point that cannot be written: run_points ends the command with exit 2.
+        return ojson{{"key", points_[i].key},
+                     {"kind", points_[i].kind},
+                     {"status", "output_error"},
+                     {"reason", e.what()}};
       } catch (const std::exception& e) {
         return ojson{{"key", points_[i].key},
                      {"kind", points_[i].kind},

@@ -14,5 +14,16 @@ int main(int argc, char** argv) {
     std::cerr << "crbench: " << e.what() << "\n";
     return 2;
   }
-  return crbench::run_cli(argc, argv, std::cout, std::cerr);
+  const int status = crbench::run_cli(argc, argv, std::cout, std::cerr);
+  if (!crbench::mpi::lost_ranks().empty()) {
+    // MPI_Finalize would wait for the rank that is gone: the job ends here, its files written.
+    std::cerr << "crbench: " << crbench::mpi::lost_ranks_message()
+              << "; the files are written without those points (--resume computes them); "
+                 "ending the job\n";
+    std::cerr.flush();
+    std::cout.flush();
+    session->abort(3);
+    return 3;
+  }
+  return status;
 }

@@ -27,6 +27,8 @@ namespace crbench::mpi {
 namespace {
 
 World g_world;
+std::vector<int> g_lost_ranks;
+std::string g_lost_message;
 
 // Open MPI's mpirun, MPICH's hydra and Slurm's srun (PMI-2 or PMIx) each set one of these.
 const char* launcher_rank() {
@@ -51,14 +53,32 @@ const char* launcher_size() {
 
 const World& world() { return g_world; }
 
+const std::vector<int>& lost_ranks() { return g_lost_ranks; }
+std::string lost_ranks_message() { return g_lost_message; }
+
+double rank_timeout_seconds() {
+  const char* text = std::getenv("CRBENCH_MPI_RANK_TIMEOUT");
+  if (text == nullptr || *text == '\0') return 60.0;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(value >= 1.0 && value <= 1e6)) {
+    throw InputError("CRBENCH_MPI_RANK_TIMEOUT: '" + std::string(text) +
+                     "' must be a number of seconds in [1, 1e6]");
+  }
+  return value;
+}
+
 #ifdef CRBENCH_WITH_MPI
 
 namespace {
 
 using ojson = nlohmann::ordered_json;
-constexpr int kTagRequest = 1;  // rank r > 0 asks for up to `capacity` points
-constexpr int kTagAssign = 2;   // rank 0 hands out indices; none: there are no more
-constexpr int kTagResult = 3;   // "index\nline" of a finished point
+constexpr int kTagRequest = 1;    // rank r > 0 asks for up to `capacity` points
+constexpr int kTagAssign = 2;     // rank 0 hands out indices; none: there are no more
+constexpr int kTagResult = 3;     // "index\nline" of a finished point
+constexpr int kTagHeartbeat = 4;  // empty: the rank is alive
+// How often a rank other than 0 says it is alive while it works.
+constexpr auto kHeartbeat = std::chrono::seconds(1);
 // How long a rank's main thread sleeps between looks for messages when nothing arrived: the
 // threads computing points keep the cores (a blocking MPI call would spin on one), and each look
 // costs them a context switch. Other ranks hold points in hand (kPrefetch), so an answer that
@@ -80,7 +100,14 @@ void broadcast_outcome(int& kind, std::string& text) {
 
 void serve(const std::vector<std::size_t>& anywhere, const std::vector<std::size_t>& root_only,
            int jobs, const std::function<ojson(std::size_t)>& compute,
-           const std::function<void(std::size_t, ojson)>& record) {
+           const std::function<void(std::size_t, ojson)>& record,
+           const std::function<ojson(std::size_t, const std::string&)>& lost) {
+  using Clock = std::chrono::steady_clock;
+  const auto timeout = std::chrono::duration<double>(rank_timeout_seconds());
+  const auto size = static_cast<std::size_t>(g_world.size);
+  std::vector<Clock::time_point> heard(size, Clock::now());
+  std::vector<std::vector<std::size_t>> held(size);  // handed to the rank, not yet returned
+  std::vector<char> finished_rank(size, 0);          // told there are no more, or given up
   std::mutex mutex;
   std::size_t recorded = 0;
   const std::size_t total = anywhere.size() + root_only.size();
@@ -123,24 +150,57 @@ void serve(const std::vector<std::size_t>& anywhere, const std::vector<std::size
     MPI_Status status;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status);
     if (!arrived) {
+      // A rank silent for longer than the timeout is given up, and its points with it.
+      const auto now = Clock::now();
+      for (std::size_t r = 1; r < size; ++r) {
+        if (finished_rank[r] || now - heard[r] <= timeout) continue;
+        finished_rank[r] = 1;
+        ++told_no_more;
+        g_lost_ranks.push_back(static_cast<int>(r));
+        const std::string reason =
+            "rank " + std::to_string(r) + " stopped answering for " +
+            format_number(timeout.count()) +
+            " s (CRBENCH_MPI_RANK_TIMEOUT) while computing this point; --resume computes it again";
+        for (const std::size_t i : held[r]) finish(i, lost(i, reason));
+        if (!g_lost_message.empty()) g_lost_message += "; ";
+        g_lost_message += "rank " + std::to_string(r) + " stopped answering for " +
+                          format_number(timeout.count()) + " s with " +
+                          std::to_string(held[r].size()) +
+                          " points in hand, recorded with status rank_lost";
+        held[r].clear();
+      }
       std::this_thread::sleep_for(poll);
       poll = std::min(2 * poll, kPollMax);
       continue;
     }
     poll = kPoll;
-    if (status.MPI_TAG == kTagRequest) {
+    const auto source = static_cast<std::size_t>(status.MPI_SOURCE);
+    heard[source] = Clock::now();
+    // A rank given up that speaks again (it was only slow): its points are recorded as lost
+    // already, so its results are dropped and its requests get an empty answer (no more).
+    const bool given_up =
+        finished_rank[source] && std::find(g_lost_ranks.begin(), g_lost_ranks.end(),
+                                           static_cast<int>(source)) != g_lost_ranks.end();
+    if (status.MPI_TAG == kTagHeartbeat) {
+      MPI_Recv(nullptr, 0, MPI_BYTE, status.MPI_SOURCE, kTagHeartbeat, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+    } else if (status.MPI_TAG == kTagRequest) {
       int capacity = 0;
       MPI_Recv(&capacity, 1, MPI_INT, status.MPI_SOURCE, kTagRequest, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
       std::vector<std::uint64_t> given;
-      while (given.size() < static_cast<std::size_t>(capacity)) {
+      while (!given_up && given.size() < static_cast<std::size_t>(capacity)) {
         const auto i = take_anywhere();
         if (!i) break;
         given.push_back(*i);
+        held[source].push_back(*i);
       }
       MPI_Send(given.data(), static_cast<int>(given.size()), MPI_UINT64_T, status.MPI_SOURCE,
                kTagAssign, MPI_COMM_WORLD);
-      if (given.empty()) ++told_no_more;
+      if (given.empty() && !given_up) {
+        finished_rank[source] = 1;
+        ++told_no_more;
+      }
     } else if (status.MPI_TAG == kTagResult) {
       int bytes = 0;
       MPI_Get_count(&status, MPI_CHAR, &bytes);
@@ -149,8 +209,10 @@ void serve(const std::vector<std::size_t>& anywhere, const std::vector<std::size
                MPI_STATUS_IGNORE);
       const std::size_t newline = text.find('\n');
       const std::size_t i = std::stoull(text.substr(0, newline));
+      auto& in_hand = held[source];
+      in_hand.erase(std::remove(in_hand.begin(), in_hand.end(), i), in_hand.end());
       // The line as the other rank dumped it; parsed and dumped again it is the same text.
-      finish(i, ojson::parse(text.substr(newline + 1)));
+      if (!given_up) finish(i, ojson::parse(text.substr(newline + 1)));
     }
   }
   for (auto& t : threads) t.join();
@@ -185,6 +247,7 @@ void work(int jobs, const std::function<ojson(std::size_t)>& compute) {
   }
   // More points than threads in hand, so that a thread never waits for rank 0's answer.
   const int wanted = jobs + kPrefetch;
+  auto last_heartbeat = std::chrono::steady_clock::now();
   std::list<std::pair<std::string, MPI_Request>> sending;  // stable addresses while in flight
   bool awaiting = false;
   for (;;) {
@@ -211,6 +274,11 @@ void work(int jobs, const std::function<ojson(std::size_t)>& compute) {
       it = done ? sending.erase(it) : std::next(it);
     }
     if (drained && sending.empty()) break;
+    if (const auto now = std::chrono::steady_clock::now(); now - last_heartbeat >= kHeartbeat) {
+      // Zero bytes go eagerly: the send does not wait for rank 0.
+      MPI_Send(nullptr, 0, MPI_BYTE, 0, kTagHeartbeat, MPI_COMM_WORLD);
+      last_heartbeat = now;
+    }
     if (!no_more && !awaiting && in_hand < wanted) {
       int capacity = wanted - in_hand;
       MPI_Send(&capacity, 1, MPI_INT, 0, kTagRequest, MPI_COMM_WORLD);
@@ -274,6 +342,10 @@ Session::~Session() {
   if (initialized_) MPI_Finalize();
 }
 
+void Session::abort(int code) {
+  if (initialized_) MPI_Abort(MPI_COMM_WORLD, code);
+}
+
 std::string text_from_root(const std::function<std::string()>& text) {
   if (g_world.size == 1) return text();
   int kind = 0;
@@ -302,9 +374,10 @@ std::string text_from_root(const std::function<std::string()>& text) {
 void distribute_points(const std::vector<std::size_t>& anywhere,
                        const std::vector<std::size_t>& root_only, int jobs,
                        const std::function<ojson(std::size_t)>& compute,
-                       const std::function<void(std::size_t, ojson)>& record) {
+                       const std::function<void(std::size_t, ojson)>& record,
+                       const std::function<ojson(std::size_t, const std::string&)>& lost) {
   if (is_root()) {
-    serve(anywhere, root_only, jobs, compute, record);
+    serve(anywhere, root_only, jobs, compute, record, lost);
   } else {
     work(jobs, compute);
   }
@@ -325,11 +398,15 @@ Session::Session(int&, char**&) {
 
 Session::~Session() = default;
 
+void Session::abort(int) {}
+
 std::string text_from_root(const std::function<std::string()>& text) { return text(); }
 
-void distribute_points(const std::vector<std::size_t>&, const std::vector<std::size_t>&, int,
-                       const std::function<nlohmann::ordered_json(std::size_t)>&,
-                       const std::function<void(std::size_t, nlohmann::ordered_json)>&) {
+void distribute_points(
+    const std::vector<std::size_t>&, const std::vector<std::size_t>&, int,
+    const std::function<nlohmann::ordered_json(std::size_t)>&,
+    const std::function<void(std::size_t, nlohmann::ordered_json)>&,
+    const std::function<nlohmann::ordered_json(std::size_t, const std::string&)>&) {
   throw std::logic_error("distribute_points: built without MPI");
 }
 

@@ -31,6 +31,9 @@ class Session {
  public:
   Session(int& argc, char**& argv);
   ~Session();
+  // Ends every rank of the job at once with `code` (MPI_Abort), where MPI_Finalize would wait
+  // for a rank that is gone; with one rank, nothing.
+  void abort(int code);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
@@ -54,9 +57,26 @@ std::string text_from_root(const std::function<std::string()>& text);
 // points given first are not left for the end). Other ranks compute what they are given and
 // return; their arguments `anywhere`, `root_only` and `record` are not used. `compute` must not
 // throw.
-void distribute_points(const std::vector<std::size_t>& anywhere,
-                       const std::vector<std::size_t>& root_only, int jobs,
-                       const std::function<nlohmann::ordered_json(std::size_t)>& compute,
-                       const std::function<void(std::size_t, nlohmann::ordered_json)>& record);
+//
+// A rank that stops answering (killed, its node lost, under a launcher that keeps the job alive
+// such as `mpirun --enable-recovery`) does not hang rank 0: every rank other than 0 sends a
+// heartbeat each second while it works, and one not heard from for rank_timeout_seconds() is
+// given up: each point handed to it is recorded as `lost(i, reason)`, the others go on, and
+// lost_ranks() names it. The command then finishes its files and main ends the job (Session::
+// abort) with a message naming the rank.
+void distribute_points(
+    const std::vector<std::size_t>& anywhere, const std::vector<std::size_t>& root_only, int jobs,
+    const std::function<nlohmann::ordered_json(std::size_t)>& compute,
+    const std::function<void(std::size_t, nlohmann::ordered_json)>& record,
+    const std::function<nlohmann::ordered_json(std::size_t, const std::string&)>& lost);
+
+// How long rank 0 waits for a word from a rank that holds points: CRBENCH_MPI_RANK_TIMEOUT
+// (seconds, in [1, 1e6]) or 60 s; an InputError naming the variable when it is malformed.
+double rank_timeout_seconds();
+
+// The ranks given up so far on rank 0 (empty elsewhere), and a message naming them with the
+// number of points each held.
+const std::vector<int>& lost_ranks();
+std::string lost_ranks_message();
 
 }  // namespace crbench::mpi

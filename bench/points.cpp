@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "crbench/bench/mpi.hpp"
@@ -25,6 +27,63 @@ namespace crbench {
 
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
+
+namespace {
+
+// The lines points.jsonl could not take go to a fallback file (next to the --out folder, else
+// in the temporary folder, else on stderr as JSON lines); OutputError says where and how to put
+// them back, so that --resume reuses them.
+[[noreturn]] void save_unsaved(const fs::path& jsonl, const std::vector<ojson>& lines,
+                               const std::vector<std::size_t>& unsaved, int append_errno) {
+  // A first empty line: appended after a line the full disk cut short, the first point still
+  // starts a line of its own.
+  const auto count = [](std::size_t n) {
+    return std::to_string(n) + (n == 1 ? " point" : " points");
+  };
+  std::string text = "\n";
+  for (const std::size_t i : unsaved) text += lines[i].dump() + "\n";
+  const std::string why = append_errno != 0
+                              ? std::error_code(append_errno, std::generic_category()).message()
+                              : std::string("an unwritable folder or a full disk");
+  const std::string head = "--out: cannot append to '" + jsonl.string() + "' (" + why + "); ";
+  if (unsaved.empty()) throw OutputError(head + "no computed point is missing from it");
+  const fs::path out = jsonl.parent_path();
+  const std::string stem = (out.filename().empty() ? fs::path("out") : out.filename()).string();
+  std::vector<fs::path> folders;
+  if (!out.parent_path().empty()) folders.push_back(out.parent_path());
+  if (out.parent_path().empty()) folders.emplace_back(".");
+  std::error_code error;
+  const fs::path temporary = fs::temp_directory_path(error);
+  if (!error) folders.push_back(temporary);
+  for (const fs::path& folder : folders) {
+    std::string name = (folder / (stem + ".unsaved-points-XXXXXX.jsonl")).string();
+    const int fd = ::mkstemps(name.data(), 6);
+    if (fd < 0) continue;
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    const bool whole = done == text.size() && ::fsync(fd) == 0;
+    ::close(fd);
+    if (!whole) {
+      ::unlink(name.c_str());
+      continue;
+    }
+    throw OutputError(head + "the " + count(unsaved.size()) + " computed after it failed " +
+                      (unsaved.size() == 1 ? "is" : "are") + " in '" + name +
+                      "': once there is room, append them (cat '" + name + "' >> '" +
+                      jsonl.string() + "') and run again with --resume");
+  }
+  std::fputs(text.c_str(), stderr);
+  throw OutputError(head + "no fallback file could be written either: the " +
+                    count(unsaved.size()) + " computed after it failed " +
+                    (unsaved.size() == 1 ? "is the JSON line" : "are the JSON lines") +
+                    " above on stderr; append them to that file and run again with --resume");
+}
+
+}  // namespace
 
 PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
                     const std::function<ojson(std::size_t)>& compute,
@@ -54,7 +113,10 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
         // A point that failed inside crbench (not a solver status), or that the wall-time bound
         // stopped, is tried again.
         const std::string status = line.value("status", std::string());
-        if (status == "internal_error" || status == "wall_time_exceeded") continue;
+        if (status == "internal_error" || status == "wall_time_exceeded" ||
+            status == "output_error" || status == "rank_lost") {
+          continue;
+        }
         if (!keep(it->second, line)) {
           ++run.discarded;
           continue;
@@ -79,23 +141,43 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
     }
     append.open(jsonl, std::ios::app);
   });
+  // A file of the point that cannot be written (its trajectory on a full disk) ends the point
+  // with status output_error (computed again by --resume) and the command with exit status 2.
+  std::string output_error;
   const auto safe_compute = [&](std::size_t i) {
     try {
       return compute(i);
+    } catch (const OutputError& e) {
+      return ojson{{"key", keys[i]}, {"status", "output_error"}, {"reason", e.what()}};
     } catch (const std::exception& e) {
       // Kept as a record so that the other points are still written.
       return ojson{{"key", keys[i]}, {"status", "internal_error"}, {"reason", e.what()}};
     }
   };
-  // Each finished point is appended and flushed at once: an interrupted study keeps it.
+  // Each finished point is appended and flushed at once: an interrupted study keeps it. Once an
+  // append fails (a full disk) the points finished from then on stay in memory (`unsaved`) and
+  // go to a fallback file at the end (save_unsaved).
   bool append_failed = run.writer && !append;
+  int append_errno = append_failed ? errno : 0;
+  std::vector<std::size_t> unsaved;
   std::size_t finished = 0;
   const auto start = std::chrono::steady_clock::now();
   // Called by one thread at a time.
   const auto record = [&](std::size_t i, ojson line) {
-    append << line.dump() << "\n";
-    append.flush();
-    if (!append) append_failed = true;
+    if (!append_failed) {
+      errno = 0;
+      append << line.dump() << "\n";
+      append.flush();
+      if (!append) {
+        append_failed = true;
+        append_errno = errno;
+      }
+    }
+    if (append_failed) unsaved.push_back(i);
+    // (Under MPI the point may have been computed on another rank.)
+    if (output_error.empty() && line.value("status", std::string()) == "output_error") {
+      output_error = line.value("reason", std::string());
+    }
     run.lines[i] = std::move(line);
     ++finished;
     if (!options.progress_line) return;
@@ -112,7 +194,11 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
     for (const std::size_t i : todo) {
       (options.root_only && options.root_only(i) ? root_only : anywhere).push_back(i);
     }
-    mpi::distribute_points(anywhere, root_only, std::max(1, options.jobs), safe_compute, record);
+    const auto lost = [&](std::size_t i, const std::string& reason) {
+      return ojson{{"key", keys[i]}, {"status", "rank_lost"}, {"reason", reason}};
+    };
+    mpi::distribute_points(anywhere, root_only, std::max(1, options.jobs), safe_compute, record,
+                           lost);
   } else {
     std::mutex mutex;
     std::atomic<std::size_t> next{0};
@@ -135,11 +221,17 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
   if (!run.writer) return run;
   if (options.progress_line) std::fprintf(stderr, "\n");
   append.close();
-  if (append_failed) {
-    throw InputError("--out: cannot append to '" + jsonl.string() +
-                     "' (an unwritable folder or a full disk); the points computed are lost");
+  if (append_failed) save_unsaved(jsonl, run.lines, unsaved, append_errno);
+  if (!output_error.empty()) {
+    throw OutputError(output_error +
+                      "; the point that wrote it has status output_error, and --resume computes "
+                      "it again");
   }
   run.computed = static_cast<int>(todo.size());
+  for (const std::size_t i : todo) {
+    // Points handed to a rank that was given up were not computed (bench/mpi.hpp).
+    if (run.lines[i].value("status", std::string()) == "rank_lost") --run.computed;
+  }
   return run;
 }
 

@@ -31,32 +31,36 @@ std::string exact(double x) {
 
 // A new, empty file PATH.partial-XXXXXX in PATH's folder, created with O_EXCL under a name no
 // other writer has (mkstemp): two processes or threads writing the same PATH never share their
-// temporary file, and the last rename wins with a whole file. InputError naming `option` and
+// temporary file, and the last rename wins with a whole file. OutputError naming `option` and
 // PATH when it cannot be created.
 std::filesystem::path unique_partial(const std::filesystem::path& path, const std::string& option) {
   std::string name = path.string() + ".partial-XXXXXX";
   const int fd = ::mkstemp(name.data());
   if (fd < 0) {
-    throw InputError(option + ": cannot write '" + path.string() + "' (" +
-                     std::error_code(errno, std::generic_category()).message() + ")");
+    throw OutputError(option + ": cannot write '" + path.string() + "' (" +
+                      std::error_code(errno, std::generic_category()).message() + ")");
   }
   ::close(fd);
   return name;
 }
 
 // The end of a write through a temporary file: renamed to PATH when `written` (the stream is
-// still good), removed otherwise; InputError naming `option` and PATH when the write or the
+// still good), removed otherwise; OutputError naming `option` and PATH when the write or the
 // rename failed. PATH keeps its previous version in that case.
 void put_in_place(const std::filesystem::path& partial, const std::filesystem::path& path,
                   bool written, const std::string& option) {
   std::error_code error;
   if (written) std::filesystem::rename(partial, path, error);
   if (written && !error) return;
+  const int write_errno = errno;
   std::error_code ignored;
   std::filesystem::remove(partial, ignored);
-  throw InputError(option + ": cannot write '" + path.string() + "' (" +
-                   (error ? error.message() : std::string("an unwritable folder or a full disk")) +
-                   "); the previous file, if any, is left as it was");
+  const std::string why =
+      error ? error.message()
+            : (write_errno != 0 ? std::error_code(write_errno, std::generic_category()).message()
+                                : std::string("an unwritable folder or a full disk"));
+  throw OutputError(option + ": cannot write '" + path.string() + "' (" + why +
+                    "); the previous file, if any, is left as it was");
 }
 
 class TrajectoryCsv {
@@ -68,7 +72,7 @@ class TrajectoryCsv {
         partial_(unique_partial(path, "--trajectory").string()),
         file_(partial_),
         extras_(static_cast<Eigen::Index>(extras.size())) {
-    if (!file_) throw InputError("--trajectory: cannot open '" + path + "' for writing");
+    if (!file_) throw OutputError("--trajectory: cannot open '" + path + "' for writing");
     file_ << "t,label";
     for (int i = 0; i < n; ++i) file_ << ",q" << i;
     for (int i = 0; i < n; ++i) file_ << ",v" << i;
@@ -92,10 +96,12 @@ class TrajectoryCsv {
     put(s.impulse.size() == s.f.size() ? s.impulse : Eigen::VectorXd::Zero(s.f.size()));
     put(s.extra.size() == extras_ ? s.extra : Eigen::VectorXd::Constant(extras_, std::nan("")));
     file_ << "\n";
+    if (!file_ && write_errno_ == 0) write_errno_ = errno;
   }
   void finish() {
     file_.close();
     finished_ = true;
+    if (!file_ && write_errno_ != 0) errno = write_errno_;
     put_in_place(partial_, path_, static_cast<bool>(file_), "--trajectory");
   }
   ~TrajectoryCsv() {
@@ -112,6 +118,7 @@ class TrajectoryCsv {
   std::ofstream file_;
   Eigen::Index extras_;
   bool finished_ = false;
+  int write_errno_ = 0;  // the first failed write's
 };
 
 // The folder data_path reads from, chosen once per process (see run_support.hpp).
@@ -142,10 +149,13 @@ std::filesystem::path data_path(const std::filesystem::path& relative) {
 void write_file(const std::filesystem::path& path, std::string_view content) {
   const std::filesystem::path partial = unique_partial(path, "--out");
   std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+  errno = 0;
   if (file) file.write(content.data(), static_cast<std::streamsize>(content.size()));
   if (file) file.flush();
   const bool written = static_cast<bool>(file);
+  const int write_errno = errno;
   file.close();
+  errno = write_errno;
   put_in_place(partial, path, written && file, "--out");
 }
 

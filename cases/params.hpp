@@ -16,6 +16,13 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A file that cannot be written (an unwritable folder, a full disk): exit status 2 like a bad
+// input, but inside a study's point it stops the point without being taken for a failure of the
+// computation (bench/points.hpp).
+struct OutputError : InputError {
+  using InputError::InputError;
+};
+
 struct ParamSpec {
   std::string name;
   double default_value = 0.0;

@@ -58,6 +58,40 @@ computed=$(sed -n 's/.*: \([0-9]*\) of [0-9]* points computed.*/\1/p' "$work/res
 same "$work/single" "$work/killed"
 echo "sweep: killed after $kept of $total points, --resume completed the same files"
 
+# Under a launcher that keeps the job alive when a rank dies (Open MPI's --enable-recovery, as
+# some Slurm set-ups do) rank 0 gives the silent rank up after CRBENCH_MPI_RANK_TIMEOUT seconds,
+# records its points as rank_lost, writes the files and ends the job with a message naming it.
+# (Open MPI 4.1's mpirun exits 0 under --enable-recovery whatever its processes return, so the
+# message, not the status, is what is checked.)
+if "$mpiexec" --enable-recovery "${launch[@]:3}" -n 1 true > /dev/null 2>&1; then
+  CRBENCH_MPI_RANK_TIMEOUT=3 timeout 120 "${launch[@]}" --enable-recovery "$crbench" sweep \
+    --sweep "$sweep" --out "$work/recovery" --jobs 1 --no-figures > "$work/recovery.log" 2>&1 &
+  launcher=$!
+  for _ in $(seq 1 600); do
+    lines=$( (grep -c . "$work/recovery/points.jsonl" 2>/dev/null) || true)
+    [ "${lines:-0}" -ge 20 ] && break
+    sleep 0.01
+  done
+  victim=""
+  for pid in $(pgrep -P "$launcher" || true) $(pgrep -P "$(pgrep -P "$launcher" | head -1)" || true); do
+    [ "$(tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -E '^(OMPI_COMM_WORLD_RANK|PMI_RANK|PMIX_RANK)=' | head -1 | cut -d= -f2)" = "1" ] && victim=$pid
+  done
+  [ -n "$victim" ] || { echo "FAIL: rank 1 not found under the launcher"; exit 1; }
+  kill -9 "$victim"
+  status=0
+  wait "$launcher" || status=$?
+  [ "$status" -ne 124 ] || { echo "FAIL: the job with a lost rank hung until the timeout"; exit 1; }
+  grep -q "rank 1 stopped answering" "$work/recovery.log" ||
+    { echo "FAIL: no message naming the lost rank:"; cat "$work/recovery.log"; exit 1; }
+  grep -q '"status":"rank_lost"' "$work/recovery/points.jsonl" ||
+    { echo "FAIL: the lost rank's points are not recorded"; exit 1; }
+  [ -f "$work/recovery/grid.csv" ] || { echo "FAIL: the files were not written"; exit 1; }
+  "${launch[@]}" "$crbench" sweep --sweep "$sweep" --out "$work/recovery" --jobs 1 --no-figures \
+    --resume > "$work/recovery-resumed.log"
+  same "$work/single" "$work/recovery"
+  echo "sweep: a rank lost under --enable-recovery was given up, and --resume completed the files"
+fi
+
 "$crbench" converge --study "$study" --out "$work/converge-single" --jobs 2 --no-figures > /dev/null
 "${launch[@]}" "$crbench" converge --study "$study" --out "$work/converge-ranks" --jobs 1 \
   --no-figures > /dev/null

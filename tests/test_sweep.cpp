@@ -1,8 +1,13 @@
 // crbench sweep (bench/sweep.hpp): the limit model's lift-off over a (ζ, ω₀) grid on dk-plane
 // against the closed-form z, Proposition 1 over the written grid, determinism across threads and
 // resumption, and malformed sweep files.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -272,4 +277,60 @@ TEST_CASE("sweep: an axis whose values coincide in double precision is an input 
   j["axes"][0] = {{"name", "zeta"}, {"from", 1}, {"to", 1.00000000000001}, {"count", 200}};
   CHECK_THAT(error_of(j), Catch::Contains("sweep.axes[0]"));
   CHECK_THAT(error_of(j), Catch::Contains("the same number in double precision"));
+}
+
+TEST_CASE("sweep: a full disk loses no computed point: the rest go to a fallback file",
+          "[sweep][reliability]") {
+  // The disk fills (RLIMIT_FSIZE: writes past 40 KB fail with EFBIG, as ENOSPC would) in the
+  // middle of points.jsonl: the points finished after that stay in memory and go to a fallback
+  // file next to the folder; with them appended, --resume computes nothing and the files equal
+  // an uninterrupted run's.
+  const json j = dk_plane_map(8);
+  const fs::path whole = fresh_dir("disk_whole");
+  const fs::path full = fresh_dir("disk_full");
+  sweep(j, whole, 1);
+  const fs::path message = full.string() + ".message";
+  fs::remove(message);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{40 * 1024, 40 * 1024};
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(98);
+    int status = 0;
+    std::string text;
+    try {
+      sweep(j, full, 1);
+    } catch (const crbench::InputError& e) {
+      text = e.what();
+      status = 2;
+    }
+    std::ofstream(message) << text;
+    _exit(status);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  const std::string text = read(message);
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("cannot append to '" + (full / "points.jsonl").string() +
+                                   "' (File too large)"));
+  const std::size_t at = text.find("are in '");
+  REQUIRE(at != std::string::npos);
+  const std::string fallback = text.substr(at + 8, text.find('\'', at + 8) - at - 8);
+  CHECK(fs::path(fallback).parent_path() == full.parent_path());
+  CHECK(fs::file_size(full / "points.jsonl") == 40 * 1024);
+  {
+    std::ofstream out(full / "points.jsonl", std::ios::binary | std::ios::app);
+    out << read(fallback);
+  }
+  const auto resumed = sweep(j, full, 1, true);
+  CHECK(resumed.points_computed == 0);
+  for (const char* file : {"points.jsonl", "grid.csv", "grid.json", "sweep.json"}) {
+    INFO(file);
+    CHECK(read(whole / file) == read(full / file));
+  }
+  fs::remove(fallback);
+  fs::remove(message);
 }
