@@ -113,7 +113,8 @@ class Converge {
         (lines_discarded_ > 0
              ? "; --resume discarded " + std::to_string(lines_discarded_) +
                    " lines of points.jsonl computed with other settings (case, parameters, "
-                   "models, tolerances, observables or version)"
+                   "models, tolerances, observables or version) or altered since written "
+                   "(checksum)"
              : std::string()));
     if (options_.figures) {
       const std::string failure = run_figures(out_);
@@ -431,6 +432,7 @@ class Converge {
       }
       ojson without = line;
       without.erase("wall_time_s");
+      seal(without);
       sorted << without.dump() << "\n";
       timing << ojson{{"key", line["key"]}, {"wall_time_s", line["wall_time_s"]}}.dump() << "\n";
     }

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -29,6 +30,41 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
 namespace {
+
+// The integrity mark of a line: FNV-1a (64 bits, hexadecimal) of the line's JSON text without its
+// own "checksum" field. A line read back by --resume is reused only when its mark matches, so a
+// line cut, edited or corrupted on disk is computed again rather than put in the tables (a
+// number turned into a string there ended the command with an internal error, or went into the
+// grid as it was).
+std::string checksum_of(const ojson& line);
+
+}  // namespace
+
+void seal(ojson& line) {
+  line.erase("checksum");
+  line["checksum"] = checksum_of(line);
+}
+
+namespace {
+
+std::string checksum_of(const ojson& line) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const char c : line.dump()) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ULL;
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+bool intact(ojson line) {
+  const auto it = line.find("checksum");
+  if (it == line.end() || !it->is_string()) return false;
+  const std::string mark = it->get<std::string>();
+  line.erase(it);
+  return mark == checksum_of(line);
+}
 
 // The lines points.jsonl could not take go to a fallback file (next to the --out folder, else
 // in the temporary folder, else on stderr as JSON lines); OutputError says where and how to put
@@ -104,7 +140,10 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
       while (std::getline(in, text)) {
         // A line cut short by an interruption does not parse; its point is computed again.
         const ojson line = ojson::parse(text, nullptr, false);
-        if (line.is_discarded() || !line.contains("key") || !line["key"].is_string()) continue;
+        if (line.is_discarded() || !line.is_object() || !line.contains("key") ||
+            !line["key"].is_string()) {
+          continue;
+        }
         const auto it = index.find(line["key"].get<std::string>());
         if (it == index.end()) {
           ++run.discarded;
@@ -115,6 +154,10 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
         const std::string status = line.value("status", std::string());
         if (status == "internal_error" || status == "wall_time_exceeded" ||
             status == "output_error" || status == "rank_lost") {
+          continue;
+        }
+        if (!intact(line)) {
+          ++run.discarded;
           continue;
         }
         if (!keep(it->second, line)) {
@@ -164,6 +207,7 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
   const auto start = std::chrono::steady_clock::now();
   // Called by one thread at a time.
   const auto record = [&](std::size_t i, ojson line) {
+    seal(line);
     if (!append_failed) {
       errno = 0;
       append << line.dump() << "\n";

@@ -31,11 +31,17 @@ struct PointRun {
   std::vector<bool> resumed;                  // the line was read back from points.jsonl
   int computed = 0;
   // With resume: whole lines of points.jsonl not reused because no point of this run has their
-  // key or `keep` refused them (computed with other settings); their points are computed again.
+  // key, `keep` refused them (computed with other settings) or their checksum does not match
+  // (altered since written: every line carries one); their points are computed again.
   int discarded = 0;
   // Under MPI only rank 0 holds the lines and writes files; the other ranks return with none.
   bool writer = true;
 };
+
+// Sets a line's "checksum" (last field): FNV-1a of its JSON text without it. run_points seals
+// every line it records and reuses only intact lines; a caller that changes a line before it
+// writes the final points.jsonl seals it again.
+void seal(nlohmann::ordered_json& line);
 
 // The point with `keys[i]` is read back from `jsonl` (with resume) when its line parses, its
 // status is neither internal_error nor wall_time_exceeded and `keep(i, line)` accepts it;

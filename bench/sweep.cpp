@@ -540,9 +540,11 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
                  << prop1 << " points, delayed at " << prop1_delayed << "; grid in "
                  << out.string();
     if (run.discarded > 0) {
-      *options.log << "; --resume discarded " << run.discarded
-                   << " lines of points.jsonl computed with other settings (case, parameters, "
-                      "model, tolerances, check or version) or off this grid";
+      *options.log
+          << "; --resume discarded " << run.discarded
+          << " lines of points.jsonl computed with other settings (case, parameters, "
+             "model, tolerances, check or version), off this grid, or altered since written "
+             "(checksum)";
     }
     *options.log << "\n";
   }

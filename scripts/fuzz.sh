@@ -4,6 +4,7 @@
 #   fuzz_study   study and sweep files   seeds: tests/data/{studies,sweeps}, bench/{studies,sweeps} (+ study.dict)
 #   fuzz_params  numbers and KEY=VALUE   seeds: tests/fuzz/seeds/params
 #   fuzz_cli     the command line        seeds: tests/fuzz/seeds/cli (arguments split at newlines)
+#   fuzz_resume  --resume's points.jsonl seeds: tests/fuzz/seeds/resume (a small sweep's own lines)
 # New inputs go to build/debug/fuzz/<target>/corpus; a crash, a sanitizer report or a leak ends
 # that target with an artifact in build/debug/fuzz/<target>/ and this script with status 1.
 # Usage: scripts/fuzz.sh [SECONDS (default 60)] [TARGET...]
@@ -12,12 +13,13 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_study fuzz_params fuzz_cli)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_study fuzz_params fuzz_cli fuzz_resume)
 build=build/debug
 declare -A seeds=(
   [fuzz_study]="tests/data/studies bench/studies tests/data/sweeps bench/sweeps"
   [fuzz_params]="tests/fuzz/seeds/params"
   [fuzz_cli]="tests/fuzz/seeds/cli"
+  [fuzz_resume]="tests/fuzz/seeds/resume"
 )
 pids=()
 for t in "${targets[@]}"; do

@@ -334,3 +334,37 @@ TEST_CASE("sweep: a full disk loses no computed point: the rest go to a fallback
   fs::remove(fallback);
   fs::remove(message);
 }
+
+TEST_CASE("sweep: --resume computes again a line altered since it was written", "[sweep]") {
+  // Every line carries a checksum of its text. A number turned into a string (the grid took it
+  // as it was), a boolean into a number (an internal error) or a line of another point under
+  // this point's key are each discarded and computed again.
+  const json j = dk_plane_map(3);
+  const fs::path whole = fresh_dir("altered_whole");
+  const fs::path altered = fresh_dir("altered");
+  sweep(j, whole, 1);
+  const std::string original = read(whole / "points.jsonl");
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(original);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  REQUIRE(lines.size() == 9);
+  json first = json::parse(lines[0]);
+  first["lift_off_time"] = "1.5";
+  json second = json::parse(lines[1]);
+  second["theorem_applies"] = 3;
+  json third = json::parse(lines[3]);
+  third["key"] = json::parse(lines[2])["key"];
+  std::string text = first.dump() + "\n" + second.dump() + "\n" + third.dump() + "\n";
+  for (std::size_t k = 4; k < lines.size(); ++k) text += lines[k] + "\n";
+  fs::create_directories(altered);
+  std::ofstream(altered / "points.jsonl", std::ios::binary) << text;
+  const auto resumed = sweep(j, altered, 1, true);
+  CHECK(resumed.points_computed == 4);
+  CHECK(resumed.lines_discarded == 3);
+  for (const char* file : {"points.jsonl", "grid.csv", "grid.json", "sweep.json"}) {
+    INFO(file);
+    CHECK(read(whole / file) == read(altered / file));
+  }
+}
