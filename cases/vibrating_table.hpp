@@ -75,11 +75,27 @@ struct VibratingTable : NoForce<1>, UnitMetric<1> {
     return {.t = 0.0, .q = Vec<double, 1>(0.0), .v = Vec<double, 1>(a * omega)};
   }
 
+  // The first positive zero of I(t) = g t − a ω (1 − cos ω t) = t h(t), h = g − 2 a ω sin²(ω t/2)/t
+  // (written with sin² against the cancellation of 1 − cos). sin²(x)/t, x = ω t/2, rises until
+  // tan x = 2x (x* = 1.16556) and stays below that value afterwards (it is at most 1/t), so a zero
+  // exists iff h(2x*/ω) ≤ 0, and then it is the one root of the decreasing h on (0, 2x*/ω]. A scan
+  // from 1e-3 of a period missed it where it lies earlier (a = 1e6, ω = 5: at 2g/(a ω³) = 1.6e-8,
+  // not 25.13).
   std::optional<double> viscous_time() const {
-    const double period = 2.0 * 3.141592653589793 / omega;
-    return analysis::first_root(
-        [this](double t) { return g * t - a * omega * (1.0 - std::cos(omega * t)); }, 1e-3 * period,
-        20.0 * period, 1e-2 * period);
+    const auto h = [this](double t) {
+      const double s = std::sin(0.5 * omega * t);
+      return g - 2.0 * a * omega * s * s / t;
+    };
+    const double t_peak = 2.0 * 1.1655611852072113 / omega;
+    const double at_peak = h(t_peak);
+    if (at_peak > 0.0) return std::nullopt;
+    if (at_peak == 0.0) return t_peak;
+    const double t_low = 1e-30 * t_peak;
+    std::uintmax_t iterations = 200;
+    const auto [lo, hi] = boost::math::tools::toms748_solve(
+        h, t_low, t_peak, h(t_low), at_peak,
+        [](double x, double y) { return std::abs(y - x) <= 4e-16 * std::max(x, y); }, iterations);
+    return 0.5 * (lo + hi);
   }
   double horizon() const {
     const auto viscous = viscous_time();

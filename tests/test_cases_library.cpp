@@ -151,6 +151,23 @@ TEST_CASE("pendulum-string: the string goes slack where cos(theta) = (2 - v0^2/(
   CHECK_FALSE(testing::solve(*slow).lift_off_time);
 }
 
+TEST_CASE("vibrating-table: the viscous lift-off fact is the first zero however early it lies",
+          "[cases]") {
+  // The first positive zero of g t - a omega (1 - cos omega t). Independent values (scipy brentq
+  // on a geometric then linear scan from 1e-30): 0.16999040374897553 at the defaults,
+  // 2g/(a omega^3) when it is early (a = 1e6: 1.6e-8; omega = 1e6: 2e-17; g = 1e-9: 1.6e-10,
+  // where a scan from 1e-3 of a period gave 25.13), none for g = 2 (a omega^2 sin^2(x)/x never
+  // reaches g).
+  const auto viscous = [](std::vector<Assignment> set) {
+    return make_model("vibrating-table", set)->facts().lift_off_time("viscous");
+  };
+  CHECK(std::abs(*viscous({}) - 0.16999040374897553) < 1e-15);
+  CHECK(std::abs(*viscous({{"a", "1e6"}}) / 1.6e-8 - 1.0) < 1e-12);
+  CHECK(std::abs(*viscous({{"omega", "1e6"}}) / 2e-17 - 1.0) < 1e-12);
+  CHECK(std::abs(*viscous({{"g", "1e-9"}}) / 1.6e-10 - 1.0) < 1e-12);
+  CHECK_FALSE(viscous({{"g", "2"}}));
+}
+
 TEST_CASE("vibrating-table: classical lift-off at sin(omega t) = g/(a omega^2)", "[cases]") {
   for (const auto& set :
        std::vector<std::vector<Assignment>>{{}, {{"a", "0.02"}, {"omega", "30"}, {"g", "9.81"}}}) {
