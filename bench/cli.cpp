@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -200,6 +201,27 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       solver_options[c.name] =
           run->add_option(flag_name(c.name), solver_option_text[c.name], c.description);
     }
+  }
+
+  // On a terminal, a solve that will clearly take more than a minute says so once, estimated
+  // from its pace after 5 s (the lift-off of a long horizon, event-driven impacts on a chain of
+  // 1000 balls at 0.57 s each, would otherwise be silent until --max-wall-time stops it).
+  if (isatty(fileno(stderr)) != 0) {
+    request.on_progress = [started = std::chrono::steady_clock::now(), noted = false, &err](
+                              double t, double t0, double t_end) mutable {
+      if (noted || !(t > t0) || !(t_end > t)) return;
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (elapsed < 5.0) return;
+      const double total = elapsed * (t_end - t0) / (t - t0);
+      if (!(total > 60.0)) return;
+      noted = true;
+      err << "crbench: after " << format_number(std::round(elapsed))
+          << " s the solve is at t = " << format_number(t) << " of " << format_number(t_end)
+          << "; at this pace it takes about " << format_number(std::round(total))
+          << " s in all (--max-wall-time bounds it)\n";
+      err.flush();
+    };
   }
 
   auto* verify = app.add_subcommand(

@@ -189,6 +189,11 @@ RunRecord execute(const RunRequest& request) {
   check_in_range(kRtolSpec, settings.rtol, "--rtol");
   check_in_range(kAtolSpec, settings.atol, "--atol");
   settings.max_wall_time = request.max_wall_time;
+  if (request.on_progress) {
+    settings.on_progress = [&request, &settings, t0 = model->initial_state().t](double t) {
+      request.on_progress(t, t0, settings.t_end);
+    };
+  }
   configure_solver(solver, request.solver_assignments, settings, &model->info());
   const double t0 = model->initial_state().t;
   settings.t_end = request.t_end ? *request.t_end : horizon_of(*model);

@@ -30,6 +30,9 @@ struct RunRequest {
   int samples = 1001;           // trajectory grid points over [t0, t_end]
   std::string trajectory_path;  // empty: no trajectory
   double max_wall_time = std::numeric_limits<double>::infinity();  // seconds (RunSettings)
+  // Called about once a second of the solve with its time t, its start t0 and its horizon t_end
+  // (RunSettings::on_progress). May be empty.
+  std::function<void(double t, double t0, double t_end)> on_progress;
   // Called with every sample on the grid and at events, besides the CSV (may be empty; a
   // non-empty observer turns the grid on).
   std::function<void(const TrajectorySample&)> observer;

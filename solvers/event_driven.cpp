@@ -841,7 +841,8 @@ class Run {
 
   const Model& model_;
   const RunSettings& settings_;
-  const WallTimeBudget wall_time_{std::chrono::steady_clock::now(), settings_.max_wall_time};
+  const WallTimeBudget wall_time_{std::chrono::steady_clock::now(), settings_.max_wall_time,
+                                  settings_.on_progress};
   const Options& opt_;
   RunRecord& rec_;
   const int n_;

@@ -62,7 +62,7 @@ class KinematicLimit {
             if (static_cast<double>(rec_.steps) > 1e7) {
               throw RunFailure{"too_many_steps", "more than 1e7 steps"};
             }
-            if (wall_time_.exceeded()) {
+            if (wall_time_.exceeded(stepper.current_time())) {
               throw RunFailure{"wall_time_exceeded",
                                "the solve took more than max_wall_time = " +
                                    format_number(wall_time_.seconds()) +
@@ -170,7 +170,8 @@ class KinematicLimit {
 
   const Model& model_;
   const RunSettings& settings_;
-  const WallTimeBudget wall_time_{std::chrono::steady_clock::now(), settings_.max_wall_time};
+  const WallTimeBudget wall_time_{std::chrono::steady_clock::now(), settings_.max_wall_time,
+                                  settings_.on_progress};
   const double alpha_, beta_;
   RunRecord& rec_;
   const int n_, k_;

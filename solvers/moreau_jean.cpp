@@ -354,11 +354,11 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
     return true;
   };
 
-  const WallTimeBudget wall_time(started, settings.max_wall_time);
+  const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
   for (long k = 0; k < step_count; ++k) {
     // Every step (a clock read, against a step of microseconds to tens of milliseconds: one
     // look per 256 steps let ball-chain n = 1000, 33 ms a step, run 34 s past a 0.5 s bound).
-    if (wall_time.exceeded()) {
+    if (wall_time.exceeded(x.t)) {
       record.status = "wall_time_exceeded";
       record.reason =
           "the solve took more than max_wall_time = " + format_number(wall_time.seconds()) +

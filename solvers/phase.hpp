@@ -163,7 +163,7 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
       throw RunFailure{"too_many_steps", "more than " + format_number(control.max_steps) +
                                              " steps before t = " + format_number(control.t_end)};
     }
-    if (control.wall_time.exceeded()) {
+    if (control.wall_time.exceeded(t_prev)) {
       throw RunFailure{"wall_time_exceeded", "the solve took more than max_wall_time = " +
                                                  format_number(control.wall_time.seconds()) +
                                                  " s; stopped at t = " + format_number(t_prev)};

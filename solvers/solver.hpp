@@ -56,6 +56,10 @@ struct RunSettings {
   // Seconds one solve may take; past it the run ends with status wall_time_exceeded (its record
   // keeps what was computed up to then). Infinite: no bound but the step counters.
   double max_wall_time = std::numeric_limits<double>::infinity();
+  // Called about once a second of wall time with the solve's current time t (where the solvers
+  // look at their wall-time bound): `crbench run` on a terminal estimates from it how long the
+  // run will take. May be empty.
+  std::function<void(double t)> on_progress;
 };
 
 // What Solver::run (and every command) accepts for the tolerances and the wall-time bound.
@@ -72,18 +76,32 @@ inline const ParamSpec kAtolSpec{
 class WallTimeBudget {
  public:
   WallTimeBudget() = default;
-  WallTimeBudget(std::chrono::steady_clock::time_point started, double seconds)
+  WallTimeBudget(std::chrono::steady_clock::time_point started, double seconds,
+                 std::function<void(double)> on_progress = {})
       : seconds_(seconds),
         deadline_(std::isfinite(seconds)
                       ? started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                       std::chrono::duration<double>(seconds))
-                      : std::chrono::steady_clock::time_point::max()) {}
+                      : std::chrono::steady_clock::time_point::max()),
+        on_progress_(std::move(on_progress)),
+        next_progress_(started + std::chrono::seconds(1)) {}
   bool exceeded() const { return std::chrono::steady_clock::now() > deadline_; }
+  // The same, reporting the solve's time t to on_progress about once a second.
+  bool exceeded(double t) const {
+    const auto now = std::chrono::steady_clock::now();
+    if (on_progress_ && now >= next_progress_) {
+      next_progress_ = now + std::chrono::seconds(1);
+      on_progress_(t);
+    }
+    return now > deadline_;
+  }
   double seconds() const { return seconds_; }
 
  private:
   double seconds_ = std::numeric_limits<double>::infinity();
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  std::function<void(double)> on_progress_;
+  mutable std::chrono::steady_clock::time_point next_progress_;
 };
 
 class Solver {

@@ -149,6 +149,37 @@ TEST_CASE("Faults: a study with internal_error points writes the others and exit
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("Resource bounds: a long solve reports its pace about once a second", "[reliability]") {
+  // `crbench run` on a terminal turns these reports into one line estimating the run's length
+  // (when it will clearly exceed a minute). dk-plane penalty N = 1e12 (17 s) and
+  // moreau-jean h = 1e-8 (3e8 steps), stopped after 2.5 s: two or more reports, at increasing
+  // times inside the horizon, with the horizon and the start as they are.
+  for (const std::vector<Assignment>& solver :
+       {std::vector<Assignment>{{"preset", "penalty"}, {"N", "1e12"}},
+        std::vector<Assignment>{{"h", "1e-8"}, {"max_steps", "1e9"}}}) {
+    RunRequest request;
+    request.case_name = "dk-plane";
+    request.solver_name =
+        solver.size() == 2 && solver[0].key == "preset" ? "realization" : "moreau-jean";
+    request.solver_assignments = solver;
+    request.max_wall_time = 2.5;
+    std::vector<double> times;
+    request.on_progress = [&](double t, double t0, double t_end) {
+      CHECK(t0 == 0.0);
+      CHECK(t_end == 3.0);
+      times.push_back(t);
+    };
+    const RunRecord record = execute(request);
+    INFO(request.solver_name);
+    CHECK(record.status == "wall_time_exceeded");
+    REQUIRE(times.size() >= 2);
+    CHECK(times.size() <= 3);
+    CHECK(std::is_sorted(times.begin(), times.end()));
+    CHECK(times.front() > 0.0);
+    CHECK(times.back() < 3.0);
+  }
+}
+
 TEST_CASE("Resource bounds: --max-wall-time ends a solve with status wall_time_exceeded",
           "[reliability]") {
   // Each of these takes seconds at least (dk-plane penalty N = 1e8: ~3e6 steps; moreau-jean
