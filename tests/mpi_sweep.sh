@@ -15,6 +15,22 @@ if "$mpiexec" --version 2>&1 | grep -E "open-mpi|OpenRTE|Open MPI" > /dev/null; 
   [ "$(id -u)" -eq 0 ] && launch+=(--allow-run-as-root)
 fi
 
+# kill_rank_1 LAUNCHER POINTS: once POINTS has 20 lines, SIGKILL the rank-1 process among the
+# children and grandchildren of LAUNCHER (mpirun, or a timeout wrapping it).
+kill_rank_1() {
+  for _ in $(seq 1 600); do
+    lines=$( (grep -c . "$2" 2>/dev/null) || true)
+    [ "${lines:-0}" -ge 20 ] && break
+    sleep 0.01
+  done
+  local victim="" pid
+  for pid in $(pgrep -P "$1" || true) $(pgrep -P "$(pgrep -P "$1" | head -1)" || true); do
+    [ "$(tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -E '^(OMPI_COMM_WORLD_RANK|PMI_RANK|PMIX_RANK)=' | head -1 | cut -d= -f2)" = "1" ] && victim=$pid
+  done
+  [ -n "$victim" ] || { echo "FAIL: rank 1 not found under the launcher"; exit 1; }
+  kill -9 "$victim"
+}
+
 same() {  # same FOLDER_A FOLDER_B: identical files, the wall-time ones aside
   diff -r -x timing.jsonl -x 'work_precision.*' "$1" "$2" > "$work/diff.txt" ||
     { echo "FAIL: $1 and $2 differ:"; head -20 "$work/diff.txt"; exit 1; }
@@ -34,17 +50,7 @@ echo "sweep: 2 ranks and 1 process wrote the same files"
   > "$work/killed.log" 2>&1 &
 launcher=$!
 total=$(grep -c . "$work/single/points.jsonl")
-for _ in $(seq 1 600); do
-  lines=$( (grep -c . "$work/killed/points.jsonl" 2>/dev/null) || true)
-  [ "${lines:-0}" -ge 20 ] && break
-  sleep 0.01
-done
-victim=""
-for pid in $(pgrep -P "$launcher" || true); do
-  [ "$(tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -E '^(OMPI_COMM_WORLD_RANK|PMI_RANK|PMIX_RANK)=' | head -1 | cut -d= -f2)" = "1" ] && victim=$pid
-done
-[ -n "$victim" ] || { echo "FAIL: rank 1 not found among the launcher's children"; exit 1; }
-kill -9 "$victim"
+kill_rank_1 "$launcher" "$work/killed/points.jsonl"
 if wait "$launcher"; then echo "FAIL: the job with a killed rank exited with 0"; exit 1; fi
 kept=$(grep -c . "$work/killed/points.jsonl" || true)
 [ "$kept" -lt "$total" ] || { echo "FAIL: the killed run finished all $total points"; exit 1; }
@@ -67,17 +73,7 @@ if "$mpiexec" --enable-recovery "${launch[@]:3}" -n 1 true > /dev/null 2>&1; the
   CRBENCH_MPI_RANK_TIMEOUT=3 timeout 120 "${launch[@]}" --enable-recovery "$crbench" sweep \
     --sweep "$sweep" --out "$work/recovery" --jobs 1 --no-figures > "$work/recovery.log" 2>&1 &
   launcher=$!
-  for _ in $(seq 1 600); do
-    lines=$( (grep -c . "$work/recovery/points.jsonl" 2>/dev/null) || true)
-    [ "${lines:-0}" -ge 20 ] && break
-    sleep 0.01
-  done
-  victim=""
-  for pid in $(pgrep -P "$launcher" || true) $(pgrep -P "$(pgrep -P "$launcher" | head -1)" || true); do
-    [ "$(tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -E '^(OMPI_COMM_WORLD_RANK|PMI_RANK|PMIX_RANK)=' | head -1 | cut -d= -f2)" = "1" ] && victim=$pid
-  done
-  [ -n "$victim" ] || { echo "FAIL: rank 1 not found under the launcher"; exit 1; }
-  kill -9 "$victim"
+  kill_rank_1 "$launcher" "$work/recovery/points.jsonl"
   status=0
   wait "$launcher" || status=$?
   [ "$status" -ne 124 ] || { echo "FAIL: the job with a lost rank hung until the timeout"; exit 1; }
