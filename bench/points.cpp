@@ -151,7 +151,11 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
         }
         // A point that failed inside crbench (not a solver status), or that the wall-time bound
         // stopped, is tried again.
-        const std::string status = line.value("status", std::string());
+        // (Read without trusting the line: a status that is not a string is no status.)
+        const auto status_field = line.find("status");
+        const std::string status = status_field != line.end() && status_field->is_string()
+                                       ? status_field->get<std::string>()
+                                       : std::string();
         if (status == "internal_error" || status == "wall_time_exceeded" ||
             status == "output_error" || status == "rank_lost") {
           continue;
