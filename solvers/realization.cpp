@@ -145,12 +145,16 @@ class Run {
   // ε (|∂f/∂q|·|q| + |∂f/∂t|·|t|), and the exit time, where f crosses 0 at the rate ḟ, is known
   // only to that over |ḟ|. In a viscous medium ḟ at the exit is of order 1/N, so this grows
   // like N (particle-on-circle: 1e-9 at N = 1e6, 1e-2 at N = 1e13).
+  // The round-off of f_k at x (point_ evaluated there).
+  double f_round_off(const State& x, int k) const {
+    return std::numeric_limits<double>::epsilon() *
+           (point_.J.row(k).cwiseAbs().dot(x.q.cwiseAbs()) +
+            std::abs(point_.f_t(k)) * std::abs(x.t) + std::abs(point_.f(k)));
+  }
   void note_exit_round_off(const State& x, int k) {
     model_.evaluate(x, modes_, point_);
-    const double magnitude = point_.J.row(k).cwiseAbs().dot(x.q.cwiseAbs()) +
-                             std::abs(point_.f_t(k)) * std::abs(x.t) + std::abs(point_.f(k));
     const double rate = std::abs(point_.J.row(k).dot(x.v) + point_.f_t(k));
-    const double floor = std::numeric_limits<double>::epsilon() * magnitude / rate;
+    const double floor = f_round_off(x, k) / rate;
     exit_round_off_ = std::max(exit_round_off_.value_or(0.0), floor);
   }
   std::optional<double> exit_round_off_;
@@ -165,9 +169,7 @@ class Run {
     model_.evaluate(x, modes_, point_);
     for (int k = 0; k < first_bilateral_; ++k) {
       if (!in_medium_[static_cast<std::size_t>(k)]) continue;
-      const double magnitude = point_.J.row(k).cwiseAbs().dot(x.q.cwiseAbs()) +
-                               std::abs(point_.f_t(k)) * std::abs(x.t) + std::abs(point_.f(k));
-      const double round_off = std::numeric_limits<double>::epsilon() * magnitude;
+      const double round_off = f_round_off(x, k);
       const double depth = -episode_depth_[static_cast<std::size_t>(k)];
       if (depth > kDepthResolution * round_off) continue;
       rec_.warnings.push_back(
@@ -360,32 +362,16 @@ class Run {
   // turns), and DOP853 takes it in tens of steps per period (solvers/dop853.hpp); overdamped or
   // purely viscous phases stay with the Rosenbrock method. Kinematic rows always make the phase
   // stiff (friction βN without a spring).
-  std::optional<double> underdamped_frequency(const State& x) {
+  std::optional<double> underdamped_frequency(double w_max) const {
     if (model_.kinematic_count() > 0 || !(opt_.medium.stiffness > 0.0)) return std::nullopt;
-    std::vector<int> rows;
-    for (int k = 0; k < m_; ++k) {
-      if (pushing_[static_cast<std::size_t>(k)]) rows.push_back(k);
-    }
-    if (rows.empty()) return std::nullopt;
-    model_.evaluate(x, modes_, point_);
-    const Eigen::VectorXd w = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(
-                                  delassus(point_, rows).W, Eigen::EigenvaluesOnly)
-                                  .eigenvalues();
-    const double w_max = w.maxCoeff();
-    if (!(w_max > 0.0)) return std::nullopt;
     const double zeta =
         opt_.medium.damping * w_max / (2.0 * std::sqrt(opt_.medium.stiffness * w_max));
     if (!(zeta <= 1.0)) return std::nullopt;
     return std::sqrt(opt_.medium.stiffness * w_max);
   }
 
-  // An upper bound on the rate of the fastest normal mode of the pushing constraints: per
-  // eigenvalue w of W = J A⁻¹ Jᵀ the mode z̈ = −N w (β ż + γ z) has rates of modulus at most
-  // max(βN w, √(γN w)). The first step of a stiff phase resolves it: a first step tied to the
-  // horizon alone (10⁻⁶ of it) jumped over the transient that follows an event when the horizon
-  // was long, and the exit came out at the limit's time, not the realization's (dk-plane at
-  // N = 1e8 to t = 1e9: 2 + 2.5e-12 where the realization lifts off at 2 + 1e-8).
-  std::optional<double> fastest_normal_rate(const State& x) {
+  // The largest eigenvalue w of W over the pushing constraints at x, when positive.
+  std::optional<double> largest_pushing_w(const State& x) {
     std::vector<int> rows;
     for (int k = 0; k < m_; ++k) {
       if (pushing_[static_cast<std::size_t>(k)]) rows.push_back(k);
@@ -397,6 +383,16 @@ class Run {
                              .eigenvalues()
                              .maxCoeff();
     if (!(w_max > 0.0)) return std::nullopt;
+    return w_max;
+  }
+
+  // An upper bound on the rate of the fastest normal mode of the pushing constraints: per
+  // eigenvalue w of W = J A⁻¹ Jᵀ the mode z̈ = −N w (β ż + γ z) has rates of modulus at most
+  // max(βN w, √(γN w)). The first step of a stiff phase resolves it: a first step tied to the
+  // horizon alone (10⁻⁶ of it) jumped over the transient that follows an event when the horizon
+  // was long, and the exit came out at the limit's time, not the realization's (dk-plane at
+  // N = 1e8 to t = 1e9: 2 + 2.5e-12 where the realization lifts off at 2 + 1e-8).
+  double fastest_normal_rate(double w_max) const {
     return std::max(opt_.medium.damping * w_max, std::sqrt(opt_.medium.stiffness * w_max));
   }
 
@@ -405,12 +401,11 @@ class Run {
     const double span = settings_.t_end - model_.initial_state().t;
     const double max_dt = opt_.max_step_fraction * span;
     double dt0 = std::min(max_dt, 1e-6 * span);
-    if (stiff_phase()) {
-      // A tenth of the fastest mode's time: the controller then only grows the step.
-      if (const std::optional<double> rate = fastest_normal_rate(x)) {
-        dt0 = std::min(dt0, 0.1 / *rate);
-      }
-    }
+    // Computed once for the first step and the choice of the oscillation integrator.
+    // (0: no pushing constraint, or not a stiff phase.)
+    const double w_max = stiff_phase() ? largest_pushing_w(x).value_or(0.0) : 0.0;
+    // A tenth of the fastest mode's time: the controller then only grows the step.
+    if (w_max > 0.0) dt0 = std::min(dt0, 0.1 / fastest_normal_rate(w_max));
     // Arming: the exit function (−f) of a constraint in the medium and the pushing functions arm
     // once positive. The entry function (f) of a constraint outside is armed from the start: a
     // real exit has ḟ > 0 and f grows, while after a grazing exit (the normal motion touching
@@ -448,7 +443,8 @@ class Run {
     };
     if (stiff_phase()) {
       if (opt_.explicit_oscillation) {
-        if (const std::optional<double> omega = underdamped_frequency(x)) {
+        if (const std::optional<double> omega =
+                w_max > 0.0 ? underdamped_frequency(w_max) : std::nullopt) {
           const auto rhs_into = [this](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
             spring_rate(t, y, dy);
           };
