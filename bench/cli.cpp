@@ -225,20 +225,32 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   }
 
   auto* verify = app.add_subcommand(
-      "verify", "the limit model's predicted lift-off beside the realization ladder in N");
+      "verify",
+      "the limit model's predicted lift-off beside the realization ladder in N; or one solver's "
+      "error down a ladder in h or rtol, with the fitted order");
   VerifyRequest verify_request;
   std::vector<std::string> verify_sets;
   std::map<std::string, std::string> verify_model_text;
   std::string N_from_text, N_to_text, per_decade_text, digits_text, verify_rtol, verify_atol,
-      verify_tight;
+      verify_tight, verify_axis, verify_N;
   verify->add_option("--case", verify_request.case_name, "case name")->required();
   verify->add_option("--set", verify_sets, "case parameter KEY=VALUE (repeatable)");
   for (const char* name : {"preset", "alpha", "beta", "gamma", "interaction", "kappa", "k"}) {
     verify->add_option(flag_name(name), verify_model_text[name],
                        "as for crbench run --solver realization / limit");
   }
-  verify->add_option("--N-from", N_from_text, "first N of the ladder (default 1e2)");
-  verify->add_option("--N-to", N_to_text, "last N of the ladder (default 1e10)");
+  verify->add_option("--theta", verify_model_text["theta"], "moreau-jean's theta (an h ladder)");
+  verify->add_option("--axis", verify_axis,
+                     "the ladder: N (the realization against the limit model, the default), h "
+                     "(a fixed-step solver's step) or rtol (an adaptive solver's tolerance)");
+  verify->add_option("--solver", verify_request.solver,
+                     "the solver of an h or rtol ladder (default realization; an N ladder runs "
+                     "the realization)");
+  verify->add_option("--N", verify_N, "the fixed N of a realization's rtol ladder");
+  verify->add_option("--from,--N-from", N_from_text,
+                     "the coarse end: N 1e2, h 1e-2, rtol 1e-4 by default");
+  verify->add_option("--to,--N-to", N_to_text,
+                     "the fine end: N 1e10, h 1e-5, rtol 1e-12 by default");
   verify->add_option("--per-decade", per_decade_text, "points per decade (default 1)");
   verify->add_option("--digits", digits_text, "digits of agreement required (default 8)");
   verify->add_option("--tight-factor", verify_tight,
@@ -378,8 +390,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         }
         return static_cast<int>(x);
       };
-      if (!N_from_text.empty()) verify_request.N_from = parse_finite("--N-from", N_from_text);
-      if (!N_to_text.empty()) verify_request.N_to = parse_finite("--N-to", N_to_text);
+      if (!verify_axis.empty()) verify_request.axis = parse_axis(verify_axis, "--axis");
+      if (!verify_N.empty()) verify_request.N_fixed = parse_finite("--N", verify_N);
+      if (!N_from_text.empty()) verify_request.from = parse_finite("--from", N_from_text);
+      if (!N_to_text.empty()) verify_request.to = parse_finite("--to", N_to_text);
       if (!per_decade_text.empty())
         verify_request.per_decade = whole("--per-decade", per_decade_text);
       if (!digits_text.empty()) verify_request.digits = whole("--digits", digits_text);

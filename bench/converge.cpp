@@ -50,6 +50,10 @@ struct Reference {
   std::string prediction_rule = "theorem-1";
   std::string why;
   std::string tolerances;
+  // The reference's own error estimate per observable (the rows of h and rtol ladders are
+  // flagged against it): 0 for a closed form; for a solver, the difference between its runs at
+  // the tight tolerances and at the study's.
+  std::map<std::string, double> uncertainty;
 };
 
 ojson observe(const std::vector<std::string>& observables, const GridRun& run,
@@ -67,11 +71,13 @@ ojson observe(const std::vector<std::string>& observables, const GridRun& run,
 
 struct Point {
   std::string key;
-  std::string kind;         // ladder, trajectory, work_precision, work_precision_reference
-  std::size_t index = 0;    // model (ladder, trajectory) or series (work precision)
-  std::optional<double> N;  // ladder/trajectory; nullopt: a model without N, or the limit
-  double value = 0.0;       // work precision: rtol or h
-  std::string file;         // trajectory: its file under --out, unique among the points
+  std::string kind;       // ladder, trajectory, work_precision, work_precision_reference
+  std::size_t index = 0;  // model (ladder, trajectory) or series (work precision)
+  // A ladder's rung on the model's axis (N, h or rtol), a trajectory's N; nullopt: a model
+  // without a ladder, or the limit.
+  std::optional<double> rung;
+  double value = 0.0;  // work precision: rtol or h
+  std::string file;    // trajectory: its file under --out, unique among the points
 };
 
 class Converge {
@@ -138,7 +144,7 @@ class Converge {
     r.solver_assignments = model.assignments;
     r.rtol = study_.rtol;
     r.atol = study_.atol;
-    r.samples = study_.samples;
+    r.samples = samples_of(model);
     r.max_wall_time = study_.max_wall_time;
     return r;
   }
@@ -155,21 +161,31 @@ class Converge {
     return s.str();
   }
 
+  // The q observables' grid of a model: the study's samples, or on an h ladder a grid whose
+  // spacing is a multiple of the coarsest h (step_ladder_samples).
+  int samples_of(const StudyModel& m) const {
+    if (!m.has_ladder || m.axis != LadderAxis::h) return study_.samples;
+    const auto model = make_model(m.case_name, m.case_assignments);
+    return step_ladder_samples(m.axis, m.ladder.front(),
+                               model->horizon() - model->initial_state().t, study_.samples);
+  }
+
   // The references run at the tight tolerances: they must be far more accurate than the points.
   void compute_references() {
     for (const auto& m : study_.models) {
       const auto model = make_model(m.case_name, m.case_assignments);
       const Facts facts = model->facts();
+      const int samples = samples_of(m);
       Reference ref;
       ref.kind = m.reference;
       if (m.reference == "closed-form") {
         ref.lift_off = facts.lift_off_time(m.limit_model);
         ref.tolerances = "closed form";
+        for (const auto& o : study_.observables) ref.uncertainty[o] = 0.0;
         if (const auto* exact = facts.trajectory(m.limit_model)) {
           const double t0 = model->initial_state().t, t1 = model->horizon();
-          for (int i = 0; i < study_.samples; ++i) {
-            const double t =
-                i + 1 == study_.samples ? t1 : t0 + (t1 - t0) * i / (study_.samples - 1);
+          for (int i = 0; i < samples; ++i) {
+            const double t = i + 1 == samples ? t1 : t0 + (t1 - t0) * i / (samples - 1);
             const auto q = exact->q(t, std::nan(""));
             if (!q) {
               ref.q.clear();
@@ -181,10 +197,33 @@ class Converge {
       } else {
         RunRequest r = base_request(m);
         r.solver_name = m.reference;
-        if (m.reference != "limit") r.solver_assignments.clear();
+        // The limit solver takes the model's settings; another solver its own defaults and the
+        // case's; the model's own solver (an rtol ladder against its tight run) the model's.
+        if (m.reference != "limit" && m.reference != m.solver) r.solver_assignments.clear();
+        if (m.has_ladder && m.axis == LadderAxis::rtol) {
+          std::erase_if(r.solver_assignments, [](const Assignment& a) { return a.key == "rtol"; });
+        }
+        const RunRequest at_study_tolerances = r;
         r.rtol = tight_rtol(study_.rtol, study_.tight_factor);
         r.atol = tight_atol(study_.atol, study_.tight_factor);
         const GridRun run = solve_on_grid(r);
+        if (m.has_ladder && m.axis != LadderAxis::N) {
+          // The rows of an h or rtol ladder have no tight twin: they are flagged against the
+          // reference's own error, estimated by the same reference at the study's tolerances.
+          const GridRun coarse = solve_on_grid(at_study_tolerances);
+          for (const auto& o : study_.observables) {
+            std::optional<double> d;
+            if (o == "lift_off_time" && run.record.lift_off_time && coarse.record.lift_off_time) {
+              d = std::abs(*run.record.lift_off_time - *coarse.record.lift_off_time);
+            } else if (o == "lift_off_time" && !run.record.lift_off_time &&
+                       !coarse.record.lift_off_time) {
+              d = 0.0;
+            } else if (o != "lift_off_time" && coarse.record.status == "ok") {
+              d = q_deviation(coarse.q, run.q, o == "final_q_deviation");
+            }
+            if (d) ref.uncertainty[o] = *d;
+          }
+        }
         ref.status = run.record.status;
         ref.lift_off = run.record.lift_off_time;
         ref.q = run.q;
@@ -208,9 +247,10 @@ class Converge {
                                assignments_text(m.case_assignments) + "}|" + m.solver + "{" +
                                assignments_text(m.assignments) + "}|ref " + m.reference + "|" +
                                config;
-      if (m.has_N) {
-        for (const double N : m.N) {
-          points_.push_back({head + "|N " + format_number(N), "ladder", i, N, 0.0});
+      if (m.has_ladder) {
+        for (const double rung : m.ladder) {
+          points_.push_back(
+              {head + "|" + axis_name(m.axis) + " " + format_number(rung), "ladder", i, rung, 0.0});
         }
       } else {
         points_.push_back({head, "ladder", i, std::nullopt, 0.0});
@@ -278,7 +318,7 @@ class Converge {
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
     }
     if (stem.find_first_not_of('.') == std::string::npos) stem = "model" + stem;
-    return "trajectories/" + stem + "." + (p.N ? "N" + N_label(*p.N) : std::string("limit")) +
+    return "trajectories/" + stem + "." + (p.rung ? "N" + N_label(*p.rung) : std::string("limit")) +
            ".csv";
   }
 
@@ -289,28 +329,41 @@ class Converge {
     if (p.kind == "ladder") {
       const auto& m = study_.models[p.index];
       RunRequest r = base_request(m);
-      if (p.N) r.solver_assignments.push_back({"N", format_number(*p.N)});
+      const bool ladder_in_N = !m.has_ladder || m.axis == LadderAxis::N;
+      if (p.rung) {
+        if (m.axis == LadderAxis::N) r.solver_assignments.push_back({"N", format_number(*p.rung)});
+        if (m.axis == LadderAxis::h) r.solver_assignments.push_back({"h", format_number(*p.rung)});
+        if (m.axis == LadderAxis::rtol) {
+          // atol keeps the study's ratio to rtol.
+          r.rtol = *p.rung;
+          r.atol = atol_for_rtol(*p.rung, study_.rtol, study_.atol);
+        }
+      }
       const GridRun normal = solve_on_grid(r);
-      r.rtol = tight_rtol(study_.rtol, study_.tight_factor);
-      r.atol = tight_atol(study_.atol, study_.tight_factor);
-      const GridRun tight = solve_on_grid(r);
       line["model"] = m.label;
-      line["N"] = number_or_null(p.N);
+      line[ladder_in_N ? std::string("N") : axis_name(m.axis)] = number_or_null(p.rung);
       line["status"] = normal.record.status;
       line["reason"] = normal.record.reason;
       line["tolerances"] = normal.record.tolerances;
       line["values"] = observe(study_.observables, normal, references_[p.index]);
-      line["tight_status"] = tight.record.status;
-      line["tight_tolerances"] = tight.record.tolerances;
-      line["tight_values"] = observe(study_.observables, tight, references_[p.index]);
+      if (ladder_in_N) {
+        // The discretization check: the same point at the tight tolerances. An h or rtol
+        // ladder has none: the ladder itself is the discretization.
+        r.rtol = tight_rtol(study_.rtol, study_.tight_factor);
+        r.atol = tight_atol(study_.atol, study_.tight_factor);
+        const GridRun tight = solve_on_grid(r);
+        line["tight_status"] = tight.record.status;
+        line["tight_tolerances"] = tight.record.tolerances;
+        line["tight_values"] = observe(study_.observables, tight, references_[p.index]);
+      }
       line["steps"] = normal.record.steps;
       line["rhs_evaluations"] = normal.record.rhs_evaluations;
       if (!normal.record.warnings.empty()) line["warnings"] = normal.record.warnings;
     } else if (p.kind == "trajectory") {
       const auto& m = study_.models[p.index];
       RunRequest r = base_request(m);
-      if (p.N) {
-        r.solver_assignments.push_back({"N", format_number(*p.N)});
+      if (p.rung) {
+        r.solver_assignments.push_back({"N", format_number(*p.rung)});
       } else {
         r.solver_name = "limit";
       }
@@ -318,7 +371,7 @@ class Converge {
       r.trajectory_path = (out_ / p.file).string();
       const RunRecord record = execute(r);
       line["model"] = m.label;
-      line["N"] = number_or_null(p.N);
+      line["N"] = number_or_null(p.rung);
       line["status"] = record.status;
       line["lift_off_time"] = number_or_null(record.lift_off_time);
       line["file"] = p.file;
@@ -518,7 +571,11 @@ ojson Converge::assemble() {
   summary["flag_rule"] =
       "a row with N is flagged when its discretization estimate |value(tol) - "
       "value(tol/tight_factor)| is not below 1% of its error; an ideal row when it is not below 1% "
-      "of the ideal tolerance 1e-10 (relative to max(1, |value|)); flagged rows are left out of "
+      "of the ideal tolerance 1e-10 (relative to max(1, |value|)); a row of an h or rtol ladder "
+      "(no tight twin: the ladder itself is the discretization) is flagged REFERENCE when the "
+      "reference's own error estimate (0 for a closed form; for a solver, its difference between "
+      "the tight tolerances and the study's) is not below 1% of its error, and ROUND-OFF when its "
+      "error is within 100 ulps of max(1, |reference|); flagged rows are left out of "
       "the least-squares fit and of the extrapolation";
   summary["confirmation_rule"] =
       "a ladder model is CONFIRMED when the theory states an order, the fitted order is within "
@@ -554,8 +611,8 @@ ojson Converge::assemble() {
     t.caption = (single_case_study() ? "Case " + study_.case_name + ", observable "
                                      : std::string("Observable ")) +
                 o + what + ". " + tolerance_caption;
-    t.header = {"model",          "N",    "value",        "error", "local order",
-                "disc. estimate", "flag", "rtol/atol (h)"};
+    t.header = {"model",       "N (or h, rtol)", "value", "error",
+                "local order", "disc. estimate", "flag",  "rtol/atol (h)"};
     tables[o] = t;
   }
   Table verdicts;
@@ -598,6 +655,8 @@ ojson Converge::assemble() {
     for (const auto& a : m.case_assignments) case_params[a.key] = a.value;
     jm["case_params"] = case_params;
     jm["solver"] = m.solver;
+    // The ladder's axis: "N", "h" or "rtol" (the key of each row's rung), null for an ideal row.
+    jm["axis"] = m.has_ladder ? ojson(axis_name(m.axis)) : ojson();
     ojson set = ojson::object();
     for (const auto& a : m.assignments) set[a.key] = a.value;
     jm["set"] = set;
@@ -609,6 +668,7 @@ ojson Converge::assemble() {
                        {"prediction_rule", ref.prediction_rule},
                        {"why", ref.why},
                        {"tolerances", ref.tolerances},
+                       {"uncertainty", ref.uncertainty},
                        {"trajectory_known", !ref.q.empty()}};
     ojson observables = ojson::object();
     LadderRules rules;
@@ -619,9 +679,18 @@ ojson Converge::assemble() {
       const std::optional<double> reference_value =
           o == "lift_off_time" ? ref.lift_off : std::optional<double>(0.0);
       std::vector<LadderInput> inputs;
+      const bool own_axis = m.has_ladder && m.axis != LadderAxis::N;
+      const std::string rung_key = own_axis ? axis_name(m.axis) : std::string("N");
+      const auto uncertainty = ref.uncertainty.find(o);
       for (const ojson* line : lines) {
         LadderInput in;
-        in.N = optional_of(line->value("N", ojson()));
+        in.rung = optional_of(line->value(rung_key, ojson()));
+        if (own_axis) {
+          // Without the reference's error estimate (its run failed) the row cannot be trusted.
+          in.reference_uncertainty = uncertainty != ref.uncertainty.end()
+                                         ? uncertainty->second
+                                         : std::numeric_limits<double>::infinity();
+        }
         in.status = line->value("status", std::string("internal_error"));
         in.reason = line->value("reason", std::string());
         in.value = optional_of(line->value("values", ojson::object()).value(o, ojson()));
@@ -636,12 +705,12 @@ ojson Converge::assemble() {
                                                      expected != m.expected_order.end()
                                                          ? std::optional<double>(expected->second)
                                                          : std::nullopt,
-                                                     o == "lift_off_time", rules, ref.why);
+                                                     o == "lift_off_time", rules, ref.why, m.axis);
       ojson rows = ojson::array();
       for (std::size_t k = 0; k < analysis.rows.size(); ++k) {
         const LadderRow& row = analysis.rows[k];
         const ojson& line = *lines[k];
-        rows.push_back({{"N", number_or_null(row.N)},
+        rows.push_back({{rung_key, number_or_null(row.rung)},
                         {"status", inputs[k].status},
                         {"value", number_or_null(row.value)},
                         {"error", number_or_null(row.error)},
@@ -653,7 +722,7 @@ ojson Converge::assemble() {
                         {"tolerances", tolerance_text(tolerances_of(line))},
                         {"steps", line.value("steps", 0L)},
                         {"rhs_evaluations", line.value("rhs_evaluations", 0L)}});
-        tables[o].rows.push_back({m.label, row.N ? N_label(*row.N) : "ideal",
+        tables[o].rows.push_back({m.label, row.rung ? rung_label(m.axis, *row.rung) : "ideal",
                                   o == "lift_off_time" ? full(row.value) : sci(row.value),
                                   sci(row.error), fixed(row.local_order, 3),
                                   sci(row.discretization), row.flag,
@@ -666,13 +735,19 @@ ojson Converge::assemble() {
       fit["agrees"] = analysis.order_agrees ? ojson(*analysis.order_agrees) : ojson();
       observables[o] = {{"rows", rows}, {"fit", fit}, {"flagged_rows", analysis.flagged_rows}};
       if (o == "lift_off_time") lift_off = analysis;
-      if (o != "lift_off_time" && !deviation && (analysis.expected_order || !m.has_N)) {
+      if (o != "lift_off_time" && !deviation && (analysis.expected_order || !m.has_ladder)) {
         deviation = std::make_pair(o, analysis);
       }
     }
     jm["observables"] = observables;
     jm["order_source"] = m.order_source;
 
+    // An h or rtol ladder is judged by the observable with a stated order when its lift-off has
+    // none (Moreau-Jean: the largest q deviation, order 1; its lift-off is not a power law in h).
+    if (m.has_ladder && m.axis != LadderAxis::N && lift_off && !lift_off->expected_order &&
+        deviation && deviation->second.expected_order) {
+      lift_off.reset();
+    }
     // The verdict on the lift-off prediction.
     std::string verdict;
     bool confirmed = false;
@@ -682,7 +757,8 @@ ojson Converge::assemble() {
         (!ref.theorem_applies && ref.prediction_rule != "continuation")) {
       verdict = "no prediction: " + ref.why;
     } else if (!lift_off) {
-      // A study without a lift-off (kinematic constraints): the first deviation with an order.
+      // A study without a lift-off (kinematic constraints), or an h or rtol ladder judged by its
+      // motion: the first deviation with an order.
       if (deviation) {
         verdict = deviation->second.verdict + " (" + deviation->first + ")";
         confirmed = deviation->second.confirmed;
@@ -707,11 +783,15 @@ ojson Converge::assemble() {
         {"limit", from(&Extrapolated::limit)},
         {"uncertainty", from(&Extrapolated::uncertainty)},
         {"no_uncertainty_reason", extrapolation ? extrapolation->no_uncertainty_reason : ""},
-        {"finest_N_used", from(&Extrapolated::finest_N)}};
+        {"finest_rung_used", from(&Extrapolated::finest_rung)}};
     jm["digits_of_agreement"] = number_or_null(digits);
     jm["digits_supported"] = number_or_null(digits_supported);
     jm["confirmed"] = confirmed;
     jm["verdict"] = verdict;
+    // The observable the verdict rests on (the report's overview shows its fit).
+    jm["judged_observable"] = lift_off    ? ojson("lift_off_time")
+                              : deviation ? ojson(deviation->first)
+                                          : ojson();
     models.push_back(jm);
 
     const auto optional_text = [](std::optional<double> x, int decimals) {

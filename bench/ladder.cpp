@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "crbench/bench/convergence.hpp"
@@ -13,6 +14,9 @@ namespace crbench {
 namespace {
 
 constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
+// A row of an h or rtol ladder whose error is within this many ulps of its scale is at round-off:
+// it shows neither the order nor the limit (an N ladder's tight twin catches the same thing).
+constexpr double kRoundOffUlps = 100.0;
 
 std::string sci(double x, int digits = 2) {
   char buffer[64];
@@ -52,7 +56,7 @@ Triple aitken(double N_b, double N_c, double a, double b, double c, double noise
     return t;
   }
   if ((d_ab > 0.0) != (d_bc > 0.0)) {
-    t.why_not = "the successive differences change sign (not a power law in N)";
+    t.why_not = "the successive differences change sign (not a power law along the ladder)";
     return t;
   }
   if (std::abs(d_bc) >= std::abs(d_ab)) {
@@ -73,6 +77,63 @@ Triple aitken(double N_b, double N_c, double a, double b, double c, double noise
 
 }  // namespace
 
+std::string axis_name(LadderAxis axis) {
+  switch (axis) {
+    case LadderAxis::N:
+      return "N";
+    case LadderAxis::h:
+      return "h";
+    case LadderAxis::rtol:
+      return "rtol";
+  }
+  return "N";
+}
+
+LadderAxis parse_axis(const std::string& name, const std::string& where) {
+  for (const LadderAxis axis : {LadderAxis::N, LadderAxis::h, LadderAxis::rtol}) {
+    if (name == axis_name(axis)) return axis;
+  }
+  throw InputError(where + ": '" + name + "' is not one of N, h, rtol");
+}
+
+double resolution(LadderAxis axis, double rung) {
+  return axis == LadderAxis::N ? rung : 1.0 / rung;
+}
+
+std::vector<double> ladder_rungs(LadderAxis axis, double coarse, double fine, int per_decade) {
+  if (axis == LadderAxis::N) return geometric_ladder(coarse, fine, per_decade);
+  std::vector<double> rungs;
+  const double decades = std::log10(coarse / fine);
+  const int count = static_cast<int>(std::floor(decades * per_decade + 1e-9)) + 1;
+  for (int i = 0; i < count; ++i) {
+    // Rounded to 12 significant digits, so that 3e-2 / 1000 is the double nearest 3e-5.
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.12g",
+                  coarse / std::pow(10.0, static_cast<double>(i) / per_decade));
+    rungs.push_back(std::strtod(buffer, nullptr));
+  }
+  return rungs;
+}
+
+int step_ladder_samples(LadderAxis axis, double coarsest_rung, double duration, int samples) {
+  if (axis != LadderAxis::h || !(duration > 0.0)) return samples;
+  const double steps = std::floor(duration / coarsest_rung * (1.0 + 1e-12));
+  if (steps < 1.0) return 2;
+  // The fewest steps per grid interval that keep the grid within `samples` points.
+  const double per_interval = std::ceil(steps / (samples - 1));
+  return static_cast<int>(std::floor(steps / per_interval)) + 1;
+}
+
+double atol_for_rtol(double rung, double rtol, double atol) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.12g", rtol / atol);
+  return rung / std::strtod(buffer, nullptr);
+}
+
+std::string rung_label(LadderAxis axis, double rung) {
+  return axis == LadderAxis::N ? N_label(rung) : axis_name(axis) + " " + N_label(rung);
+}
+
 double tight_rtol(double rtol, double factor) { return std::max(rtol / factor, kRtolSpec.min); }
 double tight_atol(double atol, double factor) { return atol / factor; }
 
@@ -85,10 +146,15 @@ std::string N_label(double N) {
   return "10^" + fixed(static_cast<double>(t) / 10.0, 1);
 }
 
-Extrapolated extrapolate(const std::vector<double>& N, const std::vector<double>& values,
-                         const std::vector<double>& discretization, const LadderRules& rules) {
+Extrapolated extrapolate(const std::vector<double>& rungs, const std::vector<double>& values,
+                         const std::vector<double>& discretization, const LadderRules& rules,
+                         LadderAxis axis) {
   Extrapolated out;
-  const std::size_t n = std::min({N.size(), values.size(), discretization.size()});
+  const std::size_t n = std::min({rungs.size(), values.size(), discretization.size()});
+  std::vector<double> N;  // the resolutions
+  for (std::size_t i = 0; i < n; ++i) N.push_back(resolution(axis, rungs[i]));
+  const std::string finer =
+      axis == LadderAxis::N ? "one N coarser" : "one " + axis_name(axis) + " larger";
   if (n < 3) {
     out.no_uncertainty_reason = "too short a ladder: " + std::to_string(n) +
                                 " trusted rows at the fine end, an extrapolation needs 3";
@@ -101,7 +167,7 @@ Extrapolated extrapolate(const std::vector<double>& N, const std::vector<double>
   const std::size_t a = n - 3, b = n - 2, c = n - 1;
   const Triple finest =
       aitken(N[b], N[c], values[a], values[b], values[c], noise(a), noise(b), noise(c));
-  out.finest_N = N[c];
+  out.finest_rung = rungs[c];
   if (!finest.limit) {
     out.no_uncertainty_reason = "no extrapolation from the three finest rows: " + finest.why_not;
     return out;
@@ -110,13 +176,13 @@ Extrapolated extrapolate(const std::vector<double>& N, const std::vector<double>
   out.order = finest.order;
   if (n < 4) {
     out.no_uncertainty_reason =
-        "three trusted rows give a limit but no error bar; a fourth (one N coarser) is needed";
+        "three trusted rows give a limit but no error bar; a fourth (" + finer + ") is needed";
     return out;
   }
   const Triple shifted =
       aitken(N[a], N[b], values[a - 1], values[a], values[b], noise(a - 1), noise(a), noise(b));
   if (!shifted.limit) {
-    out.no_uncertainty_reason = "no extrapolation from the rows one N coarser: " + shifted.why_not;
+    out.no_uncertainty_reason = "no extrapolation from the rows " + finer + ": " + shifted.why_not;
     return out;
   }
   out.order_shifted = shifted.order;
@@ -134,20 +200,24 @@ Extrapolated extrapolate(const std::vector<double>& N, const std::vector<double>
 LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                               std::optional<double> reference, std::optional<double> expected_order,
                               bool extrapolate_limit, const LadderRules& rules,
-                              const std::string& no_reference_why) {
+                              const std::string& no_reference_why, LadderAxis axis) {
   LadderAnalysis out;
+  out.axis = axis;
   out.expected_order = expected_order;
-  std::vector<double> fit_N, fit_error;
-  std::optional<double> previous_N, previous_error;
-  bool has_N = false;
+  std::vector<double> fit_resolution, fit_error;
+  std::optional<double> previous_resolution, previous_error;
+  bool has_rung = false;
   for (const LadderInput& in : inputs) {
     LadderRow row;
-    row.N = in.N;
-    has_N = has_N || in.N.has_value();
+    row.rung = in.rung;
+    has_rung = has_rung || in.rung.has_value();
     if (in.status == "ok") row.value = in.value;
     if (row.value && reference) row.error = *row.value - *reference;
-    if (row.value && in.tight && in.status == "ok")
+    if (in.reference_uncertainty) {
+      if (row.value) row.discretization = *in.reference_uncertainty;
+    } else if (row.value && in.tight && in.status == "ok") {
       row.discretization = std::abs(*row.value - *in.tight);
+    }
     if (in.status != "ok") {
       row.flag = in.status + (in.reason.empty() ? "" : ": " + in.reason);
     } else if (!in.warnings.empty()) {
@@ -158,7 +228,15 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
       row.flag = "no reference";
     } else if (!row.discretization) {
       row.flag = "no tight value";
-    } else if (row.N) {
+    } else if (row.rung && in.reference_uncertainty) {
+      // An h or rtol row: its error is the discretization being measured. It shows it only if the
+      // reference is far more accurate, and if the error is above round-off.
+      if (std::abs(*row.error) <= kRoundOffUlps * kEpsilon * std::max(1.0, std::abs(*reference))) {
+        row.flag = "ROUND-OFF";
+      } else if (!(*row.discretization < rules.trust_fraction * std::abs(*row.error))) {
+        row.flag = "REFERENCE";
+      }
+    } else if (row.rung) {
       // The row shows the model error only if the discretization error is far below it.
       if (!(*row.discretization < rules.trust_fraction * std::abs(*row.error))) {
         row.flag = "DISCRETIZATION";
@@ -171,28 +249,31 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     }
     row.flagged = !row.flag.empty();
     out.flagged_rows += row.flagged ? 1 : 0;
-    if (row.N && previous_N && row.error && previous_error) {
-      row.local_order = local_order(*previous_N, *previous_error, *row.N, *row.error);
+    if (row.rung && previous_resolution && row.error && previous_error) {
+      row.local_order = local_order(*previous_resolution, *previous_error,
+                                    resolution(axis, *row.rung), *row.error);
     }
-    if (row.N) {
-      previous_N = row.N;
+    if (row.rung) {
+      previous_resolution = resolution(axis, *row.rung);
       previous_error = row.error;
       if (!row.flagged && *row.error != 0.0) {
-        fit_N.push_back(*row.N);
+        fit_resolution.push_back(resolution(axis, *row.rung));
         fit_error.push_back(*row.error);
       }
     }
     out.rows.push_back(row);
   }
-  out.points_in_fit = static_cast<int>(fit_N.size());
-  if (const auto slope = log_log_slope(fit_N, fit_error); has_N && slope) {
+  out.points_in_fit = static_cast<int>(fit_resolution.size());
+  if (const auto slope = log_log_slope(fit_resolution, fit_error); has_rung && slope) {
     out.fitted_order = -*slope;
   }
   if (expected_order && out.fitted_order) {
     out.order_agrees = std::abs(*out.fitted_order - *expected_order) <= rules.order_tolerance;
   }
+  const std::string name = axis_name(axis);
+  const bool N_axis = axis == LadderAxis::N;
 
-  if (!has_N) {
+  if (!has_rung) {
     if (out.rows.empty()) return out;
     const LadderRow& row = out.rows.front();
     const double tolerance =
@@ -216,6 +297,27 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     }
     return out;
   }
+  // Where the local orders of the two finest trusted rows agree with the theory's while the
+  // least-squares fit does not, the coarse rows are not yet asymptotic: the advice says so.
+  const auto finest_orders_advice = [&]() -> std::string {
+    if (!expected_order) return "";
+    std::vector<double> finest;
+    for (auto row = out.rows.rbegin(); row != out.rows.rend() && finest.size() < 2; ++row) {
+      if (!row->flagged && row->local_order) finest.push_back(*row->local_order);
+    }
+    if (finest.size() < 2 || !std::all_of(finest.begin(), finest.end(), [&](double p) {
+          return std::abs(p - *expected_order) <= rules.order_tolerance;
+        })) {
+      return "";
+    }
+    return "; the local orders of the two finest trusted rows (" + fixed(finest[1], 3) + ", " +
+           fixed(finest[0], 3) +
+           ") agree with it: the coarse rows are not yet asymptotic, and a ladder that starts at "
+           "a " +
+           (N_axis ? std::string("larger N (verify --from, a study model's N_min)")
+                   : "smaller " + name + " (verify --from, the model's ladder.from)") +
+           " would decide it";
+  };
   if (!extrapolate_limit) {
     // A deviation from the reference motion tends to 0: nothing to extrapolate; the ladder
     // confirms the theory's order.
@@ -231,7 +333,7 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     } else if (!out.order_agrees || !*out.order_agrees) {
       out.verdict = "NOT CONFIRMED: " + order + " differs from the theory's " +
                     format_number(*expected_order) + " by more than " +
-                    format_number(rules.order_tolerance);
+                    format_number(rules.order_tolerance) + finest_orders_advice();
     } else {
       out.confirmed = true;
       out.verdict = "CONFIRMED: " + order + " agrees with the theory's " +
@@ -246,14 +348,14 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
   std::size_t end = out.rows.size();
   while (end > 0 && out.rows[end - 1].flagged) --end;
   std::size_t begin = end;
-  while (begin > 0 && out.rows[begin - 1].N && !out.rows[begin - 1].flagged) --begin;
-  std::vector<double> N, values, discretization;
+  while (begin > 0 && out.rows[begin - 1].rung && !out.rows[begin - 1].flagged) --begin;
+  std::vector<double> rungs, values, discretization;
   for (std::size_t i = begin; i < end; ++i) {
-    N.push_back(*out.rows[i].N);
+    rungs.push_back(*out.rows[i].rung);
     values.push_back(*out.rows[i].value);
     discretization.push_back(*out.rows[i].discretization);
   }
-  out.extrapolation = extrapolate(N, values, discretization, rules);
+  out.extrapolation = extrapolate(rungs, values, discretization, rules, axis);
   const Extrapolated& x = out.extrapolation;
   if (reference && x.limit) out.digits_of_agreement = digits_of(*x.limit - *reference, *reference);
   if (reference && x.uncertainty) out.digits_supported = digits_of(*x.uncertainty, *reference);
@@ -261,7 +363,7 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
   const std::string order_text =
       "fitted order " + (out.fitted_order ? fixed(*out.fitted_order, 3) : std::string("-"));
   const std::string finest_text =
-      x.finest_N ? " (finest N used " + N_label(*x.finest_N) + ")" : std::string();
+      x.finest_rung ? " (finest " + name + " used " + N_label(*x.finest_rung) + ")" : std::string();
   // "limit L +/- U (finest N used X)", or "limit L (finest N used X)" without a bar.
   const std::string limit_text =
       x.limit ? "limit " + full(*x.limit) +
@@ -270,14 +372,18 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
   const std::string no_bar = " has no error bar: " + x.no_uncertainty_reason;
   // Advice only where it can help: finer N cannot help when the finest rows are flagged (their
   // discretization or round-off is not far below the model error, and it grows relative to it
-  // as N grows).
+  // as N grows); a finer h or rtol cannot help when the reference or round-off is reached.
   const bool finest_flagged = !out.rows.empty() && out.rows.back().flagged;
+  const std::string finer = N_axis ? "finer N" : "smaller " + name;
   const std::string more =
-      finest_flagged
+      !finest_flagged
+          ? "; a longer ladder (" + finer + ") or more points per decade would decide it"
+      : N_axis
           ? "; the finest rows are flagged (their discretization or round-off is not below 1% of "
             "the model error, and finer N makes that worse): tighter tolerances, not a longer "
             "ladder, would decide it"
-          : "; a longer ladder (finer N) or more points per decade would decide it";
+          : "; the finest rows are flagged (the reference's error or round-off is not below 1% of "
+            "their error): a more accurate reference, not a longer ladder, would decide it";
   if (!reference) {
     out.verdict = "no reference" + (no_reference_why.empty() ? "" : " (" + no_reference_why + ")");
   } else if (!expected_order) {
@@ -287,26 +393,10 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
   } else if (!x.limit) {
     out.verdict = "NOT CONFIRMED: " + x.no_uncertainty_reason + more;
   } else if (!out.order_agrees || !*out.order_agrees) {
-    // Where the local orders of the two finest trusted rows agree with the theory's, the
-    // least-squares fit is pulled off by coarse rows that are not yet asymptotic.
-    std::vector<double> finest_orders;
-    for (auto row = out.rows.rbegin(); row != out.rows.rend() && finest_orders.size() < 2; ++row) {
-      if (!row->flagged && row->local_order) finest_orders.push_back(*row->local_order);
-    }
-    const bool finest_agree =
-        finest_orders.size() == 2 &&
-        std::all_of(finest_orders.begin(), finest_orders.end(), [&](double p) {
-          return std::abs(p - *expected_order) <= rules.order_tolerance;
-        });
-    out.verdict =
-        "NOT CONFIRMED: " + order_text + " differs from the theory's " +
-        format_number(*expected_order) + " by more than " + format_number(rules.order_tolerance) +
-        (finest_agree ? "; the local orders of the two finest trusted rows (" +
-                            fixed(finest_orders[1], 3) + ", " + fixed(finest_orders[0], 3) +
-                            ") agree with it: the coarse rows are not yet asymptotic, "
-                            "and a ladder that starts at a larger N (verify --N-from, "
-                            "a study model's N_min) would decide it"
-                      : more);
+    const std::string advice = finest_orders_advice();
+    out.verdict = "NOT CONFIRMED: " + order_text + " differs from the theory's " +
+                  format_number(*expected_order) + " by more than " +
+                  format_number(rules.order_tolerance) + (advice.empty() ? more : advice);
   } else if (!x.uncertainty) {
     out.verdict = "NOT CONFIRMED: " + order_text + " agrees with the theory's " +
                   format_number(*expected_order) + ", but the " + limit_text + no_bar + more;

@@ -1,7 +1,8 @@
-// The one analysis of a convergence ladder in N, used by `crbench verify`, `crbench converge` and
-// `crbench report` (docs/convergence.md): per-row errors, discretization flags and local orders,
+// The one analysis of a convergence ladder, used by `crbench verify`, `crbench converge` and
+// `crbench report` (docs/theory.md §4): per-row errors, discretization flags and local orders,
 // the least-squares order, the extrapolated limit with an error bar that is an upper bound, the
-// digits it supports, and a verdict that says why when it is not a confirmation.
+// digits it supports, and a verdict that says why when it is not a confirmation. A ladder runs
+// along one axis: the model parameter N, a fixed time step h or a relative tolerance rtol.
 #pragma once
 
 #include <optional>
@@ -9,6 +10,22 @@
 #include <vector>
 
 namespace crbench {
+
+// What a ladder refines. Errors fall as N grows and as h or rtol shrink; the analysis works in the
+// resolution N, 1/h or 1/rtol, so that an order p means error ∝ N^−p, h^p or rtol^p alike.
+enum class LadderAxis { N, h, rtol };
+
+// "N", "h", "rtol".
+std::string axis_name(LadderAxis axis);
+// The axis named `name`, or InputError naming `where` and the accepted names.
+LadderAxis parse_axis(const std::string& name, const std::string& where);
+// N, 1/h or 1/rtol.
+double resolution(LadderAxis axis, double rung);
+// The rungs from `coarse` to `fine` (N: increasing, h and rtol: decreasing), per_decade a decade,
+// with a 1e-9 decade slack at the fine end: coarse · 10^(i/per_decade) for N (the study's N
+// ladder), coarse / 10^(i/per_decade) rounded to 12 significant digits for h and rtol (so that
+// 3e-2 → 3e-5 gives 3e-3, 3e-4 and 3e-5 as written).
+std::vector<double> ladder_rungs(LadderAxis axis, double coarse, double fine, int per_decade);
 
 // The rules every ladder is judged by: the same for verify, converge and report; a study or a
 // verify call sets only `digits`.
@@ -32,7 +49,7 @@ double tight_rtol(double rtol, double factor);
 double tight_atol(double atol, double factor);
 
 struct LadderInput {
-  std::optional<double> N;      // nullopt: an ideal model (one row)
+  std::optional<double> rung;   // N, h or rtol of the row; nullopt: an ideal model (one row)
   std::string status = "ok";    // the solve's status ("ok" or a failure kind)
   std::string reason;           // why, when status is not "ok"
   std::optional<double> value;  // the observable at the study's tolerances
@@ -40,23 +57,29 @@ struct LadderInput {
   // The solve's own warnings (RunRecord::warnings: e.g. an exit time below the round-off of f);
   // a row with any is flagged, whatever its discretization estimate says.
   std::vector<std::string> warnings = {};
+  // A row of an h or rtol ladder has no tight twin (the ladder itself is the discretization):
+  // its estimate is the reference's own error estimate, and the row is flagged REFERENCE when
+  // that is not below trust_fraction of its error. Set for those rows, unset for N ladders.
+  std::optional<double> reference_uncertainty = {};
 };
 
 struct LadderRow {
-  std::optional<double> N;
+  std::optional<double> rung;
   std::optional<double> value;
-  std::optional<double> error;           // value − reference
-  std::optional<double> discretization;  // |value − tight|
-  std::optional<double> local_order;     // against the previous row with an error
+  std::optional<double> error;  // value − reference
+  // |value − tight| (an N ladder), or the reference's error estimate (an h or rtol ladder).
+  std::optional<double> discretization;
+  std::optional<double> local_order;  // against the previous row with an error
   bool flagged = false;
-  // "" (trusted), "DISCRETIZATION", "no value", "no reference" or "<status>: <reason>".
+  // "" (trusted), "DISCRETIZATION", "REFERENCE", "ROUND-OFF", "SOLVER WARNING", "no value",
+  // "no reference", "no tight value" or "<status>: <reason>".
   std::string flag;
 };
 
 struct Extrapolated {
   // Aitken's Δ² on the three finest trusted rows a, b, c of a geometric ladder: the order p from
-  // the successive differences, p = log((a − b)/(b − c)) / log r, and the limit
-  // c − (b − c)²/(a − 2b + c), exact for τ_N = τ_∞ + C N^−p.
+  // the successive differences, p = log((a − b)/(b − c)) / log r (r the ratio of resolutions),
+  // and the limit c − (b − c)²/(a − 2b + c), exact for τ_N = τ_∞ + C N^−p (or C h^p).
   std::optional<double> limit;
   std::optional<double> order;          // p of the finest triple
   std::optional<double> order_shifted;  // p of the triple one row coarser
@@ -66,14 +89,15 @@ struct Extrapolated {
   // through the formula. Published only when the ladder is asymptotic (both triples converge
   // with the same sign and orders that agree within order_stability).
   std::optional<double> uncertainty;
-  std::optional<double> finest_N;
+  std::optional<double> finest_rung;  // on the ladder's axis (N, h or rtol)
   std::string no_uncertainty_reason;  // why there is no error bar, when there is none
 };
 
 struct LadderAnalysis {
   std::vector<LadderRow> rows;
   int flagged_rows = 0;
-  std::optional<double> fitted_order;  // least squares over the trusted rows with N
+  LadderAxis axis = LadderAxis::N;
+  std::optional<double> fitted_order;  // least squares over the trusted rows with a rung
   int points_in_fit = 0;
   std::optional<double> expected_order;
   std::optional<bool> order_agrees;
@@ -85,21 +109,36 @@ struct LadderAnalysis {
 };
 
 // The three-point extrapolation with its error bar (see Extrapolated), on the values of a
-// geometric ladder whose every entry is trusted. Exposed for the tests.
-Extrapolated extrapolate(const std::vector<double>& N, const std::vector<double>& values,
+// geometric ladder whose every entry is trusted; `rungs` on `axis`. Exposed for the tests.
+Extrapolated extrapolate(const std::vector<double>& rungs, const std::vector<double>& values,
                          const std::vector<double>& discretization,
-                         const LadderRules& rules = LadderRules{});
+                         const LadderRules& rules = LadderRules{}, LadderAxis axis = LadderAxis::N);
 
 // `reference` is what the errors are measured against (the limit model's value or a closed
 // form); nullopt when there is none (the verdict says so, with `no_reference_why`).
-// `extrapolate_limit`: the observable converges to `reference` as N → ∞ (lift-off times; a
-// deviation's limit is 0 and is not extrapolated: its verdict rests on the fitted order alone).
+// `extrapolate_limit`: the observable converges to `reference` along the ladder (lift-off times;
+// a deviation's limit is 0 and is not extrapolated: its verdict rests on the fitted order alone).
 LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                               std::optional<double> reference, std::optional<double> expected_order,
                               bool extrapolate_limit, const LadderRules& rules,
-                              const std::string& no_reference_why = "");
+                              const std::string& no_reference_why = "",
+                              LadderAxis axis = LadderAxis::N);
 
-// "1e2", "10^2.5", or the number when N is not a power of ten to a tenth of a decade.
+// "1e2", "10^2.5", or the number when N is not a power of ten to a tenth of a decade (also for h
+// and rtol: "1e-3", "10^-2.5").
 std::string N_label(double N);
+// The output grid for the q observables of a ladder over a horizon of `duration`: `samples`,
+// except on an h ladder, where a fixed-step solver reports a grid time at the first step end at
+// or after it: the grid's spacing is then a whole multiple of the coarsest h (at most `samples`
+// points), so that a step ends on every grid time when h divides it, and no grid time falls
+// between two step ends of the coarsest rung.
+int step_ladder_samples(LadderAxis axis, double coarsest_rung, double duration, int samples);
+
+// atol of an rtol rung: rtol / ratio, ratio = rtol / atol of the settings rounded to 12 digits (so
+// that 1e-12 / 1e-14 gives 100 and 1e-5 / 100 is the double nearest 1e-7).
+double atol_for_rtol(double rung, double rtol, double atol);
+
+// N_label for an N rung; "h 1e-3", "rtol 1e-8" on the other axes.
+std::string rung_label(LadderAxis axis, double rung);
 
 }  // namespace crbench

@@ -228,7 +228,13 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
                {"near_lift_off", "The constraint value near lift-off"},
                {"paths",
                 "Paths in the coordinate plane: each limit (thick) with its "
-                "realizations (thin)"}}) {
+                "realizations (thin)"},
+               {"error_vs_h",
+                "Each h ladder's errors against h, log-log, per observable (hollow markers: "
+                "flagged rows)"},
+               {"error_vs_rtol",
+                "Each rtol ladder's errors against rtol, log-log, per observable (hollow "
+                "markers: flagged rows)"}}) {
         if (fs::exists(dir / (name + ".png"))) {
           md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
         }
@@ -428,17 +434,21 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
              << "|---|---|---|---|---|\n";
     // The lift-off when the study has one, else its first observable (a deviation).
     const std::string observable = st.summary["observables"].front().get<std::string>();
-    const std::string shown =
+    const std::string shown_by_default =
         std::find(st.summary["observables"].begin(), st.summary["observables"].end(),
                   "lift_off_time") != st.summary["observables"].end()
             ? std::string("lift_off_time")
             : observable;
     for (const auto& m : st.summary["models"]) {
       const auto& x = m["extrapolation"];
+      // An h or rtol ladder judged by its motion shows that observable's fit.
+      const std::string shown = m["judged_observable"].is_string()
+                                    ? m["judged_observable"].get<std::string>()
+                                    : shown_by_default;
       const auto& fit = m["observables"][shown]["fit"];
       std::ostringstream limit;
       const auto& rows = m["observables"][shown]["rows"];
-      if (rows.size() == 1 && rows[0]["N"].is_null() && rows[0]["error"].is_number()) {
+      if (rows.size() == 1 && m["axis"].is_null() && rows[0]["error"].is_number()) {
         limit << (shown == "lift_off_time" ? "error " : shown + " ")
               << scientific(std::abs(rows[0]["error"].get<double>()), 2) << " vs "
               << m["reference"]["kind"].get<std::string>();

@@ -122,7 +122,7 @@ Study parse_study(const nlohmann::json& j) {
   study.digits = top.number("digits", study.digits, range(1.0, 15.0));
   study.max_wall_time = top.number("max_wall_time", study.max_wall_time, kMaxWallTimeSpec);
 
-  {
+  if (top.find("N")) {
     Fields ladder(top.require("N"), "study.N");
     const double from = ladder.number("from", std::nullopt, range(0.0, 1e15, false));
     const double to = ladder.number("to", std::nullopt, range(from, 1e15, false));
@@ -194,26 +194,94 @@ Study parse_study(const nlohmann::json& j) {
       throw InputError(m.path("solver") + ": " + e.what());
     }
     sm.assignments = assignments_of(m.find("set"), m.path("set"));
+    if (const auto* own = m.find("ladder")) {
+      // An h or rtol ladder of the model's own.
+      Fields ladder(*own, m.path("ladder"));
+      const std::string axis_text = ladder.text("axis");
+      sm.axis = parse_axis(axis_text, m.path("ladder.axis"));
+      if (sm.axis == LadderAxis::N) {
+        throw InputError(m.path("ladder.axis") +
+                         ": 'N' ladders come from study.N (with N_min, N_max); a model's own "
+                         "ladder is in h or rtol");
+      }
+      const bool in_h = sm.axis == LadderAxis::h;
+      const std::vector<ParamSpec> parameters = solver->parameters();
+      const auto h_spec = std::find_if(parameters.begin(), parameters.end(),
+                                       [](const ParamSpec& p) { return p.name == "h"; });
+      if (in_h && h_spec == parameters.end()) {
+        throw InputError(m.path("ladder.axis") + ": solver " + sm.solver +
+                         " has no step h (an h ladder needs a fixed-step solver)");
+      }
+      if (!in_h && !solver->takes_tolerances()) {
+        throw InputError(m.path("ladder.axis") + ": solver " + sm.solver +
+                         " takes no rtol (an rtol ladder needs an adaptive solver)");
+      }
+      const ParamSpec bounds = in_h ? *h_spec : kRtolSpec;
+      const double from = ladder.number("from", std::nullopt, bounds);
+      const double to =
+          ladder.number("to", std::nullopt, range(bounds.min, from, bounds.min_inclusive));
+      const double per_decade = ladder.number("per_decade", 1.0, range(1.0, 10.0));
+      if (per_decade != std::floor(per_decade)) {
+        throw InputError(m.path("ladder.per_decade") + ": must be a whole number in [1, 10]");
+      }
+      ladder.finish();
+      if (!(to < from)) {
+        throw InputError(m.path("ladder.to") + ": must be below ladder.from (" +
+                         format_number(from) + "): a ladder runs from coarse to fine");
+      }
+      sm.ladder = ladder_rungs(sm.axis, from, to, static_cast<int>(per_decade));
+      if (sm.ladder.size() < 3 || sm.ladder.size() > 200) {
+        throw InputError(m.path("ladder") + ": the ladder has " + std::to_string(sm.ladder.size()) +
+                         " points; it needs between 3 and 200");
+      }
+      sm.has_ladder = true;
+      if (m.find("N_min") || m.find("N_max")) {
+        throw InputError(m.path(m.find("N_min") ? "N_min" : "N_max") +
+                         ": cuts the study's N ladder; this model runs its own " + axis_text +
+                         " ladder");
+      }
+    }
     for (const auto& a : sm.assignments) {
-      if (a.key == "N") {
+      // An N ladder sets N itself; an h or rtol ladder at a fixed N takes it from `set`.
+      if (a.key == "N" && !sm.has_ladder) {
         throw InputError(m.path("set") + ".N: N comes from the study's ladder (study.N, N_max)");
+      }
+      if (a.key == "h" && sm.has_ladder && sm.axis == LadderAxis::h) {
+        throw InputError(m.path("set") + ".h: h comes from the model's ladder");
       }
     }
     sm.limit_model = limit_model_of(*solver, sm.assignments, m.path("set"));
-    sm.has_N = solver_has_N(*solver);
-    const double N_max = m.number("N_max", 1e15, range(0.0, 1e15, false));
-    const double N_min = m.number("N_min", 0.0, range(0.0, 1e15));
-    if (sm.has_N) {
-      for (const double N : study.ladder) {
-        if (N <= N_max * (1.0 + 1e-12) && N >= N_min * (1.0 - 1e-12)) sm.N.push_back(N);
+    if (!sm.has_ladder && solver_has_N(*solver)) {
+      const double N_max = m.number("N_max", 1e15, range(0.0, 1e15, false));
+      const double N_min = m.number("N_min", 0.0, range(0.0, 1e15));
+      if (study.ladder.empty()) {
+        throw InputError("study.N: required: model '" + sm.label + "' (solver " + sm.solver +
+                         ") runs the study's N ladder");
       }
-      if (sm.N.size() < 3) {
+      for (const double N : study.ladder) {
+        if (N <= N_max * (1.0 + 1e-12) && N >= N_min * (1.0 - 1e-12)) sm.ladder.push_back(N);
+      }
+      if (sm.ladder.size() < 3) {
         throw InputError(m.path(m.find("N_min") ? "N_min" : "N_max") + ": N_min " +
                          format_number(N_min) + " and N_max " + format_number(N_max) +
                          " leave fewer than 3 points of the ladder");
       }
+      sm.has_ladder = true;
     }
-    sm.reference = m.text("reference", std::string("limit"));
+    sm.reference =
+        m.text("reference",
+               std::string(sm.has_ladder && sm.axis != LadderAxis::N ? "closed-form" : "limit"));
+    if (sm.has_ladder && sm.axis != LadderAxis::N && sm.reference == "limit") {
+      // The limit solver runs the (alpha, beta, gamma) model's N -> infinity, not the scheme's
+      // h -> 0 or rtol -> 0.
+      throw InputError(m.path("reference") + ": an " + axis_name(sm.axis) +
+                       " ladder is measured against \"closed-form\" or a solver name, not "
+                       "\"limit\"");
+    }
+    if (sm.has_ladder && sm.axis == LadderAxis::h && sm.reference == sm.solver) {
+      throw InputError(m.path("reference") + ": an h ladder of " + sm.solver +
+                       " needs a reference from another solver (or \"closed-form\")");
+    }
     if (sm.reference == "closed-form") {
       // Only here: some cases' facts take quadratures (particle-on-circle's viscous lift-off).
       const Facts model_facts = facts_of(*model_case);
@@ -247,9 +315,9 @@ Study parse_study(const nlohmann::json& j) {
         }
         sm.expected_order[key] = value.get<double>();
       }
-      if (!sm.has_N && !sm.expected_order.empty()) {
+      if (!sm.has_ladder && !sm.expected_order.empty()) {
         throw InputError(m.path("expected_order") + ": solver " + sm.solver +
-                         " has no N, so there is no order in N");
+                         " has no N and the model no h or rtol ladder, so there is no order");
       }
     }
     sm.order_source = m.text("order_source", "");
@@ -271,7 +339,7 @@ Study parse_study(const nlohmann::json& j) {
       const std::string label = path_labels[k].get<std::string>();
       const auto it = std::find_if(study.models.begin(), study.models.end(),
                                    [&](const StudyModel& m) { return m.label == label; });
-      if (it == study.models.end() || !it->has_N) {
+      if (it == study.models.end() || !it->has_ladder || it->axis != LadderAxis::N) {
         throw InputError(where + ": '" + label + "' is not the label of a model with an N ladder");
       }
       figure.models.push_back(label);
@@ -305,7 +373,7 @@ Study parse_study(const nlohmann::json& j) {
     figure.model = c.text("model");
     const auto it = std::find_if(study.models.begin(), study.models.end(),
                                  [&](const StudyModel& m) { return m.label == figure.model; });
-    if (it == study.models.end() || !it->has_N) {
+    if (it == study.models.end() || !it->has_ladder || it->axis != LadderAxis::N) {
       throw InputError("study.collapse.model: '" + figure.model +
                        "' is not the label of a model with an N ladder");
     }

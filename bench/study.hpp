@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "crbench/bench/ladder.hpp"
 #include "crbench/cases/params.hpp"
 
 namespace crbench {
@@ -27,15 +28,18 @@ struct StudyModel {
   // What the errors are measured against: "limit" (the limit solver with the same model),
   // "closed-form" (the case's facts) or the name of a solver run at the tight tolerances.
   std::string reference;
-  bool has_N = false;     // the solver has an N parameter: the model runs the ladder
-  std::vector<double> N;  // the study's ladder up to the model's N_max (has_N), else empty
+  // The model runs a ladder: in N (a solver with an N parameter: the study's ladder cut to
+  // [N_min, N_max]), or in h or rtol (the model's own "ladder"); otherwise one ideal row.
+  bool has_ladder = false;
+  LadderAxis axis = LadderAxis::N;
+  std::vector<double> ladder;  // the rungs on `axis`, coarse to fine (has_ladder), else empty
   std::map<std::string, double> expected_order;  // observable → order the theory states
   std::string order_source;                      // where that order comes from
   std::string note;
 };
 
 struct CollapseFigure {
-  std::string model;  // a model label with has_N
+  std::string model;  // a model label with an N ladder
   std::vector<double> N;
   double window = 0.5;  // half-width of the near-lift-off figure around the predicted lift-off
 };
@@ -68,10 +72,13 @@ struct Study {
   std::vector<Assignment> case_assignments;
   double rtol = 1e-12;
   double atol = 1e-14;
-  double tight_factor = 100.0;  // the discretization check runs at tolerances / tight_factor
-  int samples = 2001;           // output grid for the trajectory observables
-  double digits = 8.0;          // digits of agreement a ladder model needs to be confirmed
-  std::vector<double> ladder;
+  // The discretization check of an N ladder runs at tolerances / tight_factor; references run
+  // there, and the references of h and rtol ladders also at the study's tolerances, their
+  // difference being the reference's error estimate.
+  double tight_factor = 100.0;
+  int samples = 2001;          // output grid for the trajectory observables
+  double digits = 8.0;         // digits of agreement a ladder model needs to be confirmed
+  std::vector<double> ladder;  // the N ladder (study.N); empty when no model runs one
   std::vector<std::string> observables;
   std::vector<StudyModel> models;
   std::optional<CollapseFigure> collapse;

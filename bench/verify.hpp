@@ -1,11 +1,15 @@
 // `crbench verify`: sets the limit model's predicted lift-off (Deryabin & Kozlov 1995 Theorem 1)
-// beside the realization runs for a geometric ladder of N and says whether they confirm it.
+// beside the realization runs for a geometric ladder of N and says whether they confirm it; or,
+// with --axis h or rtol, runs one solver down a ladder of time steps or tolerances against the
+// case's closed form (else a tight run of a reference solver) and fits the order of its error.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "crbench/bench/ladder.hpp"
 #include "crbench/cases/params.hpp"
 
 namespace crbench {
@@ -15,8 +19,16 @@ struct VerifyRequest {
   std::vector<Assignment> case_assignments;
   // --preset/--alpha/--beta/--gamma/--interaction/--kappa/--k, given to both solvers.
   std::vector<Assignment> model_assignments;
-  double N_from = 1e2;
-  double N_to = 1e10;
+  // The ladder: N of the realization (the default), h of a fixed-step solver or rtol of an
+  // adaptive one.
+  LadderAxis axis = LadderAxis::N;
+  // The solver run down an h or rtol ladder (an N ladder runs the realization); its N (a
+  // realization's or the limit's at a fixed N) comes with `N_fixed`.
+  std::string solver = "realization";
+  std::optional<double> N_fixed;
+  // The coarse and fine ends; unset: 1e2 and 1e10 (N), 1e-2 and 1e-5 (h), 1e-4 and 1e-12 (rtol).
+  std::optional<double> from;
+  std::optional<double> to;
   int per_decade = 1;
   int digits = 8;
   double rtol = 1e-12;

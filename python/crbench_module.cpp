@@ -199,26 +199,32 @@ py::dict run(const std::string& case_name, const std::string& solver_name,
   return out;
 }
 
-py::dict verify(const std::string& case_name, const std::optional<py::dict>& params, double N_from,
-                double N_to, int per_decade, int digits, double rtol, double atol,
-                double tight_factor, const py::kwargs& model_options) {
+py::dict verify(const std::string& case_name, const std::optional<py::dict>& params,
+                const std::string& axis, const std::string& solver, std::optional<double> N,
+                std::optional<double> coarse, std::optional<double> fine, int per_decade,
+                int digits, double rtol, double atol, double tight_factor,
+                const py::kwargs& model_options) {
   VerifyRequest request;
+  request.axis = parse_axis(axis, "axis");
+  request.solver = solver;
+  request.N_fixed = N;
+  request.from = coarse;
+  request.to = fine;
   request.case_name = case_name;
   if (params) request.case_assignments = assignments_of("params", *params);
   request.model_assignments = assignments_of("model option", model_options);
   for (const auto& a : request.model_assignments) {
     bool known = false;
-    for (const char* name : {"preset", "alpha", "beta", "gamma", "interaction", "kappa", "k"}) {
+    for (const char* name :
+         {"preset", "alpha", "beta", "gamma", "interaction", "kappa", "k", "theta"}) {
       known = known || a.key == name;
     }
     if (!known) {
       throw InputError(a.key +
                        ": not a model option of verify; they are: preset, alpha, beta, gamma, "
-                       "interaction, kappa, k");
+                       "interaction, kappa, k, theta");
     }
   }
-  request.N_from = N_from;
-  request.N_to = N_to;
   request.per_decade = per_decade;
   request.digits = digits;
   request.rtol = rtol;
@@ -289,11 +295,14 @@ PYBIND11_MODULE(crbench, m) {
         "the rows just before and after events, named by 'label') and the solver's extra "
         "columns.");
   m.def("verify", &verify, py::arg("case"), py::kw_only(), py::arg("params") = py::none(),
-        py::arg("N_from") = 1e2, py::arg("N_to") = 1e10, py::arg("per_decade") = 1,
+        py::arg("axis") = "N", py::arg("solver") = "realization", py::arg("N") = py::none(),
+        py::arg("coarse") = py::none(), py::arg("fine") = py::none(), py::arg("per_decade") = 1,
         py::arg("digits") = 8, py::arg("rtol") = 1e-12, py::arg("atol") = 1e-14,
         py::arg("tight_factor") = 100.0,
-        "`crbench verify --json` as a dict, with 'exit_status' (0 confirmed, 1 not). Other "
-        "keywords: preset, alpha, beta, gamma, interaction, kappa, k.");
+        "`crbench verify --json` as a dict, with 'exit_status' (0 confirmed, 1 not): axis 'N' "
+        "(the realization against the limit model), 'h' or 'rtol' (solver's error down that "
+        "ladder, at a fixed N for the realization); coarse and fine are the ends (--from, --to). "
+        "Other keywords: preset, alpha, beta, gamma, interaction, kappa, k, theta.");
   m.def("converge", &converge, py::arg("study"), py::kw_only(), py::arg("out") = py::none(),
         py::arg("jobs") = 1, py::arg("resume") = false, py::arg("figures") = true,
         "`crbench converge`: runs a study file into `out` (default: the study's name) and returns "

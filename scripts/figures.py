@@ -42,12 +42,52 @@ def read_csv(path):
     return rows
 
 
-def ladder_models(study, observable="lift_off_time"):
-    """The models with an N ladder and at least one error of `observable` to draw."""
+def ladder_models(study, observable="lift_off_time", axis="N"):
+    """The models with a ladder on `axis` and at least one error of `observable` to draw."""
     return [m for m in study["models"]
-            if observable in m["observables"]
-            and any(r["N"] is not None and r["error"] is not None
+            if m.get("axis") == axis and observable in m["observables"]
+            and any(r[axis] is not None and r["error"] is not None
                     for r in m["observables"][observable]["rows"])]
+
+
+def error_vs_step(study, folder, axis):
+    """Each h (or rtol) ladder's judged observable against its rung, one panel per observable,
+    with the least-squares line through the trusted rows (hollow: flagged rows)."""
+    models = [m for m in study["models"] if m.get("axis") == axis]
+    if not models:
+        return
+    observables = [o for o in study["observables"] if ladder_models(study, o, axis)]
+    if not observables:
+        return
+    fig, axes = plt.subplots(1, len(observables), figsize=(5.2 * len(observables), 4.6),
+                             squeeze=False)
+    for ax, observable in zip(axes[0], observables):
+        for k, m in enumerate(models):
+            rows = m["observables"][observable]["rows"]
+            ok = [r for r in rows if r["error"] is not None and r["error"] != 0]
+            trusted = [r for r in ok if not r["flagged"]]
+            flagged = [r for r in ok if r["flagged"]]
+            fit = m["observables"][observable]["fit"]
+            color = "C%d" % k
+            label = m["label"]
+            if fit["fitted_order"] is not None:
+                label += " (order %.2f" % fit["fitted_order"]
+                if fit["expected_order"] is not None:
+                    label += ", theory %g" % fit["expected_order"]
+                label += ")"
+            ax.loglog([r[axis] for r in trusted], [abs(r["error"]) for r in trusted], "o-",
+                      color=color, label=label, markersize=4, linewidth=0.8)
+            if flagged:
+                ax.loglog([r[axis] for r in flagged], [abs(r["error"]) for r in flagged], "o",
+                          color=color, markerfacecolor="none")
+        ax.invert_xaxis()
+        ax.set_xlabel(axis + " (finer to the right)")
+        ax.set_ylabel("|error| of " + observable)
+        ax.set_title(observable, fontsize=10)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("%s: error against %s (hollow: flagged rows)" % (study["study"], axis))
+    save(fig, folder, "error_vs_" + axis)
 
 
 def error_vs_N(study, folder, observable="lift_off_time"):
@@ -375,13 +415,17 @@ def main():
         return 0
     with open(os.path.join(folder, "study.json")) as f:
         study = json.load(f)
-    if "lift_off_time" in study["observables"]:
+    if not any(m.get("axis") == "N" for m in study["models"]):
+        pass  # no N ladder (a study of h and rtol ladders only)
+    elif "lift_off_time" in study["observables"]:
         error_vs_N(study, folder)
         lift_off_vs_N(study, folder)
     else:
         # A study without a lift-off (kinematic constraints): the deviation from the reference
         # motion against N for its first observable.
         error_vs_N(study, folder, study["observables"][0])
+    error_vs_step(study, folder, "h")
+    error_vs_step(study, folder, "rtol")
     collapse(study, folder)
     paths(study, folder)
     work_precision(study, folder)

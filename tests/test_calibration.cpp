@@ -18,19 +18,22 @@ namespace fs = std::filesystem;
 using crbench::Extrapolated;
 
 struct TrustedTail {
-  std::vector<double> N, values, discretization;
+  std::vector<double> N, values, discretization;  // N: the rungs (N, h or rtol)
+  crbench::LadderAxis axis = crbench::LadderAxis::N;
 };
 
-// The rows the analysis extrapolates from: up to the finest trusted row, all trusted.
-TrustedTail trusted_tail(const nlohmann::ordered_json& rows) {
+// The rows the analysis extrapolates from: up to the finest trusted row, all trusted; `axis` is
+// the key of the rows' rungs.
+TrustedTail trusted_tail(const nlohmann::ordered_json& rows, const std::string& axis) {
   std::size_t end = rows.size();
   while (end > 0 && rows[end - 1]["flagged"].get<bool>()) --end;
   std::size_t begin = end;
-  while (begin > 0 && rows[begin - 1]["N"].is_number() && !rows[begin - 1]["flagged"].get<bool>())
+  while (begin > 0 && rows[begin - 1][axis].is_number() && !rows[begin - 1]["flagged"].get<bool>())
     --begin;
   TrustedTail t;
+  t.axis = crbench::parse_axis(axis, "axis");
   for (std::size_t i = begin; i < end; ++i) {
-    t.N.push_back(rows[i]["N"].get<double>());
+    t.N.push_back(rows[i][axis].get<double>());
     t.values.push_back(rows[i]["value"].get<double>());
     t.discretization.push_back(rows[i]["discretization_estimate"].get<double>());
   }
@@ -52,8 +55,8 @@ Calibration calibrate(const std::vector<nlohmann::ordered_json>& studies,
       const auto& reference = m["reference"]["lift_off_time"];
       if (!reference.is_number() || !m["observables"].contains("lift_off_time")) continue;
       const auto& rows = m["observables"]["lift_off_time"]["rows"];
-      if (rows.empty() || !rows[0]["N"].is_number()) continue;
-      const Extrapolated x = estimate(trusted_tail(rows));
+      if (rows.empty() || !m["axis"].is_string()) continue;  // an ideal row
+      const Extrapolated x = estimate(trusted_tail(rows, m["axis"].get<std::string>()));
       if (!x.limit || !x.uncertainty) continue;
       ++c.checked;
       const double distance = std::abs(*x.limit - reference.get<double>());
@@ -107,8 +110,8 @@ TEST_CASE(
            << "/" << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>());
       if (!m["observables"].contains("lift_off_time")) continue;  // judged by a deviation
       // A confirmation rests on an error bar that contains the reference.
-      if (m["confirmed"].get<bool>() &&
-          m["observables"]["lift_off_time"]["rows"][0]["N"].is_number()) {
+      if (m["confirmed"].get<bool>() && m["axis"].is_string() &&
+          m["judged_observable"] == "lift_off_time") {
         REQUIRE(x["uncertainty"].is_number());
       }
       if (!x["uncertainty"].is_number() || !m["reference"]["lift_off_time"].is_number()) continue;
@@ -123,7 +126,7 @@ TEST_CASE(
   // The same rows through the suite's estimator and through a planted overconfident one (one
   // test case: the studies run once per process).
   const Calibration real = calibrate(studies, [](const TrustedTail& t) {
-    return crbench::extrapolate(t.N, t.values, t.discretization);
+    return crbench::extrapolate(t.N, t.values, t.discretization, crbench::LadderRules{}, t.axis);
   });
   INFO(real.outside.size() << " outside; first: "
                            << (real.outside.empty() ? std::string("-") : real.outside.front()));
@@ -139,7 +142,8 @@ TEST_CASE(
     const std::size_t n = t.values.size();
     if (n < 3) return x;
     const double a = t.values[n - 3], b = t.values[n - 2], c = t.values[n - 1];
-    const double r = t.N[n - 1] / t.N[n - 2];
+    const double r =
+        crbench::resolution(t.axis, t.N[n - 1]) / crbench::resolution(t.axis, t.N[n - 2]);
     const double p = std::log((a - b) / (b - c)) / std::log(r);
     if (!std::isfinite(p)) return x;
     const auto level = [](double coarse, double fine, double rp) {
@@ -154,4 +158,42 @@ TEST_CASE(
   });
   CHECK(planted.checked >= 7);
   CHECK(!planted.outside.empty());
+}
+
+TEST_CASE("An h ladder: order from the resolution 1/h, the limit extrapolated, flags by reference",
+          "[ladder-axis]") {
+  using crbench::LadderAxis;
+  // value(h) = 2 + 3 h^1.5 exactly: the fitted order is 1.5, positive although h decreases, and
+  // Aitken's limit is 2 to round-off.
+  std::vector<crbench::LadderInput> inputs;
+  const std::vector<double> h = crbench::ladder_rungs(LadderAxis::h, 1e-1, 1e-5, 1);
+  REQUIRE(h == std::vector<double>{1e-1, 1e-2, 1e-3, 1e-4, 1e-5});
+  for (const double step : h) {
+    crbench::LadderInput in;
+    in.rung = step;
+    in.value = 2.0 + 3.0 * std::pow(step, 1.5);
+    in.reference_uncertainty = 0.0;
+    inputs.push_back(in);
+  }
+  const crbench::LadderRules rules;
+  const auto exact = crbench::analyse_ladder(inputs, 2.0, 1.5, true, rules, "", LadderAxis::h);
+  INFO(exact.verdict);
+  CHECK(exact.flagged_rows == 0);
+  CHECK(exact.fitted_order.value() == Approx(1.5).margin(1e-9));
+  CHECK(exact.extrapolation.limit.value() == Approx(2.0).margin(1e-12));
+  CHECK(exact.extrapolation.finest_rung.value() == 1e-5);
+  CHECK(exact.confirmed);
+  // A reference whose own error estimate (1e-7) is not below 1% of a row's error flags that row
+  // REFERENCE: the two finest rows (errors 3 h^1.5 = 3e-6 and 9.5e-8; the row before, 9.5e-5).
+  for (auto& in : inputs) in.reference_uncertainty = 1e-7;
+  const auto coarse = crbench::analyse_ladder(inputs, 2.0, 1.5, true, rules, "", LadderAxis::h);
+  CHECK(coarse.rows[2].flag == "");
+  CHECK(coarse.rows[3].flag == "REFERENCE");
+  CHECK(coarse.rows[4].flag == "REFERENCE");
+  CHECK_FALSE(coarse.confirmed);
+  // An error within 100 ulps of the reference is ROUND-OFF, whatever the reference's estimate.
+  inputs[4].value = 2.0 + 1e-14;
+  inputs[4].reference_uncertainty = 0.0;
+  const auto flat = crbench::analyse_ladder(inputs, 2.0, 1.5, true, rules, "", LadderAxis::h);
+  CHECK(flat.rows[4].flag == "ROUND-OFF");
 }

@@ -74,7 +74,8 @@ std::vector<std::string> deterministic_files() {
 TEST_CASE("a valid study parses with its defaults", "[study]") {
   const auto study = crbench::parse_study(valid_study());
   CHECK(study.ladder.size() == 3);
-  CHECK(study.models[0].has_N);
+  CHECK(study.models[0].has_ladder);
+  CHECK(study.models[0].axis == crbench::LadderAxis::N);
   CHECK(study.models[0].reference == "limit");
   CHECK(study.rtol == 1e-12);
   CHECK(study.observables.size() == 3);
@@ -161,6 +162,50 @@ TEST_CASE("malformed studies name the field", "[study]") {
                                    {"values", {1e-2, 1e-3}}}}}};
        },
        "study.work_precision.series[0].vary:"},
+      {"an h ladder of a solver without h",
+       [](json& j) {
+         j["models"][0] = {{"label", "ed"},
+                           {"solver", "event-driven"},
+                           {"ladder", {{"axis", "h"}, {"from", 1e-2}, {"to", 1e-4}}}};
+       },
+       "study.models[0].ladder.axis: solver event-driven has no step h"},
+      {"an rtol ladder of a fixed-step solver",
+       [](json& j) {
+         j["models"][0] = {{"label", "mj"},
+                           {"solver", "moreau-jean"},
+                           {"ladder", {{"axis", "rtol"}, {"from", 1e-4}, {"to", 1e-8}}}};
+       },
+       "study.models[0].ladder.axis: solver moreau-jean takes no rtol"},
+      {"a model's own N ladder",
+       [](json& j) {
+         j["models"][0]["ladder"] = {{"axis", "N"}, {"from", 1e2}, {"to", 1e4}};
+       },
+       "study.models[0].ladder.axis: 'N' ladders come from study.N"},
+      {"an h ladder from fine to coarse",
+       [](json& j) {
+         j["models"][0] = {{"label", "mj"},
+                           {"solver", "moreau-jean"},
+                           {"ladder", {{"axis", "h"}, {"from", 1e-4}, {"to", 1e-2}}}};
+       },
+       "study.models[0].ladder.to:"},
+      {"an h ladder against the limit",
+       [](json& j) {
+         j["models"][0] = {{"label", "mj"},
+                           {"solver", "moreau-jean"},
+                           {"reference", "limit"},
+                           {"ladder", {{"axis", "h"}, {"from", 1e-2}, {"to", 1e-4}}}};
+       },
+       "study.models[0].reference: an h ladder is measured against"},
+      {"an h ladder against its own solver",
+       [](json& j) {
+         j["models"][0] = {{"label", "mj"},
+                           {"solver", "moreau-jean"},
+                           {"reference", "moreau-jean"},
+                           {"ladder", {{"axis", "h"}, {"from", 1e-2}, {"to", 1e-4}}}};
+       },
+       "study.models[0].reference: an h ladder of moreau-jean needs a reference from another"},
+      {"an N ladder without study.N", [](json& j) { j.erase("N"); },
+       "study.N: required: model 'viscous'"},
   };
   for (const auto& c : cases) {
     INFO(c.what);
@@ -169,6 +214,54 @@ TEST_CASE("malformed studies name the field", "[study]") {
     const std::string message = error_of(j);
     CHECK_THAT(message, Catch::Matchers::StartsWith(c.expected));
   }
+}
+
+TEST_CASE("a study's h and rtol ladders: rungs as written, order 1 of Moreau-Jean, flags",
+          "[study][ladder-axis]") {
+  const json j = json::parse(R"({
+    "name": "steps", "case": "dk-plane",
+    "observables": ["lift_off_time", "max_q_deviation"],
+    "models": [
+      {"label": "mj", "solver": "moreau-jean", "reference": "closed-form",
+       "ladder": {"axis": "h", "from": 3e-2, "to": 3e-5},
+       "expected_order": {"max_q_deviation": 1}},
+      {"label": "ed", "solver": "event-driven", "reference": "closed-form",
+       "ladder": {"axis": "rtol", "from": 1e-4, "to": 1e-8, "per_decade": 1}}
+    ]
+  })");
+  const auto study = crbench::parse_study(j);
+  REQUIRE(study.models[0].ladder.size() == 4);
+  CHECK(study.models[0].ladder[1] == 3e-3);  // coarse / 10^i, as written
+  CHECK(study.models[0].ladder[3] == 3e-5);
+  CHECK(study.models[1].ladder == std::vector<double>{1e-4, 1e-5, 1e-6, 1e-7, 1e-8});
+  const fs::path dir = fresh_dir("study_steps");
+  crbench::ConvergeOptions options;
+  options.out_dir = dir.string();
+  options.figures = false;
+  const auto result = crbench::run_study(study, options);
+  const auto& models = result.summary["models"];
+  const auto& mj = models[0];
+  INFO(mj.dump(1));
+  CHECK(mj["axis"] == "h");
+  CHECK(mj["confirmed"] == true);
+  CHECK(mj["judged_observable"] == "max_q_deviation");
+  CHECK(mj["observables"]["max_q_deviation"]["fit"]["fitted_order"].get<double>() ==
+        Approx(1.0).margin(0.05));
+  for (const auto& row : mj["observables"]["max_q_deviation"]["rows"]) {
+    CHECK(row["h"].is_number());
+    CHECK(row["flagged"] == false);
+  }
+  // dk-plane's classical motion is piecewise quadratic: DOP853 integrates it exactly, so every
+  // row of the event-driven rtol ladder is at round-off, flagged, and no order is fitted.
+  const auto& ed = models[1];
+  CHECK(ed["axis"] == "rtol");
+  for (const auto& row : ed["observables"]["lift_off_time"]["rows"]) {
+    CHECK(row["flag"] == "ROUND-OFF");
+  }
+  CHECK(ed["verdict"].get<std::string>().rfind("NO RATE STATED", 0) == 0);
+  // Rows of the tables carry the rung with its axis.
+  CHECK(read(dir / "max_q_deviation.md").find("| mj | h 0.003 |") != std::string::npos);
+  CHECK(read(dir / "max_q_deviation.md").find("| mj | h 3e-05 |") != std::string::npos);
 }
 
 TEST_CASE("study files that do not parse or misspell a field are input errors", "[study]") {

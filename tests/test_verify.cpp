@@ -133,3 +133,86 @@ TEST_CASE(
   CHECK(confirmed == 0);
   check_bar(k, 5.0);
 }
+
+TEST_CASE("verify --axis h: Moreau-Jean's positions converge at order 1 in h on dk-plane",
+          "[verify][ladder-axis]") {
+  // h = 3e-2 ... 3e-5 puts the switch at x = 0 (t = 1) inside a step. The classical motion is
+  // x = t - 1, y = 0 to t = 1, then y = (t - 1)^2 / 2: the scheme's largest deviation from it is
+  // about 1.4 h (the lift-off is resolved to a step), of order 1.
+  const auto [status, j] =
+      verify({"--solver", "moreau-jean", "--axis", "h", "--from", "3e-2", "--to", "3e-5"});
+  INFO(j.dump(1));
+  CHECK(status == 0);
+  CHECK(j["axis"] == "h");
+  CHECK(j["confirmed"] == true);
+  const auto& max_q = j["observables"]["max_q_deviation"];
+  CHECK(max_q["points"].size() == 4);
+  CHECK(max_q["least_squares_order"].get<double>() == Approx(1.0).margin(0.05));
+  for (const auto& p : max_q["points"]) {
+    CHECK(p["flagged"] == false);
+    // An order-1 error of about h: between h/10 and 10 h on every rung.
+    const double h = p["h"].get<double>(), e = p["error"].get<double>();
+    CHECK(e > 0.1 * h);
+    CHECK(e < 10.0 * h);
+  }
+  // The lift-off: the end of a step, within h of the classical 1, no order stated.
+  const auto& lift = j["observables"]["lift_off_time"];
+  CHECK(lift["expected_order"].is_null());
+  for (const auto& p : lift["points"]) {
+    CHECK(std::abs(p["error"].get<double>()) <= p["h"].get<double>() * (1.0 + 1e-9));
+  }
+}
+
+TEST_CASE("verify --axis h flags rows whose error the reference or round-off hides",
+          "[verify][ladder-axis]") {
+  // On the decade ladder 1e-2 ... 1e-5 the switch at t = 1 is a step end: the lift-off error is
+  // exactly 0 at 1e-3 ... 1e-5, and at h = 1e-2 the scheme leaves one step early and lands on the
+  // classical motion to round-off. Those rows are flagged ROUND-OFF and left out of the fits.
+  const auto [status, j] = verify({"--solver", "moreau-jean", "--axis", "h"});
+  INFO(j.dump(1));
+  const auto& lift = j["observables"]["lift_off_time"]["points"];
+  REQUIRE(lift.size() == 4);
+  CHECK(lift[0]["flag"] == "");
+  for (int i = 1; i < 4; ++i) CHECK(lift[i]["flag"] == "ROUND-OFF");
+  CHECK(j["observables"]["max_q_deviation"]["points"][0]["flag"] == "ROUND-OFF");
+  // The three trusted rows still give order 1.
+  CHECK(j["observables"]["max_q_deviation"]["least_squares_order"].get<double>() ==
+        Approx(1.0).margin(0.05));
+  CHECK(status == 0);
+}
+
+TEST_CASE("verify --axis rtol measures an adaptive solver against its own tight run",
+          "[verify][ladder-axis]") {
+  // The realization at N = 1e4 is not the limit model, so its reference is itself at rtol 1e-14
+  // (error estimate: the difference from rtol 1e-12); rows whose error that estimate does not
+  // resolve are flagged REFERENCE. No order in rtol is stated (NO RATE STATED, exit 1).
+  const auto [status, j] =
+      verify({"--solver", "realization", "--N", "1e4", "--alpha", "1", "--beta", "0", "--gamma",
+              "1", "--axis", "rtol", "--from", "1e-6", "--to", "1e-12"});
+  INFO(j.dump(1));
+  CHECK(status == 1);
+  CHECK(j["reference"]["what"].get<std::string>().find("realization at rtol 1e-14") == 0);
+  const auto& lift = j["observables"]["lift_off_time"];
+  CHECK(lift["expected_order"].is_null());
+  CHECK(lift["verdict"].get<std::string>().rfind("NO RATE STATED", 0) == 0);
+  const double estimate = j["reference"]["error_estimate"]["lift_off_time"].get<double>();
+  for (const auto& p : lift["points"]) {
+    if (p["flag"] == "") CHECK(estimate < 0.01 * std::abs(p["error"].get<double>()));
+    if (p["flag"] == "REFERENCE") CHECK(!(estimate < 0.01 * std::abs(p["error"].get<double>())));
+  }
+  // The finest rung (rtol 1e-12) is what the estimate itself measures: it cannot be trusted.
+  CHECK(lift["points"].back()["flagged"] == true);
+}
+
+TEST_CASE("verify: an axis the solver cannot run is an input error", "[verify][ladder-axis]") {
+  CHECK(verify({"--solver", "event-driven", "--axis", "h"}).first == 2);    // no step h
+  CHECK(verify({"--solver", "moreau-jean", "--axis", "rtol"}).first == 2);  // no rtol
+  CHECK(verify({"--solver", "moreau-jean", "--axis", "N"}).first == 2);
+  CHECK(verify({"--solver", "realization", "--axis", "rtol"}).first == 2);  // needs --N
+  CHECK(verify({"--axis", "dt"}).first == 2);
+  CHECK(
+      verify({"--solver", "moreau-jean", "--axis", "h", "--from", "1e-5", "--to", "1e-2"}).first ==
+      2);  // fine end coarser than the coarse end
+  CHECK(verify({"--solver", "moreau-jean", "--axis", "h", "--from", "2"}).first == 2);
+  CHECK(verify({"--N", "1e4"}).first == 2);  // an N ladder sets N itself
+}

@@ -165,10 +165,20 @@ class Errors(unittest.TestCase):
 class VerifyAndConverge(unittest.TestCase):
     def test_verify_confirms_the_viscous_delay(self):
         # Deryabin & Kozlov 1995 section 6: tau = 2 for the viscous preset on dk-plane.
-        verdict = crbench.verify("dk-plane", N_from=1e3, N_to=1e6, digits=5, preset="viscous")
+        verdict = crbench.verify("dk-plane", coarse=1e3, fine=1e6, digits=5, preset="viscous")
         self.assertEqual(verdict["exit_status"], 0)
         self.assertTrue(verdict["confirmed"])
         self.assertLessEqual(abs(verdict["prediction"]["lift_off_time"] - 2.0), 1e-12)
+
+    def test_verify_fits_moreau_jeans_order_in_h(self):
+        # The largest q deviation from the classical motion of dk-plane falls like h.
+        verdict = crbench.verify("dk-plane", axis="h", solver="moreau-jean", coarse=3e-2,
+                                 fine=3e-5)
+        self.assertEqual(verdict["exit_status"], 0)
+        fit = verdict["observables"]["max_q_deviation"]["least_squares_order"]
+        self.assertLess(abs(fit - 1.0), 0.05)
+        with self.assertRaises(crbench.InputError):
+            crbench.verify("dk-plane", axis="h", solver="event-driven")
 
     def test_converge_writes_the_files_of_the_command_line(self):
         with tempfile.TemporaryDirectory() as scratch:
@@ -196,7 +206,7 @@ results = []
 def work():
     r = crbench.run('dk-plane', 'event-driven', samples=11)
     results.append(r['lift_off_time'])
-    crbench.verify('dk-plane', N_to=1e4)
+    crbench.verify('dk-plane', fine=1e4)
 threads = [threading.Thread(target=work) for _ in range(4)]
 for t in threads:
     t.start()
