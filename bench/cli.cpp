@@ -143,12 +143,17 @@ void print_summary(const RunRecord& r, std::ostream& out) {
   }
   out << "\n  min_constraint:";
   for (const double f : r.min_constraint) out << " " << format_number(f);
-  out << "\n  final_state: t = " << format_number(r.final_state.t) << ", q =";
+  // The case's coordinate names: "x = 2, y = 2, v_x = 1, v_y = 2".
+  const auto name = [&r](Eigen::Index i) {
+    return i < static_cast<Eigen::Index>(r.coordinates.size())
+               ? r.coordinates[static_cast<std::size_t>(i)].name
+               : "q" + std::to_string(i);
+  };
+  out << "\n  final_state: t = " << format_number(r.final_state.t);
   for (Eigen::Index i = 0; i < r.final_state.q.size(); ++i)
-    out << " " << format_number(r.final_state.q(i));
-  out << ", v =";
+    out << ", " << name(i) << " = " << format_number(r.final_state.q(i));
   for (Eigen::Index i = 0; i < r.final_state.v.size(); ++i)
-    out << " " << format_number(r.final_state.v(i));
+    out << ", v_" << name(i) << " = " << format_number(r.final_state.v(i));
   out << "\n  steps " << r.steps << ", rhs evaluations " << r.rhs_evaluations << ", wall time "
       << r.wall_time_s << " s\n  tolerances: " << tolerance_text(r.tolerances) << "\n";
 }

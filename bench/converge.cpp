@@ -50,22 +50,36 @@ struct Reference {
   std::string prediction_rule = "theorem-1";
   std::string why;
   std::string tolerances;
+  // The reference's value of each observable besides the lift-off and the q deviations
+  // (penetration depth, post-impact velocity, energy drift); absent where it has none.
+  std::map<std::string, double> values;
   // The reference's own error estimate per observable (the rows of h and rtol ladders are
   // flagged against it): 0 for a closed form; for a solver, the difference between its runs at
   // the tight tolerances and at the study's.
   std::map<std::string, double> uncertainty;
 };
 
+// Whether an observable converges to its reference's value, to be extrapolated along the ladder
+// (lift-off, post-impact velocity, energy drift), or to 0 with an order alone (the q deviations,
+// the penetration depth).
+bool has_limit_value(const std::string& observable) {
+  return observable == "lift_off_time" || observable == "post_impact_velocity" ||
+         observable == "energy_drift";
+}
+
+std::optional<double> observe_one(const std::string& o, const GridRun& run, const Model& model,
+                                  const std::vector<Eigen::VectorXd>& reference_q) {
+  if (o == "lift_off_time") return run.record.lift_off_time;
+  if (o == "max_q_deviation") return q_deviation(run.q, reference_q, false);
+  if (o == "final_q_deviation") return q_deviation(run.q, reference_q, true);
+  return run_observable(o, run, model);
+}
+
 ojson observe(const std::vector<std::string>& observables, const GridRun& run,
-              const Reference& reference) {
+              const Reference& reference, const Model& model) {
   ojson values = ojson::object();
-  for (const auto& o : observables) {
-    std::optional<double> x;
-    if (o == "lift_off_time") x = run.record.lift_off_time;
-    if (o == "max_q_deviation") x = q_deviation(run.q, reference.q, false);
-    if (o == "final_q_deviation") x = q_deviation(run.q, reference.q, true);
-    values[o] = number_or_null(x);
-  }
+  for (const auto& o : observables)
+    values[o] = number_or_null(observe_one(o, run, model, reference.q));
   return values;
 }
 
@@ -182,6 +196,9 @@ class Converge {
         ref.lift_off = facts.lift_off_time(m.limit_model);
         ref.tolerances = "closed form";
         for (const auto& o : study_.observables) ref.uncertainty[o] = 0.0;
+        // The ideal model never goes below f = 0; its impact velocities and energy are not among
+        // the case's facts.
+        ref.values["penetration_depth"] = 0.0;
         if (const auto* exact = facts.trajectory(m.limit_model)) {
           const double t0 = model->initial_state().t, t1 = model->horizon();
           for (int i = 0; i < samples; ++i) {
@@ -213,13 +230,16 @@ class Converge {
           const GridRun coarse = solve_on_grid(at_study_tolerances);
           for (const auto& o : study_.observables) {
             std::optional<double> d;
-            if (o == "lift_off_time" && run.record.lift_off_time && coarse.record.lift_off_time) {
-              d = std::abs(*run.record.lift_off_time - *coarse.record.lift_off_time);
-            } else if (o == "lift_off_time" && !run.record.lift_off_time &&
-                       !coarse.record.lift_off_time) {
-              d = 0.0;
-            } else if (o != "lift_off_time" && coarse.record.status == "ok") {
+            const bool q_observable = o == "max_q_deviation" || o == "final_q_deviation";
+            if (coarse.record.status != "ok") {
+              // No estimate: the rows are flagged REFERENCE.
+            } else if (q_observable) {
               d = q_deviation(coarse.q, run.q, o == "final_q_deviation");
+            } else {
+              const auto fine = observe_one(o, run, *model, {});
+              const auto rough = observe_one(o, coarse, *model, {});
+              if (fine && rough) d = std::abs(*fine - *rough);
+              if (!fine && !rough) d = 0.0;
             }
             if (d) ref.uncertainty[o] = *d;
           }
@@ -227,6 +247,12 @@ class Converge {
         ref.status = run.record.status;
         ref.lift_off = run.record.lift_off_time;
         ref.q = run.q;
+        for (const auto& o : study_.observables) {
+          if (o == "lift_off_time" || o == "max_q_deviation" || o == "final_q_deviation") continue;
+          if (const auto x = run_observable(o, run, *model); x && run.record.status == "ok") {
+            ref.values[o] = *x;
+          }
+        }
         ref.tolerances = tolerance_text(run.record.tolerances);
         ref.theorem_applies =
             run.record.diagnostics.value("theorem_applies", nlohmann::ordered_json(true))
@@ -340,12 +366,13 @@ class Converge {
         }
       }
       const GridRun normal = solve_on_grid(r);
+      const auto case_model = make_model(m.case_name, m.case_assignments);
       line["model"] = m.label;
       line[ladder_in_N ? std::string("N") : axis_name(m.axis)] = number_or_null(p.rung);
       line["status"] = normal.record.status;
       line["reason"] = normal.record.reason;
       line["tolerances"] = normal.record.tolerances;
-      line["values"] = observe(study_.observables, normal, references_[p.index]);
+      line["values"] = observe(study_.observables, normal, references_[p.index], *case_model);
       if (ladder_in_N) {
         // The discretization check: the same point at the tight tolerances. An h or rtol
         // ladder has none: the ladder itself is the discretization.
@@ -354,7 +381,8 @@ class Converge {
         const GridRun tight = solve_on_grid(r);
         line["tight_status"] = tight.record.status;
         line["tight_tolerances"] = tight.record.tolerances;
-        line["tight_values"] = observe(study_.observables, tight, references_[p.index]);
+        line["tight_values"] =
+            observe(study_.observables, tight, references_[p.index], *case_model);
       }
       line["steps"] = normal.record.steps;
       line["rhs_evaluations"] = normal.record.rhs_evaluations;
@@ -563,6 +591,12 @@ ojson Converge::assemble() {
   summary["description"] = study_.description;
   summary["case"] = study_.case_name;
   summary["params"] = model->params();
+  // The study case's coordinates (figure axes, the q deviations' units).
+  summary["coordinates"] = ojson::array();
+  for (int i = 0; i < model->dof(); ++i) {
+    summary["coordinates"].push_back(
+        {{"name", model->coordinate_name(i)}, {"unit", model->coordinate_unit(i)}});
+  }
   summary["tolerances"] = {{"rtol", study_.rtol},
                            {"atol", study_.atol},
                            {"tight_factor", study_.tight_factor},
@@ -587,6 +621,10 @@ ojson Converge::assemble() {
       "flagged";
   summary["ladder"] = study_.ladder;
   summary["observables"] = study_.observables;
+  // Each observable's unit in the study's case (figure axes).
+  summary["observable_units"] = ojson::object();
+  for (const auto& o : study_.observables)
+    summary["observable_units"][o] = observable_unit(o, *model);
 
   const std::string tolerance_caption =
       "rtol " + format_number(study_.rtol) + ", atol " + format_number(study_.atol) +
@@ -594,6 +632,8 @@ ojson Converge::assemble() {
       format_number(study_.tight_factor) + "; references at those tighter tolerances.";
 
   std::map<std::string, Table> tables;
+  // Per observable: each model's unit where the models' units differ (a column), else empty.
+  std::map<std::string, std::map<std::string, std::string>> unit_column;
   for (const auto& o : study_.observables) {
     Table t;
     t.title = study_.name + ": " + o;
@@ -605,15 +645,43 @@ ojson Converge::assemble() {
     } else if (o == "max_q_deviation") {
       what = " (the largest sup-norm distance of q from the reference motion over a " +
              std::to_string(study_.samples) + "-point grid of the horizon)";
-    } else {
+    } else if (o == "final_q_deviation") {
       what = " (the sup-norm distance of q from the reference motion at the end of the horizon)";
+    } else if (o == "penetration_depth") {
+      what =
+          " (the largest depth max(0, -f) below a unilateral constraint over every step; "
+          "reference: 0 for the ideal model, else the reference run's)";
+    } else if (o == "post_impact_velocity") {
+      what =
+          " (the constraint rate f' just after the first impact, or at the first exit from the "
+          "medium; error = value - the reference run's)";
+    } else {
+      what =
+          " (max over the grid of |E(t) - E(t0)|, E = T + V of the case without a medium's "
+          "energy: impacts with restitution below 1 and dampers lose energy by design; error = "
+          "value - the reference run's)";
     }
     t.caption = (single_case_study() ? "Case " + study_.case_name + ", observable "
                                      : std::string("Observable ")) +
                 o + what + ". " + tolerance_caption;
-    t.header = {"model",       "N (or h, rtol)", "value", "error",
-                "local order", "disc. estimate", "flag",  "rtol/atol (h)"};
+    // Units from the cases: in the header when every model's case gives the same, else a column.
+    std::vector<std::string> units;
+    for (const auto& m : study_.models) {
+      units.push_back(observable_unit(o, *make_model(m.case_name, m.case_assignments)));
+    }
+    const bool uniform = std::all_of(units.begin(), units.end(),
+                                     [&](const std::string& u) { return u == units.front(); });
+    const std::string bracket = uniform && !units.front().empty() ? " [" + units.front() + "]" : "";
+    t.header = {
+        "model",          "N (or h, rtol)", "value" + bracket, "error" + bracket, "local order",
+        "disc. estimate", "flag",           "rtol/atol (h)"};
+    if (!uniform) t.header.push_back("unit");
     tables[o] = t;
+    unit_column[o] = uniform ? std::map<std::string, std::string>{} : [&] {
+      std::map<std::string, std::string> by_model;
+      for (std::size_t i = 0; i < units.size(); ++i) by_model[study_.models[i].label] = units[i];
+      return by_model;
+    }();
   }
   Table verdicts;
   verdicts.title = study_.name + ": models";
@@ -668,6 +736,7 @@ ojson Converge::assemble() {
                        {"prediction_rule", ref.prediction_rule},
                        {"why", ref.why},
                        {"tolerances", ref.tolerances},
+                       {"values", ref.values},
                        {"uncertainty", ref.uncertainty},
                        {"trajectory_known", !ref.q.empty()}};
     ojson observables = ojson::object();
@@ -675,9 +744,17 @@ ojson Converge::assemble() {
     rules.digits = study_.digits;
     std::optional<LadderAnalysis> lift_off;
     std::optional<std::pair<std::string, LadderAnalysis>> deviation;  // the first with an order
+    // Every observable but the lift-off whose order the theory states, in the study's order.
+    std::vector<std::pair<std::string, LadderAnalysis>> stated_others;
     for (const auto& o : study_.observables) {
-      const std::optional<double> reference_value =
-          o == "lift_off_time" ? ref.lift_off : std::optional<double>(0.0);
+      std::optional<double> reference_value;
+      if (o == "lift_off_time") {
+        reference_value = ref.lift_off;
+      } else if (o == "max_q_deviation" || o == "final_q_deviation") {
+        reference_value = 0.0;
+      } else if (const auto v = ref.values.find(o); v != ref.values.end()) {
+        reference_value = v->second;
+      }
       std::vector<LadderInput> inputs;
       const bool own_axis = m.has_ladder && m.axis != LadderAxis::N;
       const std::string rung_key = own_axis ? axis_name(m.axis) : std::string("N");
@@ -705,7 +782,7 @@ ojson Converge::assemble() {
                                                      expected != m.expected_order.end()
                                                          ? std::optional<double>(expected->second)
                                                          : std::nullopt,
-                                                     o == "lift_off_time", rules, ref.why, m.axis);
+                                                     has_limit_value(o), rules, ref.why, m.axis);
       ojson rows = ojson::array();
       for (std::size_t k = 0; k < analysis.rows.size(); ++k) {
         const LadderRow& row = analysis.rows[k];
@@ -723,18 +800,27 @@ ojson Converge::assemble() {
                         {"steps", line.value("steps", 0L)},
                         {"rhs_evaluations", line.value("rhs_evaluations", 0L)}});
         tables[o].rows.push_back({m.label, row.rung ? rung_label(m.axis, *row.rung) : "ideal",
-                                  o == "lift_off_time" ? full(row.value) : sci(row.value),
+                                  has_limit_value(o) ? full(row.value) : sci(row.value),
                                   sci(row.error), fixed(row.local_order, 3),
                                   sci(row.discretization), row.flag,
                                   compact_tolerances(tolerances_of(line))});
+        if (!unit_column[o].empty()) tables[o].rows.back().push_back(unit_column[o][m.label]);
       }
       ojson fit;
       fit["fitted_order"] = number_or_null(analysis.fitted_order);
       fit["points_in_fit"] = analysis.points_in_fit;
       fit["expected_order"] = number_or_null(analysis.expected_order);
       fit["agrees"] = analysis.order_agrees ? ojson(*analysis.order_agrees) : ojson();
-      observables[o] = {{"rows", rows}, {"fit", fit}, {"flagged_rows", analysis.flagged_rows}};
+      observables[o] = {{"rows", rows},
+                        {"fit", fit},
+                        {"flagged_rows", analysis.flagged_rows},
+                        {"reference_value", number_or_null(reference_value)},
+                        {"extrapolated_limit", number_or_null(analysis.extrapolation.limit)},
+                        {"uncertainty", number_or_null(analysis.extrapolation.uncertainty)},
+                        {"confirmed", analysis.confirmed},
+                        {"verdict", analysis.verdict}};
       if (o == "lift_off_time") lift_off = analysis;
+      if (o != "lift_off_time" && analysis.expected_order) stated_others.emplace_back(o, analysis);
       if (o != "lift_off_time" && !deviation && (analysis.expected_order || !m.has_ladder)) {
         deviation = std::make_pair(o, analysis);
       }
@@ -742,23 +828,35 @@ ojson Converge::assemble() {
     jm["observables"] = observables;
     jm["order_source"] = m.order_source;
 
-    // An h or rtol ladder is judged by the observable with a stated order when its lift-off has
-    // none (Moreau-Jean: the largest q deviation, order 1; its lift-off is not a power law in h).
-    if (m.has_ladder && m.axis != LadderAxis::N && lift_off && !lift_off->expected_order &&
-        deviation && deviation->second.expected_order) {
-      lift_off.reset();
-    }
+    // A model is judged by the other observables with a stated order when its lift-off has none
+    // (Moreau-Jean's h ladder: the largest q deviation, order 1, its lift-off not a power law in
+    // h; a realization of an impact: its penetration depth and rebound velocity): CONFIRMED when
+    // every one of them is.
+    if (lift_off && !lift_off->expected_order && !stated_others.empty()) lift_off.reset();
     // The verdict on the lift-off prediction.
     std::string verdict;
     bool confirmed = false;
     std::optional<double> digits, digits_supported;
     const Extrapolated* extrapolation = lift_off ? &lift_off->extrapolation : nullptr;
-    if (ref.prediction_rule == "none" ||
-        (!ref.theorem_applies && ref.prediction_rule != "continuation")) {
+    // The lift-off prediction's rule decides only where the verdict rests on the lift-off (or on
+    // nothing else with a stated order).
+    if ((lift_off || stated_others.empty()) &&
+        (ref.prediction_rule == "none" ||
+         (!ref.theorem_applies && ref.prediction_rule != "continuation"))) {
       verdict = "no prediction: " + ref.why;
+    } else if (!lift_off && !stated_others.empty()) {
+      // Every other observable with a stated order; those not confirmed first, so that the
+      // verdict's head says whether the model is confirmed.
+      confirmed = std::all_of(stated_others.begin(), stated_others.end(),
+                              [](const auto& s) { return s.second.confirmed; });
+      std::stable_partition(stated_others.begin(), stated_others.end(),
+                            [](const auto& s) { return !s.second.confirmed; });
+      for (const auto& [o, analysis] : stated_others) {
+        verdict += (verdict.empty() ? "" : "; and ") + analysis.verdict + " (" + o + ")";
+      }
     } else if (!lift_off) {
-      // A study without a lift-off (kinematic constraints), or an h or rtol ladder judged by its
-      // motion: the first deviation with an order.
+      // A study without a lift-off (kinematic constraints) and without stated orders: the first
+      // deviation (an ideal model's error).
       if (deviation) {
         verdict = deviation->second.verdict + " (" + deviation->first + ")";
         confirmed = deviation->second.confirmed;
@@ -788,7 +886,9 @@ ojson Converge::assemble() {
     jm["digits_supported"] = number_or_null(digits_supported);
     jm["confirmed"] = confirmed;
     jm["verdict"] = verdict;
-    // The observable the verdict rests on (the report's overview shows its fit).
+    // The observable the verdict rests on (the report's overview shows its fit): the lift-off,
+    // else the first other observable with a stated order, else the first deviation.
+    if (!lift_off && !stated_others.empty()) deviation = stated_others.front();
     jm["judged_observable"] = lift_off    ? ojson("lift_off_time")
                               : deviation ? ojson(deviation->first)
                                           : ojson();

@@ -336,7 +336,9 @@ std::string csv_field(const std::string& s) {
 // Text for LaTeX's text mode: its special characters escaped; a power of ten written 10^x (an N
 // between decades) becomes $10^{x}$, as TeX reads ^ only in math mode.
 std::string tex_field(const std::string& s) {
-  std::string out;
+  // A cell that begins with '[' follows a line break in the table: "{}" keeps it from being read
+  // as the break's optional skip.
+  std::string out = s.starts_with('[') ? "{}" : "";
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '^') {
@@ -381,6 +383,8 @@ std::string tex_header(const std::string& s) {
   }
   if (lines.size() == 1) return tex_field(s);
   std::string out = "\\begin{tabular}[b]{@{}c@{}}";
+  // tex_field keeps a line that begins with '[' (a unit, "[length]") from being read as the
+  // break's optional skip.
   for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "\\\\ " : "") + tex_field(lines[i]);
   return out + "\\end{tabular}";
 }

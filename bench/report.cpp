@@ -239,13 +239,15 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
           md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
         }
       }
-      // A study without a lift-off (kinematic constraints) draws its first deviation instead.
+      // A study without a lift-off (kinematic constraints) draws its first deviation instead,
+      // and the impact observables each have one.
       for (const auto& o : study.observables) {
         const std::string name = o + "_vs_N";
         if (!fs::exists(dir / (name + ".png"))) continue;
         const std::string caption = o +
-                                    " of each realization from its limit against N, log-log, "
-                                    "with the fitted slopes (hollow markers: flagged rows)";
+                                    ": each N ladder's error against its reference, against N, "
+                                    "log-log, with the fitted slopes (hollow markers: flagged "
+                                    "rows)";
         md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
       }
     } else {

@@ -67,15 +67,17 @@ class TrajectoryCsv {
  public:
   // Written to a temporary file of its own while the solve runs and renamed to PATH by
   // finish(): a trajectory file that exists is complete (a resumed study trusts it).
-  TrajectoryCsv(const std::string& path, int n, int m, const std::vector<std::string>& extras)
+  TrajectoryCsv(const std::string& path, const Model& model, const std::vector<std::string>& extras)
       : path_(path),
         partial_(unique_partial(path, "--trajectory").string()),
         file_(partial_),
         extras_(static_cast<Eigen::Index>(extras.size())) {
     if (!file_) throw OutputError("--trajectory: cannot open '" + path + "' for writing");
+    // q by the case's coordinate names (x, y, phi), q' as v_x, v_y, v_phi.
+    const int n = model.dof(), m = model.constraint_count();
     file_ << "t,label";
-    for (int i = 0; i < n; ++i) file_ << ",q" << i;
-    for (int i = 0; i < n; ++i) file_ << ",v" << i;
+    for (int i = 0; i < n; ++i) file_ << "," << model.coordinate_name(i);
+    for (int i = 0; i < n; ++i) file_ << ",v_" << model.coordinate_name(i);
     for (int k = 0; k < m; ++k) file_ << ",f" << k;
     for (int k = 0; k < m; ++k) file_ << ",lambda" << k;
     for (int k = 0; k < m; ++k) file_ << ",mu" << k;
@@ -221,8 +223,7 @@ RunRecord execute(const RunRequest& request) {
   }
   std::unique_ptr<TrajectoryCsv> csv;
   if (!request.trajectory_path.empty()) {
-    csv = std::make_unique<TrajectoryCsv>(request.trajectory_path, model->dof(),
-                                          model->constraint_count(),
+    csv = std::make_unique<TrajectoryCsv>(request.trajectory_path, *model,
                                           solver.extra_columns(*model, settings));
   }
   if (request.observer && request.on_extra_columns) {
@@ -271,10 +272,73 @@ RunRecord solve(const RunRequest& request) {
 GridRun solve_on_grid(RunRequest request) {
   GridRun run;
   request.observer = [&run](const TrajectorySample& s) {
-    if (s.label.empty()) run.q.push_back(s.x.q);
+    if (!s.label.empty()) return;
+    run.t.push_back(s.x.t);
+    run.q.push_back(s.x.q);
+    run.v.push_back(s.x.v);
   };
   run.record = execute(request);
   return run;
+}
+
+std::optional<double> run_observable(const std::string& observable, const GridRun& run,
+                                     const Model& model) {
+  if (observable == "penetration_depth") {
+    std::optional<double> depth;
+    for (int k = 0; k < model.constraint_count(); ++k) {
+      if (model.is_bilateral(k) || k >= static_cast<int>(run.record.min_constraint.size())) {
+        continue;
+      }
+      const double f = run.record.min_constraint[static_cast<std::size_t>(k)];
+      depth = std::max(depth.value_or(0.0), std::max(0.0, -f));
+    }
+    return depth;
+  }
+  if (observable == "post_impact_velocity") {
+    for (const Event& e : run.record.events) {
+      if ((e.kind == "impact" || e.kind == "exit_medium") && e.rate_after) return e.rate_after;
+    }
+    return std::nullopt;
+  }
+  if (observable == "energy_drift") {
+    if (run.q.empty() || run.v.size() != run.q.size()) return std::nullopt;
+    const auto energy = [&](std::size_t i) {
+      return model.energy(State{.t = run.t[i], .q = run.q[i], .v = run.v[i]});
+    };
+    const double start = energy(0);
+    double drift = 0.0;
+    for (std::size_t i = 1; i < run.q.size(); ++i)
+      drift = std::max(drift, std::abs(energy(i) - start));
+    return drift;
+  }
+  return std::nullopt;
+}
+
+std::string observable_unit(const std::string& observable, const Model& model) {
+  const auto distinct = [](std::vector<std::string> units) {
+    std::string out;
+    std::vector<std::string> seen;
+    for (const auto& u : units) {
+      if (u.empty() || std::find(seen.begin(), seen.end(), u) != seen.end()) continue;
+      seen.push_back(u);
+      if (!out.empty()) out.append("; ");
+      out.append(u);
+    }
+    return out;
+  };
+  if (observable == "lift_off_time") return "time";
+  if (observable == "energy_drift") return "energy";
+  std::vector<std::string> units;
+  if (observable == "max_q_deviation" || observable == "final_q_deviation") {
+    for (int i = 0; i < model.dof(); ++i) units.push_back(model.coordinate_unit(i));
+    return distinct(units);
+  }
+  for (int k = 0; k < model.constraint_count(); ++k) {
+    if (!model.is_bilateral(k)) units.push_back(model.constraint_unit(k));
+  }
+  std::string f = distinct(units);
+  if (observable == "post_impact_velocity" && !f.empty()) f.append("/time");
+  return f;
 }
 
 std::optional<double> q_deviation(const std::vector<Eigen::VectorXd>& q,

@@ -53,9 +53,24 @@ RunRecord execute(const RunRequest& request);
 // A solve with q kept on the request's output grid (event rows left out).
 struct GridRun {
   RunRecord record;
+  std::vector<double> t;
   std::vector<Eigen::VectorXd> q;
+  std::vector<Eigen::VectorXd> v;
 };
 GridRun solve_on_grid(RunRequest request);
+
+// The observables of one run besides the lift-off and the q deviations (docs/theory.md §5), or
+// nullopt where the run has none:
+// - "penetration_depth": max over the unilateral constraints of max(0, −min f) over every step;
+// - "post_impact_velocity": ḟ just after the first impact (event-driven, moreau-jean, the limit)
+//   or at the first exit from the medium (the realization), whichever comes first;
+// - "energy_drift": max over the grid of |E(t) − E(t0)|, E = T + V of the case (a medium's energy
+//   is not part of it; impacts with restitution below 1 and dampers lose energy by design).
+std::optional<double> run_observable(const std::string& observable, const GridRun& run,
+                                     const Model& model);
+// The unit of an observable for table headers, from the case's units ("length", "length/time",
+// "energy"; q deviations: the coordinates' units, distinct, joined by "; ").
+std::string observable_unit(const std::string& observable, const Model& model);
 
 // The sup-norm distance of q from a reference on the same grid: the largest over the grid, or at
 // its last point with `final_only`; nullopt when the grids differ or are empty.

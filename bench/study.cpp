@@ -19,8 +19,12 @@
 namespace crbench {
 namespace {
 
-const std::vector<std::string> kObservables{"lift_off_time", "max_q_deviation",
-                                            "final_q_deviation"};
+// The observables a study may ask for; without "observables" it gets the first three.
+const std::vector<std::string> kObservables{"lift_off_time",        "max_q_deviation",
+                                            "final_q_deviation",    "penetration_depth",
+                                            "post_impact_velocity", "energy_drift"};
+const std::vector<std::string> kDefaultObservables{"lift_off_time", "max_q_deviation",
+                                                   "final_q_deviation"};
 
 std::vector<double> number_list(const nlohmann::json& j, const std::string& path,
                                 const ParamSpec& bounds, std::size_t min_count) {
@@ -153,7 +157,7 @@ Study parse_study(const nlohmann::json& j) {
       study.observables.push_back(o.get<std::string>());
     }
   } else {
-    study.observables = kObservables;
+    study.observables = kDefaultObservables;
   }
 
   const auto& models = top.require("models");

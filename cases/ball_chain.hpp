@@ -84,6 +84,8 @@ struct BallChain {
                     .unit = "length/time",
                     .description = "initial velocity of the striker, ball 0"}},
         .dof = 5,
+        .coordinates = {{"x", "length"}},
+        .constraint_units = {"length"},
         .constraints = 4,
         .switches = 0,
         .solver_settings = {{"event-driven", "restitution", "1", "Newton's cradle is elastic"},

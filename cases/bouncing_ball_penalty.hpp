@@ -48,6 +48,8 @@ struct BouncingBallPenalty : NoForce<1>, UnitMetric<1> {
                     .unit = "length/time^2",
                     .description = "gravity"}},
         .dof = n,
+        .coordinates = {{"y", "length"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
         .solver_settings = {{"realization", "preset", "kozlov-impact", "the case's realization"},

@@ -63,6 +63,8 @@ struct BouncingBallSiconos : NoForce<3> {
                     .unit = "length",
                     .description = "initial height"}},
         .dof = n,
+        .coordinates = {{"height", "length"}, {"lateral", "length"}, {"rotation", "angle (rad)"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
         .solver_settings = {{"moreau-jean", "h", "0.005", "BouncingBallTS's time step"},

@@ -37,13 +37,27 @@ struct CaseSolverSetting {
   std::string why;
 };
 
+// One generalized coordinate's name (an identifier: a letter, then letters, digits or '_') and
+// unit.
+struct CoordinateSpec {
+  std::string name;
+  std::string unit;
+};
+
 struct CaseInfo {
   std::string name;
   // One paragraph: the system, its equations, and the paper (authors, year, equation) it comes
   // from.
   std::string description;
   std::vector<ParamSpec> params;
-  int dof = 0;          // n
+  int dof = 0;  // n
+  // The name and unit of each coordinate q_i (x, y, phi; "length", "angle (rad)"): records,
+  // tables, trajectory columns and figure axes use them. Empty: q0, q1, ... without a unit. A
+  // chain case gives one, expanded to one per body (x0, x1, ...).
+  std::vector<CoordinateSpec> coordinates;
+  // The unit of each constraint value f_k (the unilateral rows, then the bilateral ones); empty:
+  // none stated.
+  std::vector<std::string> constraint_units;
   int constraints = 0;  // m
   int switches = 0;     // number of switching functions of the piecewise force
   std::vector<std::string> switch_names;
@@ -355,6 +369,15 @@ class Model {
       modes[static_cast<std::size_t>(j)] = s(j) > 0 ? 1 : -1;
   }
   double kinetic_energy(const State& x) const { return 0.5 * x.v.dot(metric(x.q) * x.v); }
+  // T + V of the case (a realization's medium energy is not part of it).
+  double energy(const State& x) const { return kinetic_energy(x) + potential(x.t, x.q); }
+
+  // q_i's name (CaseInfo::coordinates), or "q<i>" where the case names none (cases/registry.cpp).
+  std::string coordinate_name(int i) const;
+  // q_i's unit, or "" where the case states none.
+  std::string coordinate_unit(int i) const;
+  // f_k's unit, or "" where the case states none.
+  std::string constraint_unit(int k) const;
 };
 
 }  // namespace crbench

@@ -73,6 +73,7 @@ struct ChaplyginSled : NoForce<3>, SkateBlade {
                     .unit = "1/time",
                     .description = "initial turning rate"}},
         .dof = n,
+        .coordinates = {{"x", "length"}, {"y", "length"}, {"theta", "angle (rad)"}},
         .constraints = m,
         .switches = switches,
         .solver_settings = {{"realization", "N", "1e4",

@@ -61,6 +61,8 @@ struct DkCounterexample : UnitMetric<2> {
                     .unit = "time",
                     .description = "time of the switch"}},
         .dof = n,
+        .coordinates = {{"x", "length"}, {"y", "length"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
         .switch_names = {"t - switch_time"},

@@ -38,6 +38,8 @@ struct DkPlane : UnitMetric<2> {
                     .unit = "length/time^2",
                     .description = "magnitude of the switching force"}},
         .dof = n,
+        .coordinates = {{"x", "length"}, {"y", "length"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
         .switch_names = {"x"},

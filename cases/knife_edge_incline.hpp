@@ -53,6 +53,7 @@ struct KnifeEdgeIncline : NoForce<3>, SkateBlade, PlanarBodyMetric {
                     .unit = "1/time",
                     .description = "initial turning rate phi'(0)"}},
         .dof = n,
+        .coordinates = {{"x", "length"}, {"y", "length"}, {"phi", "angle (rad)"}},
         .constraints = m,
         .switches = switches,
     };

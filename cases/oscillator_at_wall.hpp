@@ -66,6 +66,8 @@ struct OscillatorAtWall : NoForce<1> {
                     .unit = "energy",
                     .description = "energy of the oscillation"}},
         .dof = n,
+        .coordinates = {{"q", "length"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
     };

@@ -49,6 +49,7 @@ struct ParabolaIntegrable : NoForce<2>, UnitMetric<2>, NoUnilateralConstraints<2
                     .unit = "length/time",
                     .description = "initial horizontal speed"}},
         .dof = n,
+        .coordinates = {{"x", "length"}, {"y", "length"}},
         .constraints = m,
         .switches = switches,
     };

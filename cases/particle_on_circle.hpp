@@ -57,6 +57,8 @@ struct ParticleOnCircle : NoForce<2> {
                     .description =
                         "initial speed along the circle (below sqrt(g R), else no contact)"}},
         .dof = n,
+        .coordinates = {{"r", "length"}, {"theta", "angle (rad)"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
     };

@@ -53,6 +53,8 @@ struct PendulumString : NoForce<2> {
                     .unit = "length/time",
                     .description = "speed at the bottom"}},
         .dof = n,
+        .coordinates = {{"r", "length"}, {"theta", "angle (rad)"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
     };

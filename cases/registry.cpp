@@ -38,4 +38,22 @@ std::unique_ptr<Model> make_model(std::string_view name,
   return c.make(resolve_params(c.info.params, assignments, "case " + c.info.name));
 }
 
+std::string Model::coordinate_name(int i) const {
+  const auto& c = info().coordinates;
+  if (i < static_cast<int>(c.size())) return c[static_cast<std::size_t>(i)].name;
+  std::string name = "q";
+  name.append(std::to_string(i));
+  return name;
+}
+
+std::string Model::coordinate_unit(int i) const {
+  const auto& c = info().coordinates;
+  return i < static_cast<int>(c.size()) ? c[static_cast<std::size_t>(i)].unit : std::string();
+}
+
+std::string Model::constraint_unit(int k) const {
+  const auto& u = info().constraint_units;
+  return k < static_cast<int>(u.size()) ? u[static_cast<std::size_t>(k)] : std::string();
+}
+
 }  // namespace crbench

@@ -101,6 +101,8 @@ struct RoughDisk : NoForce<3>, PlanarBodyMetric {
                     .unit = "1/time",
                     .description = "initial spin (counter-clockwise)"}},
         .dof = n,
+        .coordinates = {{"x", "length"}, {"y", "length"}, {"phi", "angle (rad)"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
         .kinematic_condition = {0},

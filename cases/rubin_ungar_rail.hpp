@@ -57,6 +57,8 @@ struct RubinUngarRail : NoForce<2>, UnitMetric<2>, NoUnilateralConstraints<2> {
                     .unit = "length/time",
                     .description = "initial normal velocity (0 satisfies Kozlov 1992 (10))"}},
         .dof = n,
+        .coordinates = {{"x", "length"}, {"y", "length"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
     };

@@ -64,6 +64,8 @@ struct SkateWall : NoForce<3>, SkateBlade, PlanarBodyMetric {
                     .unit = "mass length^2",
                     .description = "moment of inertia of the disk (unit mass)"}},
         .dof = n,
+        .coordinates = {{"x", "length"}, {"y", "length"}, {"phi", "angle (rad)"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
     };

@@ -52,6 +52,8 @@ struct StiffPendulum : NoForce<2>, UnitMetric<2>, NoUnilateralConstraints<2> {
                     .unit = "length/time",
                     .description = "outward radial speed at t = 0 (0 satisfies Kozlov 1992 (10))"}},
         .dof = n,
+        .coordinates = {{"x", "length"}, {"y", "length"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
     };

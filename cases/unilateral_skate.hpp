@@ -77,6 +77,7 @@ struct UnilateralSkate : NoForce<3>, SkateBlade, PlanarBodyMetric {
                     .unit = "mass length^2",
                     .description = "moment of inertia of the disk (unit mass)"}},
         .dof = n,
+        .coordinates = {{"x", "length"}, {"y", "length"}, {"phi", "angle (rad)"}},
         .constraints = m,
         .switches = switches,
     };

@@ -54,6 +54,8 @@ struct VibratingTable : NoForce<1>, UnitMetric<1> {
                     .unit = "length/time^2",
                     .description = "gravity"}},
         .dof = n,
+        .coordinates = {{"y", "length"}},
+        .constraint_units = {"length"},
         .constraints = m,
         .switches = switches,
         .solver_settings = {{"moreau-jean", "restitution", "0",

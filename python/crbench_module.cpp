@@ -180,6 +180,10 @@ py::dict run(const std::string& case_name, const std::string& solver_name,
     py::dict columns;
     columns["t"] = py::array_t<double>(static_cast<py::ssize_t>(path.t.size()), path.t.data());
     columns["label"] = path.label;
+    // q's columns in the order of the case's coordinates (record["coordinates"]).
+    py::list names;
+    for (const auto& c : record.coordinates) names.append(c.name);
+    columns["coordinates"] = names;
     columns["q"] = matrix_of(path.q, n);
     columns["v"] = matrix_of(path.v, n);
     columns["f"] = matrix_of(path.f, m);

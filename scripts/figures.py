@@ -82,7 +82,8 @@ def error_vs_step(study, folder, axis):
                           color=color, markerfacecolor="none")
         ax.invert_xaxis()
         ax.set_xlabel(axis + " (finer to the right)")
-        ax.set_ylabel("|error| of " + observable)
+        unit = study.get("observable_units", {}).get(observable, "")
+        ax.set_ylabel("|error| of " + observable + (" [%s]" % unit if unit else ""))
         ax.set_title(observable, fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7)
@@ -120,11 +121,16 @@ def error_vs_N(study, folder, observable="lift_off_time"):
             ax.loglog([math.exp(lo), math.exp(hi)], [math.exp(c - p * lo), math.exp(c - p * hi)],
                       "-", color=color, linewidth=0.8)
     ax.set_xlabel("N")
+    unit = study.get("observable_units", {}).get(observable, "")
+    in_unit = " [%s]" % unit if unit else ""
     if observable == "lift_off_time":
-        ax.set_ylabel("|lift-off time - predicted lift-off time|")
+        ax.set_ylabel("|lift-off time - predicted lift-off time|" + in_unit)
         ax.set_title("%s: lift-off error against N (hollow: flagged rows)" % study["study"])
+    elif observable in ("max_q_deviation", "final_q_deviation"):
+        ax.set_ylabel("%s from the reference motion%s" % (observable, in_unit))
+        ax.set_title("%s: %s against N (hollow: flagged rows)" % (study["study"], observable))
     else:
-        ax.set_ylabel("%s from the reference motion" % observable)
+        ax.set_ylabel("|%s - reference|%s" % (observable, in_unit))
         ax.set_title("%s: %s against N (hollow: flagged rows)" % (study["study"], observable))
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8)
@@ -233,8 +239,26 @@ def paths(study, folder):
     p = study.get("paths")
     if not p:
         return
-    x = "t" if p["x"] == "t" else "q%d" % p["x"]
-    y = "q%d" % p["y"]
+    # The trajectory files name q's columns by the case's coordinates (x, y, phi): the columns
+    # after t and label; the study names their units.
+    coordinates = study.get("coordinates", [])
+
+    def column(index):
+        first = next(f for m in p["models"] for f in m["files"] if f["status"] == "ok")
+        with open(os.path.join(folder, first["file"]), newline="") as f:
+            return next(csv.reader(f))[2 + index]
+
+    def axis_label(index):
+        if index == "t":
+            return "t"
+        name = column(index)
+        unit = coordinates[index]["unit"] if index < len(coordinates) else ""
+        return "%s [%s]" % (name, unit) if unit else name
+
+    if not any(f["status"] == "ok" for m in p["models"] for f in m["files"]):
+        return
+    x = "t" if p["x"] == "t" else column(p["x"])
+    y = column(p["y"])
     fig, ax = plt.subplots(figsize=(7, 6))
     for k, m in enumerate(p["models"]):
         color = "C%d" % k
@@ -250,8 +274,8 @@ def paths(study, folder):
                 rows = [r for r in read_csv(os.path.join(folder, f["file"])) if r["label"] == ""]
                 ax.plot([float(r[x]) for r in rows], [float(r[y]) for r in rows], color=color,
                         linewidth=2.4, label="%s: limit" % m["label"])
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+    ax.set_xlabel(axis_label(p["x"]))
+    ax.set_ylabel(axis_label(p["y"]))
     ax.set_title("%s: paths of the limits (thick) and the realizations at N = %s (thin)"
                  % (study["study"], ", ".join("%g" % n for n in sorted(
                      {f["N"] for m in p["models"] for f in m["files"] if f["N"] is not None}))),
@@ -424,6 +448,10 @@ def main():
         # A study without a lift-off (kinematic constraints): the deviation from the reference
         # motion against N for its first observable.
         error_vs_N(study, folder, study["observables"][0])
+    # The impact observables, each against N where an N ladder has them.
+    for observable in ("penetration_depth", "post_impact_velocity", "energy_drift"):
+        if observable in study["observables"] and ladder_models(study, observable):
+            error_vs_N(study, folder, observable)
     error_vs_step(study, folder, "h")
     error_vs_step(study, folder, "rtol")
     collapse(study, folder)

@@ -26,6 +26,17 @@ class ChainModel final : public Model {
       : case_(params), info_(C::info()), params_(params), n_(case_.dof()), m_(n_ - 1) {
     info_.dof = n_;
     info_.constraints = m_;
+    // One coordinate and one constraint unit for the chain, one of each per body and contact.
+    if (info_.coordinates.size() == 1) {
+      const CoordinateSpec each = info_.coordinates.front();
+      info_.coordinates.clear();
+      for (int i = 0; i < n_; ++i) {
+        info_.coordinates.push_back({each.name + std::to_string(i), each.unit});
+      }
+    }
+    if (info_.constraint_units.size() == 1) {
+      info_.constraint_units.assign(static_cast<std::size_t>(m_), info_.constraint_units.front());
+    }
   }
 
   const CaseInfo& info() const override { return info_; }

@@ -112,6 +112,10 @@ nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   nlohmann::ordered_json mins = nlohmann::ordered_json::array();
   for (const double x : r.min_constraint) mins.push_back(number(x));
   j["min_constraint"] = mins;
+  nlohmann::ordered_json coordinates = nlohmann::ordered_json::array();
+  for (const auto& c : r.coordinates) coordinates.push_back({{"name", c.name}, {"unit", c.unit}});
+  j["coordinates"] = coordinates;
+  j["constraint_units"] = r.constraint_units;
   j["final_state"] = {{"t", number(r.final_state.t)},
                       {"q", vector_json(r.final_state.q)},
                       {"v", vector_json(r.final_state.v)}};

@@ -57,6 +57,10 @@ struct RunRecord {
   std::vector<ContactEpisode> contact_episodes;
   std::vector<Event> events;
   std::vector<double> min_constraint;  // per constraint, over the run
+  // The case's coordinates (name and unit of each q_i; final_state's q and v are in this order)
+  // and the units of its constraint values.
+  std::vector<CoordinateSpec> coordinates;
+  std::vector<std::string> constraint_units;
   State final_state;
   long steps = 0;
   long rhs_evaluations = 0;

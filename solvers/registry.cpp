@@ -154,6 +154,12 @@ RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
 RunRecord start_record(const Model& model, const std::string& solver, const RunSettings& settings) {
   RunRecord record;
   record.case_name = model.info().name;
+  for (int i = 0; i < model.dof(); ++i) {
+    record.coordinates.push_back({model.coordinate_name(i), model.coordinate_unit(i)});
+  }
+  for (int k = 0; k < model.constraint_count(); ++k) {
+    record.constraint_units.push_back(model.constraint_unit(k));
+  }
   record.solver = solver;
   record.params = model.params();
   record.solver_params = settings.solver_params;

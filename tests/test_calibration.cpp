@@ -122,6 +122,23 @@ TEST_CASE(
   }
   // dk-plane: viscous, obstacle, (1,0,1), (1,1,1); the library: three viscous ladders.
   CHECK(published >= 7);
+  // The same for every other observable with a limit (post-impact velocity, energy drift): each
+  // published bar contains its reference (impact-observables: the Kozlov wall's rebound).
+  int other_bars = 0;
+  for (const auto& study : studies) {
+    for (const auto& m : study["models"]) {
+      for (const auto& [name, o] : m["observables"].items()) {
+        if (name == "lift_off_time" || !o.contains("uncertainty")) continue;
+        if (!o["uncertainty"].is_number() || !o["reference_value"].is_number()) continue;
+        INFO(study["study"].get<std::string>()
+             << "/" << m["label"].get<std::string>() << " " << name);
+        ++other_bars;
+        CHECK(std::abs(o["extrapolated_limit"].get<double>() -
+                       o["reference_value"].get<double>()) <= o["uncertainty"].get<double>());
+      }
+    }
+  }
+  CHECK(other_bars >= 1);
 
   // The same rows through the suite's estimator and through a planted overconfident one (one
   // test case: the studies run once per process).

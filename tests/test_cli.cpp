@@ -1,11 +1,14 @@
 // The command line in-process: every kind of bad input is one line naming the item, exit 2.
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "crbench/bench/cli.hpp"
+#include "crbench/cases/registry.hpp"
 #include "support.hpp"
 
 namespace {
@@ -118,7 +121,7 @@ TEST_CASE("crbench run --trajectory writes the grid and the event rows", "[cli]"
   std::ifstream in(path);
   std::string header, line;
   std::getline(in, header);
-  CHECK(header == "t,label,q0,q1,v0,v1,f0,lambda0,mu0,impulse0");
+  CHECK(header == "t,label,x,y,v_x,v_y,f0,lambda0,mu0,impulse0");
   int grid_rows = 0, event_rows = 0;
   while (std::getline(in, line)) {
     const auto comma = line.find(',');
@@ -204,7 +207,7 @@ TEST_CASE("crbench run --solver realization --trajectory adds N*f", "[cli]") {
   std::ifstream in(path);
   std::string header;
   std::getline(in, header);
-  CHECK(header == "t,label,q0,q1,v0,v1,f0,lambda0,mu0,impulse0,Nf0");
+  CHECK(header == "t,label,x,y,v_x,v_y,f0,lambda0,mu0,impulse0,Nf0");
   std::filesystem::remove(path);
 }
 
@@ -235,4 +238,41 @@ TEST_CASE("The trajectory bounds --samples by its size, which grows with the mod
       cli({"run", "--case", "ball-chain", "--set", "n=1000", "--set", "gap=0.01", "--solver",
            "moreau-jean", "--t-end", "0.001", "--samples", "20000", "--json"});
   CHECK(r.status == 0);
+}
+
+TEST_CASE("Every built-in case names its coordinates and their units, and the record carries them",
+          "[cli][observables]") {
+  for (const auto& entry : crbench::case_registry()) {
+    const auto model = crbench::make_model(entry.info.name, {});
+    INFO(entry.info.name);
+    std::set<std::string> names;
+    for (int i = 0; i < model->dof(); ++i) {
+      const std::string name = model->coordinate_name(i);
+      // An identifier, not a column the trajectory already has, and with a unit.
+      REQUIRE(!name.empty());
+      CHECK((std::isalpha(static_cast<unsigned char>(name[0])) != 0));
+      CHECK(name.find_first_not_of(
+                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+            std::string::npos);
+      CHECK(name != "t");
+      CHECK(name != "label");
+      CHECK(names.insert(name).second);
+      CHECK(!model->coordinate_unit(i).empty());
+    }
+    for (int k = 0; k < model->constraint_count(); ++k) CHECK(!model->constraint_unit(k).empty());
+  }
+  // The record and the text output name them.
+  const CliResult json =
+      cli({"run", "--case", "particle-on-circle", "--solver", "event-driven", "--json"});
+  const auto j = nlohmann::json::parse(json.out);
+  CHECK(j["coordinates"][0]["name"] == "r");
+  CHECK(j["coordinates"][1]["name"] == "theta");
+  CHECK(j["coordinates"][1]["unit"] == "angle (rad)");
+  CHECK(j["constraint_units"][0] == "length");
+  const CliResult text = cli({"run", "--case", "particle-on-circle", "--solver", "event-driven"});
+  CHECK(text.out.find(", theta = ") != std::string::npos);
+  CHECK(text.out.find(", v_theta = ") != std::string::npos);
+  // A chain case has one coordinate per body.
+  const auto chain = crbench::make_model("ball-chain", {{"n", "3"}});
+  CHECK(chain->coordinate_name(2) == "x2");
 }

@@ -255,3 +255,48 @@ TEST_CASE("realization Jacobian by AD matches finite differences of the right-ha
                            work, jac, dfdt),
       std::logic_error);
 }
+
+TEST_CASE(
+    "Penetration depth of the linear media in closed form: viscous O(1/N), Kozlov wall "
+    "O(N^-0.5)",
+    "[realization][observables]") {
+  // bouncing-ball-penalty: a unit point (Lambda = |grad f|^2 / m = 1) falls from h0 = 1 under
+  // g = 1 onto f = y >= 0 and enters the medium at y' = -v, v = sqrt(2 g h0), at t1 = sqrt(2 h0/g).
+  // Inside, the medium is linear in (f, f'):
+  //  viscous (0,1,0): f'' = -g - N f'. f' stays negative (terminal -g/N), so the deepest point is
+  //    at the horizon T: f = -(g/c) s + (-v + g/c)(1 - e^(-c s))/c, c = N, s = T - t1;
+  //  kozlov-impact: f'' = -g - kappa N f - 2 k sqrt(N) f'. With K = kappa N, sigma = k sqrt(N),
+  //    w = sqrt(K - sigma^2): f = -g/K + e^(-sigma s)(A cos ws + B sin ws), A = g/K,
+  //    B = (sigma A - v)/w; the first stay is the deepest, its minimum where
+  //    f' = e^(-sigma s)(-v cos ws - (sigma B + w A) sin ws) = 0.
+  const auto model = make_model("bouncing-ball-penalty", {});
+  const double g = 1.0, h0 = 1.0, v = std::sqrt(2.0 * g * h0), t1 = std::sqrt(2.0 * h0 / g);
+  const double T = model->horizon();
+  const auto depth_of = [&](const std::string& preset, double N) {
+    const RunRecord r = realize(*model, {{"preset", preset}, {"N", format_number(N)}});
+    REQUIRE(r.status == "ok");
+    return -r.min_constraint.at(0);
+  };
+  const double kappa = 1.0, k = 0.1;  // the preset's defaults
+  std::vector<double> viscous, wall;
+  for (const double N : {1e4, 1e6}) {
+    const double c = N, s = T - t1;
+    const double exact_viscous = (g / c) * s - (-v + g / c) * (1.0 - std::exp(-c * s)) / c;
+    const double measured_viscous = depth_of("viscous", N);
+    INFO("N = " << N);
+    CHECK(measured_viscous == Approx(exact_viscous).epsilon(1e-9));
+    viscous.push_back(measured_viscous);
+
+    const double K = kappa * N, sigma = k * std::sqrt(N), w = std::sqrt(K - sigma * sigma);
+    const double A = g / K, B = (sigma * A - v) / w;
+    const double s_min = (std::atan2(-v, sigma * B + w * A) + std::numbers::pi) / w;
+    const double exact_wall =
+        g / K - std::exp(-sigma * s_min) * (A * std::cos(w * s_min) + B * std::sin(w * s_min));
+    const double measured_wall = depth_of("kozlov-impact", N);
+    CHECK(measured_wall == Approx(exact_wall).epsilon(1e-9));
+    wall.push_back(measured_wall);
+  }
+  // The orders between N = 1e4 and 1e6: 1 and 1/2.
+  CHECK(std::log10(viscous[0] / viscous[1]) / 2.0 == Approx(1.0).margin(1e-3));
+  CHECK(std::log10(wall[0] / wall[1]) / 2.0 == Approx(0.5).margin(5e-3));
+}

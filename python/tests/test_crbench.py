@@ -92,6 +92,9 @@ class Run(unittest.TestCase):
         self.assertLessEqual(np.max(np.abs(z[before] - z_added_mass(t[before]))), 1e-11)
         self.assertEqual(path["q"].shape, (len(path["t"]), 2))
         self.assertEqual(path["f"].shape, (len(path["t"]), 1))
+        # q's columns are the case's coordinates, named with their units in the record.
+        self.assertEqual(path["coordinates"], ["x", "y"])
+        self.assertEqual(record["coordinates"][1], {"name": "y", "unit": "length"})
 
     def test_realization_collapses_onto_z_at_rate_1_over_N(self):
         # Deryabin & Kozlov 1995 Theorem 1: N f(q_N(t)) -> z(t) inside the medium, the error O(1/N).
