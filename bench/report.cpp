@@ -18,6 +18,7 @@
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
 #include "crbench/bench/sweep.hpp"
+#include "crbench/bench/work_precision.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/solver.hpp"
 #include "crbench/version.hpp"
@@ -293,7 +294,9 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
   }
   const OutputLock lock(out_dir);
   // The report owns these folders: nothing stale from an earlier layout or run stays in them.
-  for (const char* owned : {"cases", "studies", "siconos"}) fs::remove_all(out_dir / owned);
+  for (const char* owned : {"cases", "studies", "siconos", "work-precision"}) {
+    fs::remove_all(out_dir / owned);
+  }
   nlohmann::ordered_json summary = nlohmann::ordered_json::array();
   std::ostringstream table, timing;
   table << "| case | solver | model | status | lift_off_time | predicted | abs. error | max abs. "
@@ -425,6 +428,8 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
   }
   const std::vector<StudyOutcome> studies = canonical_studies(out_dir, jobs, progress);
   const std::string sweeps = canonical_sweeps(out_dir, jobs, progress);
+  const WorkPrecisionOverview work_precision =
+      write_work_precision(out_dir / "work-precision", {.jobs = jobs}, progress);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -493,6 +498,15 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       << ": [cases/README.md](cases/README.md).\n\n"
       << "### Phase maps of the lift-off delay\n\n"
       << sweeps << "\n"
+      << "### Work–precision\n\n"
+      << work_precision.cases
+      << " cases with a classical limit through every solver of the classical model, "
+      << work_precision.points
+      << " solves down their rtol or h ladders, every error on one axis (the largest q deviation "
+         "from the same reference): [work-precision/README.md](work-precision/README.md), with "
+         "the overview figure. Significant correct digits at fixed counts of right-hand-side "
+         "evaluations:\n\n"
+      << work_precision.markdown << "\n"
       << "### External reference\n\n"
       << "Siconos's BouncingBallTS against crbench's `moreau-jean` with no flags: "
          "[siconos/README.md](siconos/README.md).\n\n"

@@ -21,6 +21,7 @@ import matplotlib
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "crbench"
 matplotlib.rcParams["pdf.compression"] = 6
+import matplotlib.lines  # noqa: E402
 import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
@@ -427,11 +428,63 @@ def phase_map(sweep, folder):
     save(fig, folder, "phase_map", outside_legend=True)
 
 
+def work_precision_overview(overview, folder):
+    """Error against wall time, one panel per case, one line per solver (SciMLBenchmarks'
+    work-precision diagrams); hollow markers: flagged points."""
+    timing = {}
+    for r in read_csv(os.path.join(folder, "work_precision.csv")):
+        timing[(r["case"], r["solver"], float(r["rung"]))] = float(r["wall_time_s"] or "nan")
+    cases = overview["cases"]
+    if not cases:
+        return
+    columns = min(4, len(cases))
+    rows = int(math.ceil(len(cases) / columns))
+    fig, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 3.0 * rows), squeeze=False)
+    solvers = sorted({s["solver"] for c in cases for s in c["solvers"]})
+    colors = {name: "C%d" % k for k, name in enumerate(solvers)}
+    for ax, c in zip(axes.flat, cases):
+        for s in c["solvers"]:
+            axis = s["axis"]
+            pts = [(p["error"], timing.get((c["case"], s["solver"], p[axis]), float("nan")),
+                    p["flag"]) for p in s["points"] if p["error"] is not None and p["error"] > 0]
+            trusted = [(e, t) for e, t, f in pts if not f]
+            flagged = [(e, t) for e, t, f in pts if f]
+            color = colors[s["solver"]]
+            if trusted:
+                ax.loglog([e for e, _ in trusted], [t for _, t in trusted], "o-", color=color,
+                          markersize=3, linewidth=0.8, label="%s (%s)" % (s["solver"], axis))
+            if flagged:
+                ax.loglog([e for e, _ in flagged], [t for _, t in flagged], "o", color=color,
+                          markersize=3, markerfacecolor="none")
+        ax.set_title(c["case"], fontsize=9)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.tick_params(labelsize=7)
+    for ax in list(axes.flat)[len(cases):]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("wall time [s]", fontsize=8)
+    for ax in axes[-1, :]:
+        ax.set_xlabel("max |q - q_ref|", fontsize=8)
+    handles = [matplotlib.lines.Line2D([], [], color=colors[n], marker="o", markersize=3, label=n)
+               for n in solvers]
+    fig.suptitle("Work-precision: error on one axis (max q deviation from the reference) against "
+                 "wall time (hollow: flagged points)", y=0.995, fontsize=10)
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.975),
+               ncol=len(solvers), fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    save(fig, folder, "overview", outside_legend=True)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.stderr.write("usage: figures.py DIR\n")
         return 2
     folder = sys.argv[1]
+    overview_path = os.path.join(folder, "work_precision_overview.json")
+    if os.path.exists(overview_path):
+        with open(overview_path) as f:
+            work_precision_overview(json.load(f), folder)
+        return 0
     sweep_path = os.path.join(folder, "sweep.json")
     if os.path.exists(sweep_path):
         with open(sweep_path) as f:
