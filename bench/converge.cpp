@@ -44,6 +44,7 @@ struct Reference {
   std::string status = "ok";
   std::optional<double> lift_off;
   std::vector<Eigen::VectorXd> q;  // on the study's grid; empty when not known
+  std::vector<Eigen::VectorXd> v;  // the same for q' (a solver reference's; closed forms give q)
   bool theorem_applies = true;
   // Theorem 1, or its continuation past zeros of z with lambda > 0 (docs/theory.md §3): either
   // gives a prediction; "none" does not.
@@ -67,20 +68,75 @@ bool has_limit_value(const std::string& observable) {
          observable == "energy_drift";
 }
 
+// The observables measured against the reference motion on the grid (their reference value is
+// 0), with the mode of deviation_by_coordinate and whether they compare velocities.
+struct GridDeviation {
+  const char* mode;
+  bool velocity;
+};
+std::optional<GridDeviation> grid_deviation(const std::string& o) {
+  if (o == "max_q_deviation") return GridDeviation{"max", false};
+  if (o == "final_q_deviation") return GridDeviation{"final", false};
+  if (o == "l2_q_deviation") return GridDeviation{"l2", false};
+  if (o == "final_v_deviation") return GridDeviation{"final", true};
+  return std::nullopt;
+}
+
+// The reference value of an observable that tends to 0 whatever the reference run gives (the
+// deviations from the reference motion, the drift of a kinematic constraint).
+bool zero_reference(const std::string& o) {
+  return grid_deviation(o).has_value() || o == "kinematic_drift";
+}
+
+std::vector<double> by_coordinate(const std::string& o, const GridRun& run,
+                                  const std::vector<Eigen::VectorXd>& reference_q,
+                                  const std::vector<Eigen::VectorXd>& reference_v) {
+  const auto d = grid_deviation(o);
+  if (!d) return {};
+  return d->velocity ? deviation_by_coordinate(run.v, reference_v, d->mode)
+                     : deviation_by_coordinate(run.q, reference_q, d->mode);
+}
+
 std::optional<double> observe_one(const std::string& o, const GridRun& run, const Model& model,
-                                  const std::vector<Eigen::VectorXd>& reference_q) {
+                                  const std::vector<Eigen::VectorXd>& reference_q,
+                                  const std::vector<Eigen::VectorXd>& reference_v) {
   if (o == "lift_off_time") return run.record.lift_off_time;
-  if (o == "max_q_deviation") return q_deviation(run.q, reference_q, false);
-  if (o == "final_q_deviation") return q_deviation(run.q, reference_q, true);
+  if (const auto d = grid_deviation(o)) {
+    const std::vector<double> each = by_coordinate(o, run, reference_q, reference_v);
+    if (each.empty()) return std::nullopt;
+    if (std::string(d->mode) == "l2") {
+      double sum = 0.0;
+      for (const double x : each) sum += x * x;
+      return std::sqrt(sum);
+    }
+    return *std::max_element(each.begin(), each.end());
+  }
   return run_observable(o, run, model);
 }
 
 ojson observe(const std::vector<std::string>& observables, const GridRun& run,
               const Reference& reference, const Model& model) {
   ojson values = ojson::object();
-  for (const auto& o : observables)
-    values[o] = number_or_null(observe_one(o, run, model, reference.q));
+  for (const auto& o : observables) {
+    values[o] = number_or_null(observe_one(o, run, model, reference.q, reference.v));
+  }
   return values;
+}
+
+// Per coordinate (by the case's names), each grid deviation of a run.
+ojson observe_by_coordinate(const std::vector<std::string>& observables, const GridRun& run,
+                            const Reference& reference, const Model& model) {
+  ojson out = ojson::object();
+  for (const auto& o : observables) {
+    const std::vector<double> each = by_coordinate(o, run, reference.q, reference.v);
+    if (each.empty()) continue;
+    ojson named = ojson::object();
+    for (std::size_t i = 0; i < each.size(); ++i) {
+      named[model.coordinate_name(static_cast<int>(i))] = each[i];
+    }
+    out[o] = named;
+  }
+  return out;
 }
 
 struct Point {
@@ -230,14 +286,14 @@ class Converge {
           const GridRun coarse = solve_on_grid(at_study_tolerances);
           for (const auto& o : study_.observables) {
             std::optional<double> d;
-            const bool q_observable = o == "max_q_deviation" || o == "final_q_deviation";
             if (coarse.record.status != "ok") {
               // No estimate: the rows are flagged REFERENCE.
-            } else if (q_observable) {
-              d = q_deviation(coarse.q, run.q, o == "final_q_deviation");
+            } else if (grid_deviation(o)) {
+              // The coarse reference's deviation from the fine one.
+              d = observe_one(o, coarse, *model, run.q, run.v);
             } else {
-              const auto fine = observe_one(o, run, *model, {});
-              const auto rough = observe_one(o, coarse, *model, {});
+              const auto fine = observe_one(o, run, *model, {}, {});
+              const auto rough = observe_one(o, coarse, *model, {}, {});
               if (fine && rough) d = std::abs(*fine - *rough);
               if (!fine && !rough) d = 0.0;
             }
@@ -247,8 +303,9 @@ class Converge {
         ref.status = run.record.status;
         ref.lift_off = run.record.lift_off_time;
         ref.q = run.q;
+        ref.v = run.v;
         for (const auto& o : study_.observables) {
-          if (o == "lift_off_time" || o == "max_q_deviation" || o == "final_q_deviation") continue;
+          if (o == "lift_off_time" || zero_reference(o)) continue;
           if (const auto x = run_observable(o, run, *model); x && run.record.status == "ok") {
             ref.values[o] = *x;
           }
@@ -373,6 +430,11 @@ class Converge {
       line["reason"] = normal.record.reason;
       line["tolerances"] = normal.record.tolerances;
       line["values"] = observe(study_.observables, normal, references_[p.index], *case_model);
+      if (const ojson each =
+              observe_by_coordinate(study_.observables, normal, references_[p.index], *case_model);
+          !each.empty()) {
+        line["by_coordinate"] = each;
+      }
       if (ladder_in_N) {
         // The discretization check: the same point at the tight tolerances. An h or rtol
         // ladder has none: the ladder itself is the discretization.
@@ -647,6 +709,18 @@ ojson Converge::assemble() {
              std::to_string(study_.samples) + "-point grid of the horizon)";
     } else if (o == "final_q_deviation") {
       what = " (the sup-norm distance of q from the reference motion at the end of the horizon)";
+    } else if (o == "l2_q_deviation") {
+      what =
+          " (the root mean square over the grid of the Euclidean distance of q from the "
+          "reference motion; per coordinate in the JSON rows)";
+    } else if (o == "final_v_deviation") {
+      what =
+          " (the sup-norm distance of q' from the reference run's at the end of the horizon; a "
+          "closed form gives no q')";
+    } else if (o == "kinematic_drift") {
+      what =
+          " (max over the grid of |a q' + b| over the kinematic rows that always hold; a "
+          "one-sided row counts its violation only)";
     } else if (o == "penetration_depth") {
       what =
           " (the largest depth max(0, -f) below a unilateral constraint over every step; "
@@ -750,7 +824,7 @@ ojson Converge::assemble() {
       std::optional<double> reference_value;
       if (o == "lift_off_time") {
         reference_value = ref.lift_off;
-      } else if (o == "max_q_deviation" || o == "final_q_deviation") {
+      } else if (zero_reference(o)) {
         reference_value = 0.0;
       } else if (const auto v = ref.values.find(o); v != ref.values.end()) {
         reference_value = v->second;
@@ -787,18 +861,20 @@ ojson Converge::assemble() {
       for (std::size_t k = 0; k < analysis.rows.size(); ++k) {
         const LadderRow& row = analysis.rows[k];
         const ojson& line = *lines[k];
-        rows.push_back({{rung_key, number_or_null(row.rung)},
-                        {"status", inputs[k].status},
-                        {"value", number_or_null(row.value)},
-                        {"error", number_or_null(row.error)},
-                        {"local_order", number_or_null(row.local_order)},
-                        {"value_tight", number_or_null(inputs[k].tight)},
-                        {"discretization_estimate", number_or_null(row.discretization)},
-                        {"flagged", row.flagged},
-                        {"flag", row.flag},
-                        {"tolerances", tolerance_text(tolerances_of(line))},
-                        {"steps", line.value("steps", 0L)},
-                        {"rhs_evaluations", line.value("rhs_evaluations", 0L)}});
+        rows.push_back(
+            {{rung_key, number_or_null(row.rung)},
+             {"status", inputs[k].status},
+             {"value", number_or_null(row.value)},
+             {"error", number_or_null(row.error)},
+             {"local_order", number_or_null(row.local_order)},
+             {"value_tight", number_or_null(inputs[k].tight)},
+             {"discretization_estimate", number_or_null(row.discretization)},
+             {"flagged", row.flagged},
+             {"flag", row.flag},
+             {"tolerances", tolerance_text(tolerances_of(line))},
+             {"by_coordinate", line.value("by_coordinate", ojson::object()).value(o, ojson())},
+             {"steps", line.value("steps", 0L)},
+             {"rhs_evaluations", line.value("rhs_evaluations", 0L)}});
         tables[o].rows.push_back({m.label, row.rung ? rung_label(m.axis, *row.rung) : "ideal",
                                   has_limit_value(o) ? full(row.value) : sci(row.value),
                                   sci(row.error), fixed(row.local_order, 3),

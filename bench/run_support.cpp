@@ -300,6 +300,21 @@ std::optional<double> run_observable(const std::string& observable, const GridRu
     }
     return std::nullopt;
   }
+  if (observable == "kinematic_drift") {
+    std::optional<double> drift;
+    Eigen::MatrixXd a;
+    Eigen::VectorXd b;
+    for (std::size_t i = 0; i < run.q.size() && i < run.v.size(); ++i) {
+      model.kinematic_affine(run.t[i], run.q[i], a, b);
+      for (int r = 0; r < model.kinematic_count(); ++r) {
+        if (model.kinematic_condition(r) >= 0) continue;
+        const double g = a.row(r).dot(run.v[i]) + b(r);
+        const double violation = model.is_unilateral_kinematic(r) ? std::max(0.0, -g) : std::abs(g);
+        drift = std::max(drift.value_or(0.0), violation);
+      }
+    }
+    return drift;
+  }
   if (observable == "energy_drift") {
     if (run.q.empty() || run.v.size() != run.q.size()) return std::nullopt;
     const auto energy = [&](std::size_t i) {
@@ -312,6 +327,25 @@ std::optional<double> run_observable(const std::string& observable, const GridRu
     return drift;
   }
   return std::nullopt;
+}
+
+std::vector<double> deviation_by_coordinate(const std::vector<Eigen::VectorXd>& x,
+                                            const std::vector<Eigen::VectorXd>& reference,
+                                            const std::string& mode) {
+  if (x.empty() || x.size() != reference.size()) return {};
+  const Eigen::Index n = x.front().size();
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(n);
+  if (mode == "final") {
+    out = (x.back() - reference.back()).cwiseAbs();
+  } else {
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (x[i].size() != n || reference[i].size() != n) return {};
+      const Eigen::VectorXd d = (x[i] - reference[i]).cwiseAbs();
+      out = mode == "l2" ? Eigen::VectorXd(out + d.cwiseAbs2()) : Eigen::VectorXd(out.cwiseMax(d));
+    }
+    if (mode == "l2") out = (out / static_cast<double>(x.size())).cwiseSqrt();
+  }
+  return std::vector<double>(out.data(), out.data() + out.size());
 }
 
 std::string observable_unit(const std::string& observable, const Model& model) {
@@ -329,10 +363,19 @@ std::string observable_unit(const std::string& observable, const Model& model) {
   if (observable == "lift_off_time") return "time";
   if (observable == "energy_drift") return "energy";
   std::vector<std::string> units;
-  if (observable == "max_q_deviation" || observable == "final_q_deviation") {
+  if (observable == "max_q_deviation" || observable == "final_q_deviation" ||
+      observable == "l2_q_deviation") {
     for (int i = 0; i < model.dof(); ++i) units.push_back(model.coordinate_unit(i));
     return distinct(units);
   }
+  if (observable == "final_v_deviation") {
+    for (int i = 0; i < model.dof(); ++i) {
+      const std::string u = model.coordinate_unit(i);
+      units.push_back(u.empty() ? u : u + "/time");
+    }
+    return distinct(units);
+  }
+  if (observable == "kinematic_drift") return "";  // the rows' a q' + b: the case states no unit
   for (int k = 0; k < model.constraint_count(); ++k) {
     if (!model.is_bilateral(k)) units.push_back(model.constraint_unit(k));
   }

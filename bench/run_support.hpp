@@ -65,9 +65,21 @@ GridRun solve_on_grid(RunRequest request);
 // - "post_impact_velocity": ḟ just after the first impact (event-driven, moreau-jean, the limit)
 //   or at the first exit from the medium (the realization), whichever comes first;
 // - "energy_drift": max over the grid of |E(t) − E(t0)|, E = T + V of the case (a medium's energy
-//   is not part of it; impacts with restitution below 1 and dampers lose energy by design).
+//   is not part of it; impacts with restitution below 1 and dampers lose energy by design);
+// - "kinematic_drift": max over the grid of |a q' + b| over the kinematic rows that always hold
+//   (a one-sided row counts only its violation, max(0, −(a q' + b)); rows conditioned on a contact
+//   are left out), nullopt without such rows.
 std::optional<double> run_observable(const std::string& observable, const GridRun& run,
                                      const Model& model);
+// Per coordinate, the distance of q (or v) from a reference on the same grid: the largest over
+// the grid ("max"), at its last point ("final"), or the root mean square over the grid ("l2");
+// empty when the grids differ or are empty. The scalar observables are the largest entry (max,
+// final: the sup norm) and the Euclidean norm of the entries (l2: sqrt of the mean of |q -
+// q_ref|²).
+std::vector<double> deviation_by_coordinate(const std::vector<Eigen::VectorXd>& x,
+                                            const std::vector<Eigen::VectorXd>& reference,
+                                            const std::string& mode);
+
 // The unit of an observable for table headers, from the case's units ("length", "length/time",
 // "energy"; q deviations: the coordinates' units, distinct, joined by "; ").
 std::string observable_unit(const std::string& observable, const Model& model);

@@ -20,9 +20,10 @@ namespace crbench {
 namespace {
 
 // The observables a study may ask for; without "observables" it gets the first three.
-const std::vector<std::string> kObservables{"lift_off_time",        "max_q_deviation",
-                                            "final_q_deviation",    "penetration_depth",
-                                            "post_impact_velocity", "energy_drift"};
+const std::vector<std::string> kObservables{
+    "lift_off_time",        "max_q_deviation",   "final_q_deviation",
+    "l2_q_deviation",       "final_v_deviation", "penetration_depth",
+    "post_impact_velocity", "energy_drift",      "kinematic_drift"};
 const std::vector<std::string> kDefaultObservables{"lift_off_time", "max_q_deviation",
                                                    "final_q_deviation"};
 

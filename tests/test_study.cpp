@@ -11,7 +11,9 @@
 #include <sstream>
 
 #include "crbench/bench/cli.hpp"
+#include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
+#include "crbench/cases/registry.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -545,4 +547,66 @@ TEST_CASE("converge --resume with changed tolerances or observables computes eve
   crbench::run_study(crbench::parse_study(changed), options);
   CHECK(read(dir / "points.jsonl") == read(fresh / "points.jsonl"));
   CHECK(read(dir / "lift_off_time.csv") == read(fresh / "lift_off_time.csv"));
+}
+
+TEST_CASE("Grid observables per coordinate: l2 and sup deviations, the kinematic drift",
+          "[study][observables]") {
+  // Synthetic grids: q - q_ref = (3, 0) at one of four points, (0, 4) at another.
+  std::vector<Eigen::VectorXd> q(4, Eigen::Vector2d(1.0, 1.0)), ref = q;
+  q[1] = Eigen::Vector2d(4.0, 1.0);
+  q[3] = Eigen::Vector2d(1.0, 5.0);
+  const auto max = crbench::deviation_by_coordinate(q, ref, "max");
+  const auto l2 = crbench::deviation_by_coordinate(q, ref, "l2");
+  const auto last = crbench::deviation_by_coordinate(q, ref, "final");
+  CHECK(max == std::vector<double>{3.0, 4.0});
+  CHECK(l2 == std::vector<double>{1.5, 2.0});  // sqrt(9/4), sqrt(16/4)
+  CHECK(last == std::vector<double>{0.0, 4.0});
+  CHECK(crbench::deviation_by_coordinate(q, {ref.begin(), ref.end() - 1}, "max").empty());
+
+  // The knife edge's realization keeps -x' sin(phi) + y' cos(phi) to O(1/N): about 2/N for the
+  // friction (0,1) medium; the ideal (nonholonomic) solver to round-off.
+  const auto knife = crbench::make_model("knife-edge-incline", {});
+  const auto drift = [&](const std::string& solver, std::vector<crbench::Assignment> set) {
+    crbench::RunRequest r;
+    r.case_name = "knife-edge-incline";
+    r.solver_name = solver;
+    r.solver_assignments = std::move(set);
+    r.samples = 601;
+    return crbench::run_observable("kinematic_drift", crbench::solve_on_grid(r), *knife).value();
+  };
+  const double at_1e4 =
+      drift("realization", {{"alpha", "0"}, {"beta", "1"}, {"gamma", "0"}, {"N", "1e4"}});
+  const double at_1e6 =
+      drift("realization", {{"alpha", "0"}, {"beta", "1"}, {"gamma", "0"}, {"N", "1e6"}});
+  CHECK(std::log10(at_1e4 / at_1e6) / 2.0 == Approx(1.0).margin(0.01));
+  CHECK(drift("event-driven", {}) < 1e-10);
+  // dk-plane has no kinematic row: no drift to report.
+  crbench::RunRequest plane;
+  plane.case_name = "dk-plane";
+  plane.solver_name = "event-driven";
+  CHECK_FALSE(crbench::run_observable("kinematic_drift", crbench::solve_on_grid(plane),
+                                      *crbench::make_model("dk-plane", {}))
+                  .has_value());
+
+  // A study's rows carry the per-coordinate values under the case's coordinate names.
+  const json j = json::parse(R"({
+    "name": "per-coordinate", "case": "knife-edge-incline",
+    "N": {"from": 100, "to": 10000},
+    "samples": 101,
+    "observables": ["max_q_deviation", "l2_q_deviation", "kinematic_drift"],
+    "models": [{"label": "friction", "solver": "realization",
+                "set": {"alpha": 0, "beta": 1, "gamma": 0},
+                "expected_order": {"kinematic_drift": 1}}]
+  })");
+  const fs::path dir = fresh_dir("study_per_coordinate");
+  crbench::ConvergeOptions options;
+  options.out_dir = dir.string();
+  options.figures = false;
+  const auto result = crbench::run_study(crbench::parse_study(j), options);
+  const auto& row = result.summary["models"][0]["observables"]["l2_q_deviation"]["rows"][0];
+  REQUIRE(row["by_coordinate"].is_object());
+  CHECK(row["by_coordinate"].contains("phi"));
+  CHECK(row["by_coordinate"]["x"].get<double>() <= row["value"].get<double>());
+  CHECK(result.summary["models"][0]["observables"]["kinematic_drift"]["fit"]["fitted_order"]
+            .get<double>() == Approx(1.0).margin(0.05));
 }
