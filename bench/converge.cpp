@@ -232,12 +232,16 @@ class Converge {
   }
 
   // The q observables' grid of a model: the study's samples, or on an h ladder a grid whose
-  // spacing is a multiple of the coarsest h (step_ladder_samples).
+  // spacing is a multiple of the coarsest h (step_ladder_samples). Set once per model by
+  // compute_references (a horizon may take a quadrature), read by the points' threads.
   int samples_of(const StudyModel& m) const {
+    const auto it = samples_.find(m.label);
+    return it != samples_.end() ? it->second : study_.samples;
+  }
+  int grid_samples(const StudyModel& m, const Model& model) const {
     if (!m.has_ladder || m.axis != LadderAxis::h) return study_.samples;
-    const auto model = make_model(m.case_name, m.case_assignments);
-    return step_ladder_samples(m.axis, m.ladder.front(),
-                               model->horizon() - model->initial_state().t, study_.samples);
+    return step_ladder_samples(m.axis, m.ladder.front(), model.horizon() - model.initial_state().t,
+                               study_.samples);
   }
 
   // The references run at the tight tolerances: they must be far more accurate than the points.
@@ -245,7 +249,8 @@ class Converge {
     for (const auto& m : study_.models) {
       const auto model = make_model(m.case_name, m.case_assignments);
       const Facts facts = model->facts();
-      const int samples = samples_of(m);
+      const int samples = grid_samples(m, *model);
+      samples_[m.label] = samples;
       Reference ref;
       ref.kind = m.reference;
       if (m.reference == "closed-form") {
@@ -602,6 +607,7 @@ class Converge {
   ConvergeOptions options_;
   fs::path out_;
   std::vector<Reference> references_;
+  std::map<std::string, int> samples_;  // each model's grid (samples_of)
   std::vector<Point> points_;
   std::vector<ojson> lines_;
   int lines_discarded_ = 0;  // lines of points.jsonl that --resume did not reuse

@@ -51,6 +51,22 @@ def ladder_models(study, observable="lift_off_time", axis="N"):
                     for r in m["observables"][observable]["rows"])]
 
 
+def split_rows(rows):
+    """The rows with a non-zero error: trusted, then flagged."""
+    ok = [r for r in rows if r["error"] is not None and r["error"] != 0]
+    return [r for r in ok if not r["flagged"]], [r for r in ok if r["flagged"]]
+
+
+def fit_label(label, fit, decimals):
+    """A model's legend entry with its fitted order and the theory's."""
+    if fit["fitted_order"] is None:
+        return label
+    label += " (%sorder %.*f" % ("fitted " if decimals == 3 else "", decimals, fit["fitted_order"])
+    if fit["expected_order"] is not None:
+        label += ", theory %g" % fit["expected_order"]
+    return label + ")"
+
+
 def error_vs_step(study, folder, axis):
     """Each h (or rtol) ladder's judged observable against its rung, one panel per observable,
     with the least-squares line through the trusted rows (hollow: flagged rows)."""
@@ -64,18 +80,9 @@ def error_vs_step(study, folder, axis):
                              squeeze=False)
     for ax, observable in zip(axes[0], observables):
         for k, m in enumerate(models):
-            rows = m["observables"][observable]["rows"]
-            ok = [r for r in rows if r["error"] is not None and r["error"] != 0]
-            trusted = [r for r in ok if not r["flagged"]]
-            flagged = [r for r in ok if r["flagged"]]
-            fit = m["observables"][observable]["fit"]
+            trusted, flagged = split_rows(m["observables"][observable]["rows"])
             color = "C%d" % k
-            label = m["label"]
-            if fit["fitted_order"] is not None:
-                label += " (order %.2f" % fit["fitted_order"]
-                if fit["expected_order"] is not None:
-                    label += ", theory %g" % fit["expected_order"]
-                label += ")"
+            label = fit_label(m["label"], m["observables"][observable]["fit"], 2)
             ax.loglog([r[axis] for r in trusted], [abs(r["error"]) for r in trusted], "o-",
                       color=color, label=label, markersize=4, linewidth=0.8)
             if flagged:
@@ -97,16 +104,9 @@ def error_vs_N(study, folder, observable="lift_off_time"):
     for k, m in enumerate(ladder_models(study, observable)):
         lift = m["observables"][observable]
         color = "C%d" % k
-        ok = [r for r in lift["rows"] if r["error"] is not None and r["error"] != 0]
-        trusted = [r for r in ok if not r["flagged"]]
-        flagged = [r for r in ok if r["flagged"]]
+        trusted, flagged = split_rows(lift["rows"])
         fit = lift["fit"]
-        label = m["label"]
-        if fit["fitted_order"] is not None:
-            label += " (fitted order %.3f" % fit["fitted_order"]
-            if fit["expected_order"] is not None:
-                label += ", theory %g" % fit["expected_order"]
-            label += ")"
+        label = fit_label(m["label"], fit, 3)
         ax.loglog([r["N"] for r in trusted], [abs(r["error"]) for r in trusted], "o",
                   color=color, label=label)
         if flagged:
