@@ -756,6 +756,8 @@ ojson Converge::assemble() {
         "model",          "N (or h, rtol)", "value" + bracket, "error" + bracket, "local order",
         "disc. estimate", "flag",           "rtol/atol (h)"};
     if (!uniform) t.header.push_back("unit");
+    // A deviation of the vector q (or q') per coordinate, by the case's names.
+    if (grid_deviation(o)) t.header.push_back("by coordinate");
     tables[o] = t;
     unit_column[o] = uniform ? std::map<std::string, std::string>{} : [&] {
       std::map<std::string, std::string> by_model;
@@ -887,6 +889,18 @@ ojson Converge::assemble() {
                                   sci(row.discretization), row.flag,
                                   compact_tolerances(tolerances_of(line))});
         if (!unit_column[o].empty()) tables[o].rows.back().push_back(unit_column[o][m.label]);
+        if (grid_deviation(o)) {
+          // "x 1.20e-03; y 4.00e-05", in the case's order of coordinates.
+          std::string each;
+          const ojson named = line.value("by_coordinate", ojson::object()).value(o, ojson());
+          if (named.is_object()) {
+            for (const auto& [name, value] : named.items()) {
+              if (!value.is_number()) continue;
+              each += (each.empty() ? "" : "; ") + name + " " + sci(value.get<double>());
+            }
+          }
+          tables[o].rows.back().push_back(each);
+        }
       }
       ojson fit;
       fit["fitted_order"] = number_or_null(analysis.fitted_order);
