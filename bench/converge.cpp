@@ -17,6 +17,7 @@
 #include "crbench/bench/json_fields.hpp"
 #include "crbench/bench/ladder.hpp"
 #include "crbench/bench/mpi.hpp"
+#include "crbench/bench/number_text.hpp"
 #include "crbench/bench/points.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
@@ -616,23 +617,15 @@ class Converge {
 // ---------------------------------------------------------------------------------------------
 // Tables.
 
+// Cells of the tables: blank for a missing or non-finite number.
 std::string fixed(std::optional<double> x, int digits) {
-  if (!x || !std::isfinite(*x)) return "";
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, *x);
-  return buffer;
+  return x && std::isfinite(*x) ? fixed_text(*x, digits) : std::string();
 }
 std::string sci(std::optional<double> x, int digits = 3) {
-  if (!x || !std::isfinite(*x)) return "";
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*e", digits - 1, *x);
-  return buffer;
+  return x && std::isfinite(*x) ? scientific_text(*x, digits) : std::string();
 }
 std::string full(std::optional<double> x) {
-  if (!x || !std::isfinite(*x)) return "";
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.16g", *x);
-  return buffer;
+  return x && std::isfinite(*x) ? full_text(*x) : std::string();
 }
 
 // The tolerances a point's line carries (Solver record's map), as text.

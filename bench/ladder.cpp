@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "crbench/bench/convergence.hpp"
+#include "crbench/bench/number_text.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/cases/params.hpp"
 
@@ -17,22 +18,6 @@ constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 // A row of an h or rtol ladder whose error is within this many ulps of its scale is at round-off:
 // it shows neither the order nor the limit (an N ladder's tight twin catches the same thing).
 constexpr double kRoundOffUlps = 100.0;
-
-std::string sci(double x, int digits = 2) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*e", digits - 1, x);
-  return buffer;
-}
-std::string fixed(double x, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, x);
-  return buffer;
-}
-std::string full(double x) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.16g", x);
-  return buffer;
-}
 
 double digits_of(double difference, double scale) {
   const double relative = std::abs(difference) / std::max(std::abs(scale), 1e-300);
@@ -143,7 +128,7 @@ std::string N_label(double N) {
   if (std::abs(N - std::pow(10.0, tenths / 10.0)) > 1e-9 * N) return format_number(N);
   const long t = std::lround(tenths);
   if (t % 10 == 0) return "1e" + std::to_string(t / 10);
-  return "10^" + fixed(static_cast<double>(t) / 10.0, 1);
+  return "10^" + fixed_text(static_cast<double>(t) / 10.0, 1);
 }
 
 Extrapolated extrapolate(const std::vector<double>& rungs, const std::vector<double>& values,
@@ -190,7 +175,7 @@ Extrapolated extrapolate(const std::vector<double>& rungs, const std::vector<dou
     out.no_uncertainty_reason =
         "the ladder is not yet asymptotic: the orders from the "
         "differences of the two finest triples are " +
-        fixed(*shifted.order, 3) + " and " + fixed(*finest.order, 3);
+        fixed_text(*shifted.order, 3) + " and " + fixed_text(*finest.order, 3);
     return out;
   }
   out.uncertainty = std::abs(*finest.limit - *shifted.limit) + 2.0 * finest.propagated_noise;
@@ -284,16 +269,17 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     } else if (!row.value) {
       out.verdict = "NOT CONFIRMED: " + (row.flag.empty() ? std::string("no value") : row.flag);
     } else if (row.flagged) {
-      out.verdict = "NOT CONFIRMED: the discretization estimate " + sci(*row.discretization) +
-                    " is not below 1% of the tolerance " + sci(tolerance) + "; tighten rtol/atol";
+      out.verdict = "NOT CONFIRMED: the discretization estimate " +
+                    scientific_text(*row.discretization, 2) + " is not below 1% of the tolerance " +
+                    scientific_text(tolerance, 2) + "; tighten rtol/atol";
     } else if (std::abs(*row.error) <= tolerance) {
       out.confirmed = true;
-      out.verdict = "CONFIRMED: error " + sci(std::abs(*row.error)) + " against the reference (" +
-                    "tolerance " + sci(tolerance) + ", discretization estimate " +
-                    sci(*row.discretization) + ")";
+      out.verdict = "CONFIRMED: error " + scientific_text(std::abs(*row.error), 2) +
+                    " against the reference (" + "tolerance " + scientific_text(tolerance, 2) +
+                    ", discretization estimate " + scientific_text(*row.discretization, 2) + ")";
     } else {
-      out.verdict = "NOT CONFIRMED: error " + sci(std::abs(*row.error)) +
-                    " exceeds the tolerance " + sci(tolerance);
+      out.verdict = "NOT CONFIRMED: error " + scientific_text(std::abs(*row.error), 2) +
+                    " exceeds the tolerance " + scientific_text(tolerance, 2);
     }
     return out;
   }
@@ -310,8 +296,8 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
         })) {
       return "";
     }
-    return "; the local orders of the two finest trusted rows (" + fixed(finest[1], 3) + ", " +
-           fixed(finest[0], 3) +
+    return "; the local orders of the two finest trusted rows (" + fixed_text(finest[1], 3) + ", " +
+           fixed_text(finest[0], 3) +
            ") agree with it: the coarse rows are not yet asymptotic, and a ladder that starts at "
            "a " +
            (N_axis ? std::string("larger N (verify --from, a study model's N_min)")
@@ -322,7 +308,7 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     // A deviation from the reference motion tends to 0: nothing to extrapolate; the ladder
     // confirms the theory's order.
     const std::string order =
-        "fitted order " + (out.fitted_order ? fixed(*out.fitted_order, 3) : std::string("-"));
+        "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-"));
     if (!expected_order) {
       out.verdict = "NO RATE STATED: " + order + " (the theory states none)";
     } else if (out.points_in_fit < 3) {
@@ -361,13 +347,14 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
   if (reference && x.uncertainty) out.digits_supported = digits_of(*x.uncertainty, *reference);
 
   const std::string order_text =
-      "fitted order " + (out.fitted_order ? fixed(*out.fitted_order, 3) : std::string("-"));
+      "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-"));
   const std::string finest_text =
       x.finest_rung ? " (finest " + name + " used " + N_label(*x.finest_rung) + ")" : std::string();
   // "limit L +/- U (finest N used X)", or "limit L (finest N used X)" without a bar.
   const std::string limit_text =
-      x.limit ? "limit " + full(*x.limit) +
-                    (x.uncertainty ? " +/- " + sci(*x.uncertainty) : std::string()) + finest_text
+      x.limit ? "limit " + full_text(*x.limit) +
+                    (x.uncertainty ? " +/- " + scientific_text(*x.uncertainty, 2) : std::string()) +
+                    finest_text
               : std::string();
   const std::string no_bar = " has no error bar: " + x.no_uncertainty_reason;
   // Advice only where it can help: finer N cannot help when the finest rows are flagged (their
@@ -401,21 +388,21 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     out.verdict = "NOT CONFIRMED: " + order_text + " agrees with the theory's " +
                   format_number(*expected_order) + ", but the " + limit_text + no_bar + more;
   } else if (std::abs(*x.limit - *reference) > *x.uncertainty) {
-    out.verdict = "NOT CONFIRMED: the reference " + full(*reference) + " lies outside the " +
-                  limit_text + " (distance " + sci(std::abs(*x.limit - *reference)) +
+    out.verdict = "NOT CONFIRMED: the reference " + full_text(*reference) + " lies outside the " +
+                  limit_text + " (distance " + scientific_text(std::abs(*x.limit - *reference), 2) +
                   "): the ladder contradicts the reference";
   } else if (*out.digits_supported < rules.digits) {
     out.verdict = "NOT CONFIRMED: " + order_text + " agrees with the theory's " +
                   format_number(*expected_order) + " and the reference lies within the " +
                   limit_text + ", but that error bar supports only " +
-                  fixed(*out.digits_supported, 1) + " digits of the " +
+                  fixed_text(*out.digits_supported, 1) + " digits of the " +
                   format_number(rules.digits) + " required" + more;
   } else {
     out.confirmed = true;
     out.verdict = "CONFIRMED: " + order_text + " agrees with the theory's " +
                   format_number(*expected_order) + "; the reference lies within the " + limit_text +
-                  ", which supports " + fixed(*out.digits_supported, 1) + " digits (agreement " +
-                  fixed(*out.digits_of_agreement, 1) + " digits)";
+                  ", which supports " + fixed_text(*out.digits_supported, 1) +
+                  " digits (agreement " + fixed_text(*out.digits_of_agreement, 1) + " digits)";
   }
   return out;
 }

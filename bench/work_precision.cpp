@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "crbench/bench/ladder.hpp"
+#include "crbench/bench/number_text.hpp"
 #include "crbench/bench/points.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/cases/registry.hpp"
@@ -40,16 +41,9 @@ constexpr double kBudgets[] = {1e3, 1e4, 1e5};
 // kLongSolve seconds (its noise is a smaller part of it).
 constexpr double kLongSolve = 0.2;
 
+// A cell of the tables: blank for a solve without a number.
 std::string sci(double x, int digits = 3) {
-  if (!std::isfinite(x)) return "";
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*e", digits - 1, x);
-  return buffer;
-}
-std::string fixed(double x, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
-  return buffer;
+  return std::isfinite(x) ? scientific_text(x, digits) : std::string();
 }
 ojson number_or_null(double x) { return std::isfinite(x) ? ojson(x) : ojson(); }
 
@@ -358,7 +352,7 @@ WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
         const auto e = log_error_at(trusted, b);
         const std::optional<double> d =
             e ? std::optional<double>(-(*e - std::log10(setup.scale))) : std::nullopt;
-        row.push_back(d ? fixed(*d, 1) : "");
+        row.push_back(d ? fixed_text(*d, 1) : "");
         at[N_label(b)] = d ? ojson(*d) : ojson();
       }
       // The most accurate trusted point: what a solver reaches before the reference's error or
@@ -368,7 +362,7 @@ WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
       for (const WorkPoint* p : trusted) {
         if (!best || p->error < best->error) best = p;
       }
-      row.push_back(best ? fixed(-std::log10(best->error / setup.scale), 1) + " (" +
+      row.push_back(best ? fixed_text(-std::log10(best->error / setup.scale), 1) + " (" +
                                std::to_string(best->rhs_evaluations) + ")"
                          : "");
       js["most_digits"] = best ? ojson(-std::log10(best->error / setup.scale)) : ojson();

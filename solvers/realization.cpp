@@ -152,10 +152,9 @@ class Run {
            (point_.J.row(k).cwiseAbs().dot(x.q.cwiseAbs()) +
             std::abs(point_.f_t(k)) * std::abs(x.t) + std::abs(point_.f(k)));
   }
-  void note_exit_round_off(const State& x, int k) {
-    model_.evaluate(x, modes_, point_);
-    const double rate = std::abs(point_.J.row(k).dot(x.v) + point_.f_t(k));
-    const double floor = f_round_off(x, k) / rate;
+  // point_ holds the model at x (the caller evaluated it for the exit's rate ḟ).
+  void note_exit_round_off(const State& x, int k, double rate) {
+    const double floor = f_round_off(x, k) / std::abs(rate);
     exit_round_off_ = std::max(exit_round_off_.value_or(0.0), floor);
   }
   std::optional<double> exit_round_off_;
@@ -268,11 +267,9 @@ class Run {
         pushing_[static_cast<std::size_t>(k)] = 0;
         // The exit velocity ḟ (the realization's post-impact velocity).
         model_.evaluate(x, modes_, point_);
-        rec_.events.push_back({.t = x.t,
-                               .kind = "exit_medium",
-                               .index = k,
-                               .rate_after = point_.constraint_rate(x.v)(k)});
-        note_exit_round_off(x, k);
+        const double rate = point_.J.row(k).dot(x.v) + point_.f_t(k);
+        rec_.events.push_back({.t = x.t, .kind = "exit_medium", .index = k, .rate_after = rate});
+        note_exit_round_off(x, k, rate);
       } else {
         enter(x, k);
       }
