@@ -549,8 +549,9 @@ TEST_CASE("converge --resume with changed tolerances or observables computes eve
   CHECK(read(dir / "lift_off_time.csv") == read(fresh / "lift_off_time.csv"));
 }
 
+// [slow]: the knife edge's realization at N = 1e6 (97 s under the sanitizers).
 TEST_CASE("Grid observables per coordinate: l2 and sup deviations, the kinematic drift",
-          "[study][observables]") {
+          "[study][observables][slow]") {
   // Synthetic grids: q - q_ref = (3, 0) at one of four points, (0, 4) at another.
   std::vector<Eigen::VectorXd> q(4, Eigen::Vector2d(1.0, 1.0)), ref = q;
   q[1] = Eigen::Vector2d(4.0, 1.0);
