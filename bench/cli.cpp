@@ -143,6 +143,10 @@ void print_summary(const RunRecord& r, std::ostream& out) {
   }
   out << "\n  min_constraint:";
   for (const double f : r.min_constraint) out << " " << format_number(f);
+  if (!r.constraint_impulse.empty()) {
+    out << "\n  constraint_impulse:";
+    for (const double p : r.constraint_impulse) out << " " << format_number(p);
+  }
   // The case's coordinate names: "x = 2, y = 2, v_x = 1, v_y = 2".
   const auto name = [&r](Eigen::Index i) {
     return i < static_cast<Eigen::Index>(r.coordinates.size())

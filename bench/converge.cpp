@@ -62,11 +62,11 @@ struct Reference {
 };
 
 // Whether an observable converges to its reference's value, to be extrapolated along the ladder
-// (lift-off, post-impact velocity, energy drift), or to 0 with an order alone (the q deviations,
-// the penetration depth).
+// (lift-off, post-impact velocity, energy drift, total impulse), or to 0 with an order alone (the
+// q deviations, the penetration depth).
 bool has_limit_value(const std::string& observable) {
   return observable == "lift_off_time" || observable == "post_impact_velocity" ||
-         observable == "energy_drift";
+         observable == "energy_drift" || observable == "total_impulse";
 }
 
 // The observables measured against the reference motion on the grid (their reference value is
@@ -728,6 +728,11 @@ ojson Converge::assemble() {
       what =
           " (the constraint rate f' just after the first impact, or at the first exit from the "
           "medium; error = value - the reference run's)";
+    } else if (o == "total_impulse") {
+      what =
+          " (the largest over the constraints of |integral of lambda_k dt + impact impulses "
+          "P_k| over the run, per constraint in each record's constraint_impulse; error = "
+          "value - the reference run's)";
     } else {
       what =
           " (max over the grid of |E(t) - E(t0)|, E = T + V of the case without a medium's "

@@ -294,6 +294,13 @@ std::optional<double> run_observable(const std::string& observable, const GridRu
     }
     return depth;
   }
+  if (observable == "total_impulse") {
+    std::optional<double> largest;
+    for (const double p : run.record.constraint_impulse) {
+      largest = std::max(largest.value_or(0.0), std::abs(p));
+    }
+    return largest;
+  }
   if (observable == "post_impact_velocity") {
     for (const Event& e : run.record.events) {
       if ((e.kind == "impact" || e.kind == "exit_medium") && e.rate_after) return e.rate_after;
@@ -378,6 +385,15 @@ std::string observable_unit(const std::string& observable, const Model& model) {
   if (observable == "kinematic_drift") return "";  // the rows' a q' + b: the case states no unit
   for (int k = 0; k < model.constraint_count(); ++k) {
     if (!model.is_bilateral(k)) units.push_back(model.constraint_unit(k));
+  }
+  if (observable == "total_impulse") {
+    // λ f is an energy: the impulse of λ is energy·time per unit of f, a momentum for a length.
+    units.clear();
+    for (int k = 0; k < model.constraint_count(); ++k) {
+      const std::string u = model.constraint_unit(k);
+      units.push_back(u == "length" ? std::string("momentum") : u.empty() ? u : "energy*time/" + u);
+    }
+    return distinct(units);
   }
   std::string f = distinct(units);
   if (observable == "post_impact_velocity" && !f.empty()) f.append("/time");

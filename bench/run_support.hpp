@@ -62,6 +62,8 @@ GridRun solve_on_grid(RunRequest request);
 // The observables of one run besides the lift-off and the q deviations (docs/theory.md §5), or
 // nullopt where the run has none:
 // - "penetration_depth": max over the unilateral constraints of max(0, −min f) over every step;
+// - "total_impulse": the largest over the constraints of |∫λ_k dt + Σ P_k| over the run
+//   (RunRecord::constraint_impulse), nullopt for a case without constraints f;
 // - "post_impact_velocity": ḟ just after the first impact (event-driven, moreau-jean, the limit)
 //   or at the first exit from the medium (the realization), whichever comes first;
 // - "energy_drift": max over the grid of |E(t) − E(t0)|, E = T + V of the case (a medium's energy

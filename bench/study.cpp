@@ -21,9 +21,9 @@ namespace {
 
 // The observables a study may ask for; without "observables" it gets the first three.
 const std::vector<std::string> kObservables{
-    "lift_off_time",        "max_q_deviation",   "final_q_deviation",
-    "l2_q_deviation",       "final_v_deviation", "penetration_depth",
-    "post_impact_velocity", "energy_drift",      "kinematic_drift"};
+    "lift_off_time",     "max_q_deviation",   "final_q_deviation",    "l2_q_deviation",
+    "final_v_deviation", "penetration_depth", "post_impact_velocity", "energy_drift",
+    "kinematic_drift",   "total_impulse"};
 const std::vector<std::string> kDefaultObservables{"lift_off_time", "max_q_deviation",
                                                    "final_q_deviation"};
 

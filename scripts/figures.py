@@ -502,7 +502,8 @@ def main():
         # motion against N for its first observable.
         error_vs_N(study, folder, study["observables"][0])
     # The impact observables, each against N where an N ladder has them.
-    for observable in ("penetration_depth", "post_impact_velocity", "energy_drift"):
+    impact_observables = ("penetration_depth", "post_impact_velocity", "energy_drift", "total_impulse")
+    for observable in impact_observables:
         if observable in study["observables"] and ladder_models(study, observable):
             error_vs_N(study, folder, observable)
     error_vs_step(study, folder, "h")

@@ -27,6 +27,7 @@
 
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/impact_law.hpp"
+#include "crbench/solvers/impulse_quadrature.hpp"
 #include "crbench/solvers/lcp.hpp"
 #include "crbench/solvers/limit_z.hpp"
 #include "crbench/solvers/phase.hpp"
@@ -140,6 +141,7 @@ class Run {
     modes_ = model_.modes_at(x);
     rec_.min_constraint.assign(static_cast<std::size_t>(m_),
                                std::numeric_limits<double>::infinity());
+    impulse_.start(m_, x.t);
     track_minimum(x);
     end_run_on_failure(
         rec_,
@@ -207,7 +209,10 @@ class Run {
         [this] { return " at t = " + format_number(last_t_); });
     rec_.final_state = x;
     if (z_) z_->finish(x, active_);
+    rec_.constraint_impulse.assign(impulse_.total().data(),
+                                   impulse_.total().data() + impulse_.total().size());
     rec_.rhs_evaluations = rhs_evaluations_;
+    rec_.diagnostics["impulse_quadrature_evaluations"] = impulse_.evaluations();
     rec_.diagnostics["event_function_evaluations"] = probe_evaluations_;
     rec_.diagnostics["impacts"] = impacts_;
     rec_.diagnostics["max_projection_correction"] = max_projection_;
@@ -452,8 +457,24 @@ class Run {
     return thresholds;
   }
 
+  // λ of the active constraints at time t of a phase's dense output (0 for the others).
+  template <class Dense>
+  void reaction(const Dense& dense, double t, Eigen::VectorXd& lambda) {
+    dense.at(t, impulse_state_);
+    evaluate(impulse_state_, impulse_point_);
+    constrained_acceleration(impulse_point_, active_, workspace_, impulse_acceleration_);
+    lambda.setZero(m_);
+    if (!impulse_acceleration_.ok) {
+      throw RunFailure{impulse_acceleration_.status, impulse_acceleration_.reason};
+    }
+    for (std::size_t r = 0; r < active_.size(); ++r) {
+      lambda(active_[r]) = impulse_acceleration_.lambda(static_cast<Eigen::Index>(r));
+    }
+  }
+
   PhaseEnd integrate_phase(State& x) {
     if (!active_.empty()) project_onto_constraints(x);
+    impulse_.start(m_, x.t);
     auto system = [this](const OdeState& y, OdeState& dy, double t) {
       ++rhs_evaluations_;
       last_t_ = t;
@@ -513,7 +534,11 @@ class Run {
     const PhaseEnd end = advance_to_event(
         dense, x, [this](const State& xs, Eigen::VectorXd& g) { probe(xs, g); }, arm_thresholds(x),
         control, counters_, inspect,
-        [&](double t_limit, bool inclusive) { emit_grid(dense, t_limit, inclusive); });
+        [&](double t_limit, bool inclusive) {
+          impulse_.advance(t_limit, !active_.empty(),
+                           [&](double t, Eigen::VectorXd& lambda) { reaction(dense, t, lambda); });
+          emit_grid(dense, t_limit, inclusive);
+        });
     if (counters_.dips_unsearched > 0 && first_dip_function_.empty()) {
       first_dip_function_ = event_function_name(counters_.first_unsearched_function);
     }
@@ -556,7 +581,13 @@ class Run {
     Eigen::VectorXd rate_active(static_cast<Eigen::Index>(active_.size()));
     for (std::size_t r = 0; r < active_.size(); ++r)
       rate_active(static_cast<Eigen::Index>(r)) = rate(active_[r]);
-    const Eigen::VectorXd dv = -dq.Ainv_Jt * dq.W.ldlt().solve(rate_active);
+    // The velocity correction is the impulse −W⁻¹ḟ_K on the active constraints (a tangential
+    // arrival below the velocity tolerance stops plastically): part of their impulse.
+    const Eigen::VectorXd correction = -dq.W.ldlt().solve(rate_active);
+    const Eigen::VectorXd dv = dq.Ainv_Jt * correction;
+    for (std::size_t r = 0; r < active_.size(); ++r) {
+      impulse_.add(active_[r], correction(static_cast<Eigen::Index>(r)));
+    }
     x.v += dv;
     max_projection_ =
         std::max({max_projection_, dq_pos.lpNorm<Eigen::Infinity>(), dv.lpNorm<Eigen::Infinity>()});
@@ -654,6 +685,7 @@ class Run {
       last_impulse_ = Eigen::VectorXd::Zero(m_);
       for (std::size_t r = 0; r < approaching.size(); ++r) {
         last_impulse_(approaching[r]) = lcp->x(static_cast<Eigen::Index>(r));
+        impulse_.add(approaching[r], lcp->x(static_cast<Eigen::Index>(r)));
       }
       const Eigen::VectorXd rate_after = point_.constraint_rate(x.v);
       for (const int k : impacting) {
@@ -861,6 +893,11 @@ class Run {
   State rhs_state_;
   AccelerationWorkspace workspace_;
   ConstrainedAcceleration rhs_acceleration_, probe_acceleration_;
+  // ∫λ dt over the smooth phases plus the impact impulses, per constraint.
+  ImpulseQuadrature impulse_;
+  State impulse_state_;
+  Point impulse_point_;
+  ConstrainedAcceleration impulse_acceleration_;
   Eigen::VectorXd lambda_active_, probe_switching_, track_f_;
   SampleOutput output_{settings_, model_.initial_state().t};
   std::deque<double> recent_impacts_;

@@ -173,6 +173,8 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   Point point;
   Eigen::MatrixXd dF_dq, dF_dv, W;
   Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m);
+  // Σ P over the steps per constraint: the impulse of its reaction over the run.
+  Eigen::VectorXd total_impulse = Eigen::VectorXd::Zero(m);
   Eigen::VectorXd lambda = Eigen::VectorXd::Zero(m);
   Eigen::VectorXd mu = Eigen::VectorXd::Zero(m);
   // Each constraint's contact episode, step by step (the record's episode_definition): none; an
@@ -569,6 +571,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
         }
       }
       kinematic_impulse = P.segment(holonomic_rows, one_sided);
+      total_impulse += impulse;
     }
     for (int i = 0; i < m; ++i) {
       // An open episode ends with the last step that had an impulse, at this step's start; an
@@ -647,6 +650,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   }
 
   record.final_state = x;
+  record.constraint_impulse.assign(total_impulse.data(), total_impulse.data() + m);
   record.rhs_evaluations = force_evaluations;
   record.diagnostics["jacobian_evaluations"] = sparse ? 0 : record.steps;
   if (sparse) record.diagnostics["sparse_step"] = true;

@@ -39,6 +39,7 @@
 
 #include "crbench/solvers/dop853.hpp"
 #include "crbench/solvers/dynamics.hpp"
+#include "crbench/solvers/impulse_quadrature.hpp"
 #include "crbench/solvers/model_parameters.hpp"
 #include "crbench/solvers/phase.hpp"
 #include "crbench/solvers/realization_dynamics.hpp"
@@ -107,7 +108,10 @@ class Run {
         [this] { return " at t = " + format_number(last_t_); });
     rec_.final_state = x;
     if (rec_.status == "ok") note_unresolved_depth(x);
+    rec_.constraint_impulse.assign(impulse_.total().data(),
+                                   impulse_.total().data() + impulse_.total().size());
     rec_.rhs_evaluations = rhs_evaluations_;
+    rec_.diagnostics["impulse_quadrature_evaluations"] = impulse_.evaluations();
     rec_.diagnostics["stiff_steps"] = stiff_steps_;
     rec_.diagnostics["oscillatory_steps"] = oscillatory_steps_;
     rec_.diagnostics["oscillation_decayed"] = integrator_switches_;
@@ -630,7 +634,20 @@ class Run {
       }
     };
     const auto probe_fn = [this](const State& xs, Eigen::VectorXd& g) { probe(xs, g); };
+    impulse_.start(m_, x.t);
+    const bool pushes =
+        std::any_of(pushing_.begin(), pushing_.end(), [](char c) { return c != 0; });
     const auto grid = [&](double t_limit, bool inclusive) {
+      impulse_.advance(t_limit, pushes, [&](double t, Eigen::VectorXd& lambda) {
+        dense.at(t, impulse_state_);
+        model_.evaluate(impulse_state_, modes_, impulse_point_);
+        acceleration<double>(impulse_point_, impulse_state_.v, in_medium_, pushing_, opt_.medium,
+                             impulse_work_, impulse_qdd_, &impulse_would_be_);
+        lambda.setZero(m_);
+        for (int k = 0; k < m_; ++k) {
+          if (pushing_[static_cast<std::size_t>(k)]) lambda(k) = impulse_would_be_(k);
+        }
+      });
       output_.grid(dense, t_limit, inclusive,
                    [&](const State& xs) { return sample(xs, "", chart_nu(dense.point(xs.t))); });
     };
@@ -843,6 +860,13 @@ class Run {
   std::vector<Trail> trail_;
   State minimum_state_;
   Eigen::VectorXd minimum_f_;
+  // ∫λ dt of the pushing constraints, λ_k = −N(α f̈_k + β ḟ_k + γ f_k) (the would-be reaction of
+  // acceleration()), and its buffers.
+  ImpulseQuadrature impulse_;
+  State impulse_state_;
+  Point impulse_point_;
+  AccelerationWork<double> impulse_work_;
+  Eigen::VectorXd impulse_qdd_, impulse_would_be_;
   Eigen::VectorXd system_y_, system_dy_;
   mutable Eigen::VectorXd dense_point_;
   mutable OdeState dense_ode_state_;

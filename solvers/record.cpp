@@ -112,6 +112,9 @@ nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   nlohmann::ordered_json mins = nlohmann::ordered_json::array();
   for (const double x : r.min_constraint) mins.push_back(number(x));
   j["min_constraint"] = mins;
+  nlohmann::ordered_json impulses = nlohmann::ordered_json::array();
+  for (const double x : r.constraint_impulse) impulses.push_back(number(x));
+  j["constraint_impulse"] = impulses;
   nlohmann::ordered_json coordinates = nlohmann::ordered_json::array();
   for (const auto& c : r.coordinates) coordinates.push_back({{"name", c.name}, {"unit", c.unit}});
   j["coordinates"] = coordinates;

@@ -57,6 +57,11 @@ struct RunRecord {
   std::vector<ContactEpisode> contact_episodes;
   std::vector<Event> events;
   std::vector<double> min_constraint;  // per constraint, over the run
+  // Per constraint f_k, the impulse of its reaction over the run: ∫λ_k dt over the smooth phases
+  // plus the impact impulses P_k, with the generalized force J_kᵀλ_k (A q̈ = F + Jᵀλ); the
+  // realization's λ_k = −N(α f̈_k + β ḟ_k + γ f_k) while the medium pushes. In the units of
+  // energy·time per unit of f_k (momentum where f_k is a length).
+  std::vector<double> constraint_impulse;
   // The case's coordinates (name and unit of each q_i; final_state's q and v are in this order)
   // and the units of its constraint values.
   std::vector<CoordinateSpec> coordinates;
