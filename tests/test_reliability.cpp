@@ -475,8 +475,9 @@ TEST_CASE("A study's lists are bounded: 201 work-precision values are refused", 
 
 namespace crbench::testing {
 
+// [slow]: forty processes (27 s under the sanitizers, which add nothing to a test of renames).
 TEST_CASE("Two runs writing one --trajectory at once leave a whole file of one of them, 20 of 20",
-          "[reliability]") {
+          "[reliability][slow]") {
   namespace fs = std::filesystem;
   const fs::path dir = fresh_dir("same_trajectory");
   fs::create_directories(dir);
