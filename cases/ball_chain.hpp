@@ -90,7 +90,9 @@ struct BallChain {
         .switches = 0,
         .solver_settings = {{"event-driven", "restitution", "1", "Newton's cradle is elastic"},
                             {"moreau-jean", "restitution", "1", "Newton's cradle is elastic"},
-                            {"limit", "restitution", "1", "Newton's cradle is elastic"}},
+                            {"limit", "restitution", "1", "Newton's cradle is elastic"},
+                            {"siconos-moreau-jean", "restitution", "1",
+                             "Newton's cradle is elastic"}},
     };
   }
 

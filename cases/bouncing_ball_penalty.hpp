@@ -57,7 +57,13 @@ struct BouncingBallPenalty : NoForce<1>, UnitMetric<1> {
                             {"event-driven", "impact_law", "kozlov-impact",
                              "the restitution of the realization's kozlov-impact wall"},
                             {"moreau-jean", "impact_law", "kozlov-impact",
-                             "the restitution of the realization's kozlov-impact wall"}},
+                             "the restitution of the realization's kozlov-impact wall"},
+                            // Siconos has Newton's law only: the same e, that of the wall with
+                            // the kozlov-impact defaults κ = 1, k = 0.1 on this unit point.
+                            {"siconos-moreau-jean", "restitution",
+                             format_number(restitution(1.0, 0.1)),
+                             "the restitution of the realization's kozlov-impact wall (kappa 1, "
+                             "k 0.1; Kozlov 1992 (12))"}},
     };
   }
 

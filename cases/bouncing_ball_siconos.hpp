@@ -70,7 +70,11 @@ struct BouncingBallSiconos : NoForce<3> {
         .solver_settings = {{"moreau-jean", "h", "0.005", "BouncingBallTS's time step"},
                             {"moreau-jean", "theta", "0.5", "BouncingBallTS's theta"},
                             {"moreau-jean", "restitution", "0.9", "BouncingBallTS's Newton law"},
-                            {"event-driven", "restitution", "0.9", "BouncingBallTS's Newton law"}},
+                            {"event-driven", "restitution", "0.9", "BouncingBallTS's Newton law"},
+                            {"siconos-moreau-jean", "h", "0.005", "BouncingBallTS's time step"},
+                            {"siconos-moreau-jean", "theta", "0.5", "BouncingBallTS's theta"},
+                            {"siconos-moreau-jean", "restitution", "0.9",
+                             "BouncingBallTS's Newton law"}},
     };
   }
 

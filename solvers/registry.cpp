@@ -7,6 +7,9 @@
 #include "crbench/solvers/moreau_jean.hpp"
 #include "crbench/solvers/realization.hpp"
 #include "crbench/solvers/solver.hpp"
+#ifdef CRBENCH_HAVE_SICONOS
+#include "crbench/solvers/siconos_moreau_jean.hpp"
+#endif
 
 namespace crbench {
 
@@ -17,6 +20,9 @@ const std::vector<std::unique_ptr<Solver>>& solver_registry() {
     s.push_back(std::make_unique<MoreauJeanSolver>());
     s.push_back(std::make_unique<RealizationSolver>());
     s.push_back(std::make_unique<LimitSolver>());
+#ifdef CRBENCH_HAVE_SICONOS
+    s.push_back(std::make_unique<SiconosMoreauJeanSolver>());
+#endif
     return s;
   }();
   return solvers;

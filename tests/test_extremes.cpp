@@ -41,7 +41,7 @@ std::vector<double> extremes(const ParamSpec& spec) {
 // How close an ok run must come to a lift-off fact of its model: the ideal solvers to 1e-9
 // relative to the time (rtol 1e-12, events to 1e-14), Moreau-Jean to 5 steps.
 double lift_off_tolerance(const std::string& solver, const ParamValues& params, double fact) {
-  if (solver == "moreau-jean") return 5.0 * params.at("h");
+  if (solver == "moreau-jean" || solver == "siconos-moreau-jean") return 5.0 * params.at("h");
   return 1e-9 * std::max(1.0, std::abs(fact));
 }
 

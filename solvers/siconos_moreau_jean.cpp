@@ -1,0 +1,298 @@
+#include "crbench/solvers/siconos_moreau_jean.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "crbench/cases/params.hpp"
+#include "crbench/solvers/siconos_bridge.hpp"
+
+namespace crbench {
+
+namespace {
+
+// The Siconos kernel keeps global state (object counters, the plugin registry) that is not
+// guarded for threads: one Siconos solve at a time in a process (a study's other points still
+// run beside it on the other threads).
+std::mutex& siconos_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
+std::string SiconosMoreauJeanSolver::description() const {
+  return "Ideal model by the Siconos kernel (4.4): the case as a LagrangianDS (its mass matrix, "
+         "forces and Jacobians), one LagrangianScleronomousR per unilateral constraint, "
+         "NewtonImpactNSL, MoreauJeanOSI(theta) in a TimeStepping simulation with Siconos's LCP "
+         "(Lemke) at each step. Time-independent unilateral constraints only.";
+}
+
+std::vector<ParamSpec> SiconosMoreauJeanSolver::parameters() const {
+  return {{.name = "h",
+           .default_value = 1e-3,
+           .min = 0.0,
+           .max = 1.0,
+           .min_inclusive = false,
+           .unit = "time",
+           .description = "time step (made span/ceil(span/h) so that the last step ends at the "
+                          "horizon)"},
+          {.name = "theta",
+           .default_value = 0.5,
+           .min = 0.5,
+           .max = 1.0,
+           .description = "theta of MoreauJeanOSI (0.5 trapezoidal, 1 backward Euler)"},
+          kRestitutionSpec,
+          {.name = "max_steps",
+           .default_value = 1e9,
+           .min = 1.0,
+           .max = 1e12,
+           .description = "steps allowed; more needed ends the run before it starts "
+                          "(too_many_steps)",
+           .whole = true}};
+}
+
+std::optional<std::string> SiconosMoreauJeanSolver::refusal(const Model& model,
+                                                            const RunSettings& settings) const {
+  if (model.constraint_count() == 0) return std::nullopt;
+  // A relation h(q) needs f independent of t: ∂f/∂t at the start, and with the start's q at
+  // times across the horizon.
+  State x = model.initial_state();
+  const double t0 = x.t, span = settings.t_end - t0;
+  Point p;
+  for (const double fraction : {0.0, 0.29, 0.53, 0.87}) {
+    x.t = t0 + fraction * span;
+    model.evaluate(x, model.modes_at(x), p);
+    if (p.f_t.lpNorm<Eigen::Infinity>() > 0.0) {
+      return "case " + model.info().name +
+             ": its constraint depends on time (df/dt is not 0), and siconos-moreau-jean relates "
+             "the case to Siconos through a scleronomous relation h(q); use moreau-jean";
+    }
+  }
+  return std::nullopt;
+}
+
+RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
+  require_support(*this, model);
+  if (const auto why = refusal(model, settings)) throw InputError(*why);
+  // One Siconos solve at a time (siconos_mutex); the wall time starts once this one may run.
+  const std::lock_guard<std::mutex> lock(siconos_mutex());
+  const auto started = std::chrono::steady_clock::now();
+  const ParamValues& p = settings.solver_params;
+  const double theta = p.at("theta");
+  const double restitution = p.at("restitution");
+  const int m = model.constraint_count();
+
+  RunRecord record = start_record(model, name(), settings);
+  State x = model.initial_state();
+  const double t0 = x.t;
+  // The scale the penetration is measured against, as moreau-jean's: |q| at the start, or the
+  // largest |q| seen when that is 0.
+  const double start_size = x.q.lpNorm<Eigen::Infinity>();
+  double coordinate_size = start_size;
+  const double span = settings.t_end - t0;
+  const double steps_needed = std::ceil(span / p.at("h") - 1e-9);
+  if (steps_needed > p.at("max_steps")) {
+    record.status = "too_many_steps";
+    record.reason = format_number(steps_needed) + " steps of h = " + format_number(p.at("h")) +
+                    " are needed and max_steps is " + format_number(p.at("max_steps"));
+    record.final_state = x;
+    return record;
+  }
+  // The times of moreau-jean: t0 + k h, the last step shortened to end at the horizon. At least
+  // two steps: Siconos 4.4's TimeStepping aborts the process (an assertion on a NaN next time)
+  // with a discretisation of one step; a horizon within one step is then cut in two halves.
+  const double h = p.at("h");
+  std::vector<double> times{t0};
+  if (steps_needed < 2.0) {
+    times.push_back(t0 + 0.5 * span);
+    record.warnings.push_back("the horizon is within one step of h = " + format_number(h) +
+                              ": two steps of " + format_number(0.5 * span) +
+                              " (Siconos needs at least two)");
+  } else {
+    const auto count = static_cast<long>(steps_needed);
+    times.reserve(static_cast<std::size_t>(count) + 1);
+    for (long k = 1; k < count; ++k) times.push_back(t0 + static_cast<double>(k) * h);
+  }
+  times.push_back(settings.t_end);
+  record.tolerances = {{"h", h}, {"theta", theta}};
+  record.episode_definition =
+      "consecutive steps with an impulse on the constraint: from the end of the first (an impact "
+      "when the constraint was approaching, a contact otherwise) to the end of the last; an "
+      "impact whose impulse persists in the next steps (resting contact) stays one open episode, "
+      "so a run that ends resting has no lift_off_time";
+  record.min_constraint.assign(static_cast<std::size_t>(m),
+                               std::numeric_limits<double>::infinity());
+  record.constraint_impulse.assign(static_cast<std::size_t>(m), 0.0);
+
+  long evaluations = 0;
+  double output_seconds = 0.0;
+  try {
+    // The case through the bridge: M = A(q); F = Q − ∂V/∂q − c with the switches of the state it
+    // is evaluated at, and its AD Jacobians; f and ∇f at t0 (refusal keeps f independent of t).
+    State at = x;
+    std::vector<int> modes;
+    Eigen::VectorXd switching, force;
+    Eigen::MatrixXd dF_dq, dF_dv;
+    Point relation_point;
+    const int n = model.dof();
+    const auto set_state = [&](double t, const double* q, const double* v) {
+      at.t = t;
+      at.q = Eigen::Map<const Eigen::VectorXd>(q, n);
+      at.v = v != nullptr ? Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(v, n))
+                          : Eigen::VectorXd::Zero(n);
+      model.modes_at(at, modes, switching);
+    };
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    siconos::LagrangianProblem problem;
+    problem.dof = n;
+    problem.constraints = m;
+    problem.t0 = t0;
+    problem.t_end = settings.t_end;
+    problem.q0.assign(x.q.data(), x.q.data() + n);
+    problem.v0.assign(x.v.data(), x.v.data() + n);
+    problem.restitution = restitution;
+    problem.mass = [&](const double* q, double* out) {
+      Eigen::Map<RowMajor>(out, n, n) = model.metric(Eigen::Map<const Eigen::VectorXd>(q, n));
+    };
+    problem.force = [&](double t, const double* q, const double* v, double* out) {
+      set_state(t, q, v);
+      model.free_force(at, modes, force);
+      ++evaluations;
+      Eigen::Map<Eigen::VectorXd>(out, n) = force;
+    };
+    problem.force_jacobians = [&](double t, const double* q, const double* v, double* dq,
+                                  double* dv) {
+      set_state(t, q, v);
+      model.force_jacobians(at, modes, dF_dq, dF_dv);
+      Eigen::Map<RowMajor>(dq, n, n) = dF_dq;
+      Eigen::Map<RowMajor>(dv, n, n) = dF_dv;
+    };
+    problem.constraint_values = [&](const double* q, double* out) {
+      Eigen::Map<Eigen::VectorXd>(out, m) =
+          model.constraint_values(t0, Eigen::Map<const Eigen::VectorXd>(q, n));
+    };
+    problem.constraint_jacobian = [&](const double* q, double* out) {
+      set_state(t0, q, nullptr);
+      model.evaluate(at, modes, relation_point);
+      Eigen::Map<RowMajor>(out, m, n) = relation_point.J;
+    };
+    siconos::MoreauJeanTimeStepping simulation(problem, theta, times);
+
+    // Episodes as moreau-jean keeps them (its record's episode_definition).
+    enum class Episode : char { none, impact, open };
+    std::vector<Episode> episode(static_cast<std::size_t>(m), Episode::none);
+    Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), rate_before(m), rate_after(m);
+    Point point;
+    auto next_output = settings.output_times.begin();
+    double last_step = h;  // the length of the step that ended at the sample
+    const auto rates = [&](const State& s, Eigen::VectorXd& out) {
+      model.evaluate(s, model.modes_at(s), point);
+      out = point.constraint_rate(s.v);
+      return Eigen::VectorXd(point.f);
+    };
+    const auto emit = [&](const State& s) {
+      if (!settings.on_sample) return;
+      bool due = false;
+      while (next_output != settings.output_times.end() && *next_output <= s.t + 1e-9 * h) {
+        due = true;
+        ++next_output;
+      }
+      if (!due) return;
+      TrajectorySample sample;
+      sample.x = s;
+      sample.f = model.constraint_values(s.t, s.q);
+      sample.lambda = impulse / last_step;
+      sample.mu = Eigen::VectorXd::Zero(m);
+      sample.impulse = impulse;
+      const auto t_start = std::chrono::steady_clock::now();
+      settings.on_sample(sample);
+      output_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    };
+    {
+      const Eigen::VectorXd f0 = rates(x, rate_before);
+      for (int k = 0; k < m; ++k) record.min_constraint[static_cast<std::size_t>(k)] = f0(k);
+    }
+    emit(x);
+    const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
+    while (simulation.has_next()) {
+      if (wall_time.exceeded(x.t)) {
+        record.status = "wall_time_exceeded";
+        record.reason =
+            "the solve took more than max_wall_time = " + format_number(wall_time.seconds()) +
+            " s; stopped at t = " + format_number(x.t);
+        break;
+      }
+      rates(x, rate_before);
+      simulation.step();
+      State next{.t = simulation.time(),
+                 .q = Eigen::Map<const Eigen::VectorXd>(simulation.q().data(), n),
+                 .v = Eigen::Map<const Eigen::VectorXd>(simulation.v().data(), n)};
+      if (!next.q.allFinite() || !next.v.allFinite()) {
+        record.status = "non_finite";
+        record.reason = "non-finite state at t = " + format_number(next.t);
+        break;
+      }
+      const Eigen::VectorXd f_next = rates(next, rate_after);
+      last_step = next.t - x.t;
+      for (int k = 0; k < m; ++k) {
+        impulse(k) = simulation.impulse(k);
+        record.constraint_impulse[static_cast<std::size_t>(k)] += impulse(k);
+        auto& slot = record.min_constraint[static_cast<std::size_t>(k)];
+        slot = std::min(slot, f_next(k));
+        auto& state = episode[static_cast<std::size_t>(k)];
+        if (impulse(k) > 0.0 && state == Episode::none) {
+          const bool impact = rate_before(k) < 0.0;
+          record.events.push_back({.t = next.t,
+                                   .kind = impact ? "impact" : "contact",
+                                   .index = k,
+                                   .rate_before = rate_before(k),
+                                   .rate_after = rate_after(k)});
+          state = impact ? Episode::impact : Episode::open;
+        } else if (impulse(k) > 0.0 && state == Episode::impact) {
+          // The impulse persists after the impact step: the episode goes on as a contact.
+          record.events.push_back({.t = x.t, .kind = "contact", .index = k});
+          state = Episode::open;
+        } else if (!(impulse(k) > 0.0)) {
+          if (state == Episode::open) {
+            record.events.push_back({.t = x.t, .kind = "lift_off", .index = k});
+          }
+          state = Episode::none;
+        }
+      }
+      x = next;
+      ++record.steps;
+      if (!(start_size > 0.0)) {
+        coordinate_size = std::max(coordinate_size, x.q.lpNorm<Eigen::Infinity>());
+      }
+      emit(x);
+    }
+  } catch (const std::exception& e) {
+    record.status = "step_failure";
+    record.reason = std::string(e.what()) + " (at t = " + format_number(x.t) + ")";
+  }
+  if (record.status == "ok" && m > 0) {
+    const double deepest =
+        -*std::min_element(record.min_constraint.begin(), record.min_constraint.end());
+    if (deepest > 0.01 * coordinate_size) {
+      record.warnings.push_back(
+          "the deepest penetration, " + format_number(deepest) +
+          ", exceeds 1% of the coordinates' size (" + format_number(coordinate_size) +
+          "): the step h does not resolve the contact, and the motion is not a first-order "
+          "approximation of the ideal one; take a smaller h");
+    }
+  }
+  record.final_state = x;
+  record.rhs_evaluations = evaluations;
+  finish_record(record, model, started, output_seconds);
+  return record;
+}
+
+}  // namespace crbench
