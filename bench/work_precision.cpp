@@ -226,7 +226,10 @@ WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
       } else if (has_h) {
         ladder.axis = LadderAxis::h;
         const double duration = model->horizon() - model->initial_state().t;
-        for (const double h : ladder_rungs(LadderAxis::h, kHCoarse, options.h_fine, 1)) {
+        const double fine = s->name().starts_with("siconos-")
+                                ? std::max(options.h_fine, options.h_fine_siconos)
+                                : options.h_fine;
+        for (const double h : ladder_rungs(LadderAxis::h, kHCoarse, fine, 1)) {
           if (duration / h <= kMaxSteps) ladder.rungs.push_back(h);
         }
       } else {
@@ -278,8 +281,9 @@ WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
       "output grid";
   j["rules"] = {
       {"rtol_ladder", "rtol 1e-3 ... 1e-12, atol = rtol / 100"},
-      {"h_ladder",
-       "h 1e-2 ... " + N_label(options.h_fine) + " (a rung of more than 2e6 steps left out)"},
+      {"h_ladder", "h 1e-2 ... " + N_label(options.h_fine) + " (the Siconos solvers to " +
+                       N_label(std::max(options.h_fine, options.h_fine_siconos)) +
+                       "; a rung of more than 2e6 steps left out)"},
       {"flags",
        "REFERENCE: the reference's error estimate is not below 1% of the error; ROUND-OFF: the "
        "error is within 100 ulps of the case's scale max(1, max |q|); a failed solve or one with "
@@ -392,7 +396,9 @@ WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
          << "Every case with a classical limit (event-driven runs its data) through every solver "
             "that approximates the classical model: an adaptive one down rtol 1e-3 … 1e-12 (atol "
             "= rtol/100), a fixed-step one down h 1e-2 … "
-         << N_label(options.h_fine)
+         << N_label(options.h_fine) << " (the Siconos kernel's down to "
+         << N_label(std::max(options.h_fine, options.h_fine_siconos))
+         << ": its solves run one at a time)"
          << ". Every error is on one axis: the "
             "largest sup-norm distance of q from the case's reference over its output grid (a "
             "whole multiple of h = 1e-2, at most 1001 points), the reference being the closed "

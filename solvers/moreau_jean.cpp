@@ -33,13 +33,9 @@
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/impact_law.hpp"
 #include "crbench/solvers/lcp.hpp"
+#include "crbench/solvers/step_output.hpp"
 
 namespace crbench {
-
-namespace {
-// A penetration above this fraction of the coordinates' size is reported as a warning.
-constexpr double kPenetrationWarning = 0.01;
-}  // namespace
 
 std::string MoreauJeanSolver::description() const {
   return "Ideal model as a measure differential equation, Moreau-Jean time stepping: theta-method "
@@ -202,29 +198,19 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   long force_evaluations = 0;
   long lcp_solves = 0;
   long lcp_iterations = 0;
-  double output_seconds = 0.0;
-  auto next_output = settings.output_times.begin();
+  StepOutput output(settings, h);
   nlohmann::ordered_json impulse_history = nlohmann::ordered_json::array();
   long impulses_not_kept = 0;
 
   const auto emit = [&](const State& s) {
-    if (!settings.on_sample) return;
-    bool due = false;
-    while (next_output != settings.output_times.end() && *next_output <= s.t + 1e-9 * h) {
-      due = true;
-      ++next_output;
-    }
-    if (!due) return;
+    if (!output.due(s.t)) return;
     TrajectorySample sample;
     sample.x = s;
     sample.f = model.constraint_values(s.t, s.q);
     sample.lambda = lambda;
     sample.mu = mu;
     sample.impulse = impulse;
-    const auto t_start = std::chrono::steady_clock::now();
-    settings.on_sample(sample);
-    output_seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    output.deliver(sample);
   };
 
   emit(x);
@@ -630,22 +616,9 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       coordinate_size = std::max(coordinate_size, x.q.lpNorm<Eigen::Infinity>());
     emit(x);
   }
-  // The scheme's penetration is of order |A⁻¹Q| h² per step: one that reaches a percent of the
-  // coordinates' size means the step does not resolve the contact's own time scale, and the
-  // motion is not a first-order approximation of the ideal one (plane-reparametrized with
-  // g = 1e6 at h = 1e-3: g h² = 1, penetration 2.6, the point left the plane at 0.004 where the
-  // ideal one leaves at 1).
-  if (record.status == "ok" && m > 0) {
-    const double deepest =
-        -*std::min_element(record.min_constraint.begin(), record.min_constraint.end());
-    if (deepest > kPenetrationWarning * coordinate_size) {
-      record.warnings.push_back(
-          "the deepest penetration, " + format_number(deepest) + ", exceeds " +
-          format_number(100.0 * kPenetrationWarning) + "% of the coordinates' size (" +
-          format_number(coordinate_size) +
-          "): the step h does not resolve the contact (the penetration per step is of order "
-          "|A^-1 Q| h^2), and the motion is not a first-order approximation of the ideal one; "
-          "take a smaller h");
+  if (record.status == "ok") {
+    if (auto warning = penetration_warning(record.min_constraint, coordinate_size)) {
+      record.warnings.push_back(std::move(*warning));
     }
   }
 
@@ -662,7 +635,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
     record.diagnostics["impulse_history"] = impulse_history;
     record.diagnostics["impulse_history_not_kept"] = impulses_not_kept;
   }
-  finish_record(record, model, started, output_seconds);
+  finish_record(record, model, started, output.seconds());
   if (events_not_kept > 0) {
     // The kept events tell only the start: the lift-off follows from the episodes' states.
     const bool in_contact =

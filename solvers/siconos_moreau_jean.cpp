@@ -12,6 +12,7 @@
 
 #include "crbench/cases/params.hpp"
 #include "crbench/solvers/siconos_bridge.hpp"
+#include "crbench/solvers/step_output.hpp"
 
 namespace crbench {
 
@@ -132,7 +133,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
   record.constraint_impulse.assign(static_cast<std::size_t>(m), 0.0);
 
   long evaluations = 0;
-  double output_seconds = 0.0;
+  StepOutput output(settings, h);
   try {
     // The case through the bridge: M = A(q); F = Q − ∂V/∂q − c with the switches of the state it
     // is evaluated at, and its AD Jacobians; f and ∇f at t0 (refusal keeps f independent of t).
@@ -190,7 +191,6 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
     std::vector<Episode> episode(static_cast<std::size_t>(m), Episode::none);
     Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), rate_before(m), rate_after(m);
     Point point;
-    auto next_output = settings.output_times.begin();
     double last_step = h;  // the length of the step that ended at the sample
     const auto rates = [&](const State& s, Eigen::VectorXd& out) {
       model.evaluate(s, model.modes_at(s), point);
@@ -198,23 +198,14 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
       return Eigen::VectorXd(point.f);
     };
     const auto emit = [&](const State& s) {
-      if (!settings.on_sample) return;
-      bool due = false;
-      while (next_output != settings.output_times.end() && *next_output <= s.t + 1e-9 * h) {
-        due = true;
-        ++next_output;
-      }
-      if (!due) return;
+      if (!output.due(s.t)) return;
       TrajectorySample sample;
       sample.x = s;
       sample.f = model.constraint_values(s.t, s.q);
       sample.lambda = impulse / last_step;
       sample.mu = Eigen::VectorXd::Zero(m);
       sample.impulse = impulse;
-      const auto t_start = std::chrono::steady_clock::now();
-      settings.on_sample(sample);
-      output_seconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+      output.deliver(sample);
     };
     {
       const Eigen::VectorXd f0 = rates(x, rate_before);
@@ -278,20 +269,14 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
     record.status = "step_failure";
     record.reason = std::string(e.what()) + " (at t = " + format_number(x.t) + ")";
   }
-  if (record.status == "ok" && m > 0) {
-    const double deepest =
-        -*std::min_element(record.min_constraint.begin(), record.min_constraint.end());
-    if (deepest > 0.01 * coordinate_size) {
-      record.warnings.push_back(
-          "the deepest penetration, " + format_number(deepest) +
-          ", exceeds 1% of the coordinates' size (" + format_number(coordinate_size) +
-          "): the step h does not resolve the contact, and the motion is not a first-order "
-          "approximation of the ideal one; take a smaller h");
+  if (record.status == "ok") {
+    if (auto warning = penetration_warning(record.min_constraint, coordinate_size)) {
+      record.warnings.push_back(std::move(*warning));
     }
   }
   record.final_state = x;
   record.rhs_evaluations = evaluations;
-  finish_record(record, model, started, output_seconds);
+  finish_record(record, model, started, output.seconds());
   return record;
 }
 
