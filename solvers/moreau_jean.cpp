@@ -141,11 +141,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   if (lcp_options.method == LcpMethod::pgs) {
     record.tolerances["lcp_tolerance"] = lcp_options.pgs_tolerance;
   }
-  record.episode_definition =
-      "consecutive steps with an impulse on the constraint: from the end of the first (an impact "
-      "when the constraint was approaching, a contact otherwise) to the end of the last; an "
-      "impact whose impulse persists in the next steps (resting contact) stays one open episode, "
-      "so a run that ends resting has no lift_off_time";
+  record.episode_definition = kStepEpisodeDefinition;
   record.min_constraint.assign(static_cast<std::size_t>(m),
                                std::numeric_limits<double>::infinity());
 

@@ -123,11 +123,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
   }
   times.push_back(settings.t_end);
   record.tolerances = {{"h", h}, {"theta", theta}};
-  record.episode_definition =
-      "consecutive steps with an impulse on the constraint: from the end of the first (an impact "
-      "when the constraint was approaching, a contact otherwise) to the end of the last; an "
-      "impact whose impulse persists in the next steps (resting contact) stays one open episode, "
-      "so a run that ends resting has no lift_off_time";
+  record.episode_definition = kStepEpisodeDefinition;
   record.min_constraint.assign(static_cast<std::size_t>(m),
                                std::numeric_limits<double>::infinity());
   record.constraint_impulse.assign(static_cast<std::size_t>(m), 0.0);

@@ -49,6 +49,13 @@ class StepOutput {
   double seconds_ = 0.0;
 };
 
+// What a contact episode is for a time-stepping solver (RunRecord::episode_definition).
+inline constexpr const char* kStepEpisodeDefinition =
+    "consecutive steps with an impulse on the constraint: from the end of the first (an impact "
+    "when the constraint was approaching, a contact otherwise) to the end of the last; an "
+    "impact whose impulse persists in the next steps (resting contact) stays one open episode, "
+    "so a run that ends resting has no lift_off_time";
+
 // A penetration above this fraction of the coordinates' size is reported as a warning.
 inline constexpr double kPenetrationWarning = 0.01;
 
