@@ -92,6 +92,8 @@ struct BallChain {
                             {"moreau-jean", "restitution", "1", "Newton's cradle is elastic"},
                             {"limit", "restitution", "1", "Newton's cradle is elastic"},
                             {"siconos-moreau-jean", "restitution", "1",
+                             "Newton's cradle is elastic"},
+                            {"siconos-event-driven", "restitution", "1",
                              "Newton's cradle is elastic"}},
     };
   }

@@ -63,6 +63,10 @@ struct BouncingBallPenalty : NoForce<1>, UnitMetric<1> {
                             {"siconos-moreau-jean", "restitution",
                              format_number(restitution(1.0, 0.1)),
                              "the restitution of the realization's kozlov-impact wall (kappa 1, "
+                             "k 0.1; Kozlov 1992 (12))"},
+                            {"siconos-event-driven", "restitution",
+                             format_number(restitution(1.0, 0.1)),
+                             "the restitution of the realization's kozlov-impact wall (kappa 1, "
                              "k 0.1; Kozlov 1992 (12))"}},
     };
   }

@@ -74,6 +74,8 @@ struct BouncingBallSiconos : NoForce<3> {
                             {"siconos-moreau-jean", "h", "0.005", "BouncingBallTS's time step"},
                             {"siconos-moreau-jean", "theta", "0.5", "BouncingBallTS's theta"},
                             {"siconos-moreau-jean", "restitution", "0.9",
+                             "BouncingBallTS's Newton law"},
+                            {"siconos-event-driven", "restitution", "0.9",
                              "BouncingBallTS's Newton law"}},
     };
   }

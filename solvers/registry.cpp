@@ -8,6 +8,7 @@
 #include "crbench/solvers/realization.hpp"
 #include "crbench/solvers/solver.hpp"
 #ifdef CRBENCH_HAVE_SICONOS
+#include "crbench/solvers/siconos_event_driven.hpp"
 #include "crbench/solvers/siconos_moreau_jean.hpp"
 #endif
 
@@ -21,6 +22,7 @@ const std::vector<std::unique_ptr<Solver>>& solver_registry() {
     s.push_back(std::make_unique<RealizationSolver>());
     s.push_back(std::make_unique<LimitSolver>());
 #ifdef CRBENCH_HAVE_SICONOS
+    s.push_back(std::make_unique<SiconosEventDrivenSolver>());
     s.push_back(std::make_unique<SiconosMoreauJeanSolver>());
 #endif
     return s;

@@ -2,6 +2,9 @@
 #include "crbench/solvers/siconos_bridge.hpp"
 
 #include <SiconosKernel.hpp>
+#include <iostream>
+#include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -99,36 +102,172 @@ class CallbackRelation : public LagrangianScleronomousR {
 
   void computeh(const BlockVector& q, BlockVector& /*z*/, SiconosVector& y) override {
     copy_from(q, q_);
-    f_.resize(static_cast<std::size_t>(problem_.constraints));
-    problem_.constraint_values(q_.data(), f_.data());
-    y.setValue(0, f_[static_cast<std::size_t>(k_)]);
+    y.setValue(0, problem_.constraint_value(q_.data(), k_));
   }
   void computeJachq(const BlockVector& q, BlockVector& /*z*/) override {
     copy_from(q, q_);
-    jacobian_.resize(static_cast<std::size_t>(problem_.constraints) * q_.size());
-    problem_.constraint_jacobian(q_.data(), jacobian_.data());
+    gradient_.resize(q_.size());
+    problem_.constraint_gradient(q_.data(), k_, gradient_.data());
     for (std::size_t j = 0; j < q_.size(); ++j) {
-      _jachq->setValue(0, static_cast<unsigned>(j),
-                       jacobian_[static_cast<std::size_t>(k_) * q_.size() + j]);
+      _jachq->setValue(0, static_cast<unsigned>(j), gradient_[j]);
     }
   }
+  // EventDriven::computef calls this for every interaction once DLSODAR's x is loaded into the
+  // system and before it solves the acceleration-level LCP: the first interaction's call runs
+  // `before_lcp` (EventDrivenSimulation refreshes the free acceleration there).
+  void computeJach(double time, Interaction& inter) override {
+    LagrangianScleronomousR::computeJach(time, inter);
+    if (k_ == 0 && before_lcp) before_lcp(time);
+  }
+  std::function<void(double)> before_lcp;
 
  private:
   const LagrangianProblem& problem_;
   int k_;
-  std::vector<double> q_, f_, jacobian_;
+  std::vector<double> q_, gradient_;
+};
+
+// The kernel prints to std::cout before some of its exceptions (an interaction's display, the
+// offending value) and on DLSODAR's failures: a record on stdout (`crbench run --json`) must not
+// be mixed with it. While a kernel call runs, std::cout writes to a buffer; its last line goes
+// into the error of a failed call.
+class CapturedOutput {
+ public:
+  CapturedOutput() : previous_(std::cout.rdbuf(buffer_.rdbuf())) {}
+  ~CapturedOutput() { std::cout.rdbuf(previous_); }
+  CapturedOutput(const CapturedOutput&) = delete;
+  CapturedOutput& operator=(const CapturedOutput&) = delete;
+  std::string last_line() const {
+    std::istringstream lines(buffer_.str());
+    std::string line, last;
+    while (std::getline(lines, line)) {
+      if (line.find_first_not_of(" \t=") != std::string::npos) last = line;
+    }
+    return last;
+  }
+
+ private:
+  std::ostringstream buffer_;
+  std::streambuf* previous_;
 };
 
 template <class F>
 auto translated(F&& f) -> decltype(f()) {
+  const CapturedOutput output;
   try {
     return f();
   } catch (const Siconos::exception& e) {
     const std::string* message = boost::get_error_info<Siconos::exception::extra_message>(e);
-    throw std::runtime_error("Siconos: " +
-                             (message != nullptr ? *message : std::string("an exception")));
+    std::string text = "Siconos: ";
+    text.append(message != nullptr ? *message : std::string("an exception"));
+    const std::string printed = output.last_line();
+    if (!printed.empty()) {
+      text.append(" [the kernel printed: ");
+      text.append(printed);
+      text.append("]");
+    }
+    throw std::runtime_error(text);
   }
 }
+
+// The problem as a Siconos nonsmooth dynamical system: one CallbackSystem and, per constraint, an
+// Interaction of a CallbackRelation with Newton's impact law.
+struct SystemWithInteractions {
+  std::shared_ptr<CallbackSystem> system;
+  std::vector<SP::Interaction> interactions;
+  std::vector<std::shared_ptr<CallbackRelation>> relations;
+  SP::NonSmoothDynamicalSystem nsds;
+
+  explicit SystemWithInteractions(const LagrangianProblem& problem)
+      : system(std::make_shared<CallbackSystem>(problem)),
+        nsds(std::make_shared<NonSmoothDynamicalSystem>(problem.t0, problem.t_end)) {
+    nsds->insertDynamicalSystem(system);
+    for (int k = 0; k < problem.constraints; ++k) {
+      auto law = std::make_shared<NewtonImpactNSL>(problem.restitution);
+      auto relation = std::make_shared<CallbackRelation>(problem, k);
+      relations.push_back(relation);
+      interactions.push_back(std::make_shared<Interaction>(law, relation));
+      nsds->link(interactions.back(), system);
+    }
+  }
+};
+
+double first_value(const SP::SiconosVector& v) { return v ? v->getValue(0) : 0.0; }
+
+// The kernel's EventDriven with two changes to DLSODAR's root functions (the kernel's: the gap of
+// an open contact, the LCP force of a closed one).
+// - The force of a closed contact is that of the closed contacts held as bilateral constraints
+//   (problem.closed_forces): the LCP's while it is positive, continued below zero past the
+//   lift-off, where the LCP's stays at 0. DLSODAR refines a root only across a sign change: with
+//   the LCP's force it stopped at the end of the step that reached 0 (particle-on-circle lifted
+//   off 2.7e-8 late, its force already -4.6e-8).
+// - The problem's switching functions are appended, so that DLSODAR stops where the force changes
+//   its mode instead of stepping across the discontinuity (dk-plane: 4e5 steps of 5e-14 at the
+//   switch without them).
+class SwitchingEventDriven : public EventDriven {
+ public:
+  SwitchingEventDriven(SP::NonSmoothDynamicalSystem nsds, SP::TimeDiscretisation td,
+                       const LagrangianProblem& problem, std::shared_ptr<CallbackSystem> system,
+                       std::vector<SP::Interaction> interactions)
+      : EventDriven(nsds, std::move(td)),
+        problem_(problem),
+        system_(std::move(system)),
+        interactions_(std::move(interactions)),
+        nsds_(std::move(nsds)) {}
+
+  unsigned int computeSizeOfg() override {
+    kernel_roots_ = EventDriven::computeSizeOfg();
+    return kernel_roots_ + static_cast<unsigned int>(problem_.switches);
+  }
+  // The kernel's own root functions first (they load DLSODAR's x into the system's q, q̇), with
+  // the free acceleration of this x (the kernel would use that of the last right-hand side).
+  void computeg(SP::OneStepIntegrator osi, integer* sizeX, doublereal* time, doublereal* x,
+                integer* sizeG, doublereal* g) override {
+    auto& lsodar = static_cast<LsodarOSI&>(*osi);
+    lsodar.fillXWork(sizeX, x);
+    lsodar.computeRhs(*time);
+    EventDriven::computeg(osi, sizeX, time, x, sizeG, g);
+    copy_from(*system_->q(), q_);
+    copy_from(*system_->velocity(), v_);
+    // The kernel's root functions follow its index set 0, one per interaction (a scalar law).
+    const auto all = nsds_->topology()->indexSet(0);
+    const auto closed_set = nsds_->topology()->indexSet(2);
+    closed_.assign(interactions_.size(), 0);
+    slot_.assign(interactions_.size(), -1);
+    bool any_closed = false;
+    InteractionsGraph::VIterator vi, vend;
+    int entry = 0;
+    for (std::tie(vi, vend) = all->vertices(); vi != vend; ++vi, ++entry) {
+      const auto inter = all->bundle(*vi);
+      for (std::size_t k = 0; k < interactions_.size(); ++k) {
+        if (interactions_[k] != inter) continue;
+        slot_[k] = entry;
+        if (closed_set->is_vertex(inter)) closed_[k] = any_closed = true;
+      }
+    }
+    if (any_closed && problem_.closed_forces) {
+      forces_.assign(interactions_.size(), 0.0);
+      problem_.closed_forces(*time, q_.data(), v_.data(), closed_.data(), forces_.data());
+      for (std::size_t k = 0; k < interactions_.size(); ++k) {
+        if (closed_[k] && slot_[k] >= 0) g[slot_[k]] = forces_[k];
+      }
+    }
+    if (problem_.switches > 0) {
+      problem_.switching(*time, q_.data(), v_.data(), g + kernel_roots_);
+    }
+  }
+  unsigned int kernel_roots() const { return kernel_roots_; }
+
+ private:
+  const LagrangianProblem& problem_;
+  std::shared_ptr<CallbackSystem> system_;
+  std::vector<SP::Interaction> interactions_;
+  SP::NonSmoothDynamicalSystem nsds_;
+  unsigned int kernel_roots_ = 0;
+  std::vector<double> q_, v_, forces_;
+  std::vector<char> closed_;
+  std::vector<int> slot_;
+};
 
 }  // namespace
 
@@ -147,15 +286,10 @@ MoreauJeanTimeStepping::MoreauJeanTimeStepping(const LagrangianProblem& problem,
   translated([&] {
     Impl& s = *impl_;
     s.problem = problem;
-    s.system = std::make_shared<CallbackSystem>(s.problem);
-    auto nsds = std::make_shared<NonSmoothDynamicalSystem>(problem.t0, problem.t_end);
-    nsds->insertDynamicalSystem(s.system);
-    for (int k = 0; k < problem.constraints; ++k) {
-      auto law = std::make_shared<NewtonImpactNSL>(problem.restitution);
-      auto relation = std::make_shared<CallbackRelation>(s.problem, k);
-      s.interactions.push_back(std::make_shared<Interaction>(law, relation));
-      nsds->link(s.interactions.back(), s.system);
-    }
+    SystemWithInteractions built(s.problem);
+    s.system = built.system;
+    s.interactions = built.interactions;
+    auto nsds = built.nsds;
     auto integrator = std::make_shared<MoreauJeanOSI>(theta);
     auto discretisation = std::make_shared<TimeDiscretisation>(times);
     auto lcp = std::make_shared<LCP>();
@@ -185,8 +319,7 @@ void MoreauJeanTimeStepping::step() {
     copy_from(*s.system->velocity(), s.v);
     s.impulses.assign(s.interactions.size(), 0.0);
     for (std::size_t k = 0; k < s.interactions.size(); ++k) {
-      const auto& lambda = s.interactions[k]->lambda(1);
-      if (lambda) s.impulses[k] = lambda->getValue(0);
+      s.impulses[k] = first_value(s.interactions[k]->lambda(1));
     }
     if (s.time < s.final_time) s.simulation->nextStep();
     return 0;
@@ -201,6 +334,152 @@ double MoreauJeanTimeStepping::impulse(int k) const {
   const auto& impulses = impl_->impulses;
   return static_cast<std::size_t>(k) < impulses.size() ? impulses[static_cast<std::size_t>(k)]
                                                        : 0.0;
+}
+
+struct EventDrivenSimulation::Impl {
+  LagrangianProblem problem;
+  std::shared_ptr<CallbackSystem> system;
+  std::vector<SP::Interaction> interactions;
+  SP::NonSmoothDynamicalSystem nsds;
+  std::shared_ptr<LsodarOSI> integrator;
+  std::shared_ptr<SwitchingEventDriven> simulation;
+  std::vector<double> q, v, v_before, forces, impulses;
+  std::vector<int> switch_roots;
+  std::vector<char> closed;
+  double time = 0.0, final_time = 0.0;
+  bool nonsmooth = false;
+  // DLSODAR's counters restart with it (after each nonsmooth event): the totals of the finished
+  // runs, and the last values seen in the current one.
+  long steps_done = 0, evaluations_done = 0, steps_now = 0, evaluations_now = 0;
+
+  void read_state() {
+    copy_from(*system->q(), q);
+    copy_from(*system->velocity(), v);
+    const auto closed_set = nsds->topology()->indexSet(2);
+    for (std::size_t k = 0; k < interactions.size(); ++k) {
+      closed[k] = closed_set->is_vertex(interactions[k]) ? 1 : 0;
+      forces[k] = first_value(interactions[k]->lambda(2));
+      impulses[k] = first_value(interactions[k]->lambda(1));
+    }
+  }
+  void read_counters() {
+    const auto iwork = integrator->getIwork();
+    const long steps = iwork[10], evaluations = iwork[11];
+    if (steps < steps_now || evaluations < evaluations_now) {
+      steps_done += steps_now;
+      evaluations_done += evaluations_now;
+    }
+    steps_now = steps;
+    evaluations_now = evaluations;
+  }
+};
+
+EventDrivenSimulation::EventDrivenSimulation(const LagrangianProblem& problem,
+                                             const Tolerances& tolerances,
+                                             const std::vector<double>& times)
+    : impl_(std::make_unique<Impl>()) {
+  translated([&] {
+    Impl& s = *impl_;
+    s.problem = problem;
+    SystemWithInteractions built(s.problem);
+    s.system = built.system;
+    s.interactions = built.interactions;
+    s.nsds = built.nsds;
+    const std::size_t m = s.interactions.size();
+    s.closed.assign(m, 0);
+    s.forces.assign(m, 0.0);
+    s.impulses.assign(m, 0.0);
+    s.integrator = std::make_shared<LsodarOSI>();
+    auto discretisation = std::make_shared<TimeDiscretisation>(times);
+    s.simulation = std::make_shared<SwitchingEventDriven>(s.nsds, discretisation, s.problem,
+                                                          s.system, s.interactions);
+    s.simulation->insertIntegrator(s.integrator);
+    // Siconos 4.4's EventDriven::computef solves the acceleration-level LCP with the free
+    // acceleration M⁻¹F (LsodarOSI's work vector FREE) of the previous right-hand side, computed
+    // at another state: DLSODAR then sees a right-hand side that is not a function of (t, x), and
+    // on particle-on-circle its steps fell to 1e-8 without reaching the lift-off. Recomputed at
+    // the state being evaluated, before the LCP.
+    if (!built.relations.empty()) {
+      LsodarOSI* integrator = s.integrator.get();
+      built.relations.front()->before_lcp = [integrator](double t) { integrator->computeRhs(t); };
+    }
+    s.simulation->associate(s.integrator, s.system);
+    s.simulation->insertNonSmoothProblem(std::make_shared<LCP>(), SICONOS_OSNSP_ED_IMPACT);
+    s.simulation->insertNonSmoothProblem(std::make_shared<LCP>(), SICONOS_OSNSP_ED_SMOOTH_ACC);
+    // A static of the kernel's EventDriven: set for this simulation (one Siconos solve at a time).
+    s.simulation->setToleranceED(tolerances.contact);
+    s.simulation->initialize();
+    // The array form: LsodarOSI's scalar setTol copies rtol into atol.
+    SA::doublereal rtol(new doublereal[1]), atol(new doublereal[1]);
+    rtol[0] = tolerances.rtol;
+    atol[0] = tolerances.atol;
+    s.integrator->setTol(1, rtol, atol);
+    // No bound on DLSODAR's steps between two stops (its default is 500).
+    s.integrator->setMaxNstep(std::numeric_limits<int>::max());
+    s.time = problem.t0;
+    s.final_time = problem.t_end;
+    copy_from(*s.system->q(), s.q);
+    copy_from(*s.system->velocity(), s.v);
+    s.v_before = s.v;
+    return 0;
+  });
+}
+
+EventDrivenSimulation::~EventDrivenSimulation() = default;
+
+bool EventDrivenSimulation::has_next() const {
+  return translated(
+      [&] { return impl_->time < impl_->final_time && impl_->simulation->hasNextEvent(); });
+}
+
+void EventDrivenSimulation::advance() {
+  translated([&] {
+    Impl& s = *impl_;
+    s.simulation->advanceToEvent();
+    s.read_counters();
+    copy_from(*s.system->velocity(), s.v_before);
+    s.nonsmooth = s.simulation->eventsManager()->nextEvent()->getType() == NS_EVENT;
+    s.switch_roots.clear();
+    if (s.nonsmooth && s.problem.switches > 0) {
+      // DLSODAR's root flags of its last call (a stop at a root ends that call).
+      const auto jroot = s.integrator->getJroot();
+      for (int j = 0; j < s.problem.switches; ++j) {
+        if (jroot[static_cast<long>(s.simulation->kernel_roots()) + j] != 0) {
+          s.switch_roots.push_back(j);
+        }
+      }
+      if (!s.switch_roots.empty()) {
+        s.problem.on_switch(s.switch_roots);
+        // The free acceleration the kernel's LCPs read (LsodarOSI's work vector FREE) is that of
+        // the last right-hand side, before the force changed its mode: recomputed at the stop.
+        s.integrator->computeRhs(s.simulation->nextTime());
+      }
+    }
+    s.simulation->processEvents();
+    s.time = s.simulation->startingTime();
+    s.read_state();
+    return 0;
+  });
+}
+
+double EventDrivenSimulation::time() const { return impl_->time; }
+bool EventDrivenSimulation::nonsmooth() const { return impl_->nonsmooth; }
+const std::vector<double>& EventDrivenSimulation::q() const { return impl_->q; }
+const std::vector<double>& EventDrivenSimulation::v() const { return impl_->v; }
+const std::vector<double>& EventDrivenSimulation::v_before() const { return impl_->v_before; }
+const std::vector<int>& EventDrivenSimulation::switch_roots() const { return impl_->switch_roots; }
+bool EventDrivenSimulation::closed(int k) const {
+  return impl_->closed.at(static_cast<std::size_t>(k)) != 0;
+}
+double EventDrivenSimulation::force(int k) const {
+  return impl_->forces.at(static_cast<std::size_t>(k));
+}
+double EventDrivenSimulation::impulse(int k) const {
+  return impl_->impulses.at(static_cast<std::size_t>(k));
+}
+long EventDrivenSimulation::steps() const { return impl_->steps_done + impl_->steps_now; }
+long EventDrivenSimulation::rhs_evaluations() const {
+  return impl_->evaluations_done + impl_->evaluations_now;
 }
 
 }  // namespace crbench::siconos

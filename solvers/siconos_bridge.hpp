@@ -21,9 +21,21 @@ struct LagrangianProblem {
   std::function<void(double t, const double* q, const double* v, double* force)> force;
   std::function<void(double t, const double* q, const double* v, double* dF_dq, double* dF_dv)>
       force_jacobians;
-  std::function<void(const double* q, double* f)> constraint_values;
-  std::function<void(const double* q, double* jacobian)> constraint_jacobian;
+  // f_k(q), and ∇f_k(q) into `gradient` (dof entries).
+  std::function<double(const double* q, int k)> constraint_value;
+  std::function<void(const double* q, int k, double* gradient)> constraint_gradient;
   double restitution = 1.0;
+  // Switching functions of a piecewise force (smooth while none changes sign). The event-driven
+  // simulation stops at their roots and calls on_switch with the ones found there before the
+  // kernel processes the stop; the time-stepping one does not look at them.
+  int switches = 0;
+  // The multipliers of the constraints marked in `closed` held as bilateral ones, f̈_k = 0
+  // (A q̈ = F + Σ ∇f_k λ_k): the event-driven simulation's root function for a closed contact
+  // (out has one entry per constraint; those not closed are not read).
+  std::function<void(double t, const double* q, const double* v, const char* closed, double* out)>
+      closed_forces;
+  std::function<void(double t, const double* q, const double* v, double* s)> switching;
+  std::function<void(const std::vector<int>& roots)> on_switch;
 };
 
 // Siconos's TimeStepping with MoreauJeanOSI(θ) and an LCP (Lemke) at each step between the given
@@ -45,6 +57,55 @@ class MoreauJeanTimeStepping {
   const std::vector<double>& v() const;
   // The impulse of the last step on constraint k (the interaction's λ(1); 0 before the first).
   double impulse(int k) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Siconos's EventDriven simulation with LsodarOSI (ODEPACK's DLSODAR, Adams/BDF with root
+// finding): smooth phases with the active contacts' forces from an LCP at the acceleration level,
+// impacts by an LCP at the velocity level with Newton's law, contacts that open where their force
+// crosses zero (the kernel's root functions: the gap of an open contact, the force of a closed
+// one). It stops at every time given (from t0, at least three, the last ones t_end and one past
+// it, which ends the kernel's discretisation but not the run) and at every nonsmooth event
+// between them.
+class EventDrivenSimulation {
+ public:
+  struct Tolerances {
+    double rtol = 1e-12, atol = 1e-14;
+    // The kernel's event tolerance (EventDriven::setToleranceED): |gap| below it is a contact.
+    double contact = 1e-10;
+  };
+  EventDrivenSimulation(const LagrangianProblem& problem, const Tolerances& tolerances,
+                        const std::vector<double>& times);
+  ~EventDrivenSimulation();
+  EventDrivenSimulation(const EventDrivenSimulation&) = delete;
+  EventDrivenSimulation& operator=(const EventDrivenSimulation&) = delete;
+
+  bool has_next() const;
+  // Integrates to the next event and processes it (impact and acceleration LCPs, index sets).
+  void advance();
+  double time() const;
+  // The last event was a nonsmooth one (a root of the kernel's functions, or the start in
+  // contact).
+  bool nonsmooth() const;
+  const std::vector<double>& q() const;
+  const std::vector<double>& v() const;
+  // The velocity just before the last event (the pre-impact velocity at an impact).
+  const std::vector<double>& v_before() const;
+  // Constraint k is closed after the last event (in the kernel's index set 2: its force is
+  // computed by the acceleration-level LCP).
+  bool closed(int k) const;
+  // The force of constraint k after the last event (λ(2)), and the impulse of the impact at it
+  // (λ(1); 0 without one).
+  double force(int k) const;
+  double impulse(int k) const;
+  // The switching functions (LagrangianProblem::switches) that vanished at the last event.
+  const std::vector<int>& switch_roots() const;
+  // DLSODAR's steps and right-hand-side evaluations, summed over its restarts.
+  long steps() const;
+  long rhs_evaluations() const;
 
  private:
   struct Impl;

@@ -7,26 +7,16 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "crbench/cases/params.hpp"
 #include "crbench/solvers/siconos_bridge.hpp"
+#include "crbench/solvers/siconos_case.hpp"
 #include "crbench/solvers/step_output.hpp"
 
 namespace crbench {
-
-namespace {
-
-// The Siconos kernel keeps global state (object counters, the plugin registry) that is not
-// guarded for threads: one Siconos solve at a time in a process (a study's other points still
-// run beside it on the other threads).
-std::mutex& siconos_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-}  // namespace
 
 std::string SiconosMoreauJeanSolver::description() const {
   return "Ideal model by the Siconos kernel (4.4): the case as a LagrangianDS (its mass matrix, "
@@ -61,22 +51,7 @@ std::vector<ParamSpec> SiconosMoreauJeanSolver::parameters() const {
 
 std::optional<std::string> SiconosMoreauJeanSolver::refusal(const Model& model,
                                                             const RunSettings& settings) const {
-  if (model.constraint_count() == 0) return std::nullopt;
-  // A relation h(q) needs f independent of t: ∂f/∂t at the start, and with the start's q at
-  // times across the horizon.
-  State x = model.initial_state();
-  const double t0 = x.t, span = settings.t_end - t0;
-  Point p;
-  for (const double fraction : {0.0, 0.29, 0.53, 0.87}) {
-    x.t = t0 + fraction * span;
-    model.evaluate(x, model.modes_at(x), p);
-    if (p.f_t.lpNorm<Eigen::Infinity>() > 0.0) {
-      return "case " + model.info().name +
-             ": its constraint depends on time (df/dt is not 0), and siconos-moreau-jean relates "
-             "the case to Siconos through a scleronomous relation h(q); use moreau-jean";
-    }
-  }
-  return std::nullopt;
+  return siconos_time_dependence_refusal(model, settings, name(), "moreau-jean");
 }
 
 RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
@@ -128,59 +103,16 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
                                std::numeric_limits<double>::infinity());
   record.constraint_impulse.assign(static_cast<std::size_t>(m), 0.0);
 
-  long evaluations = 0;
+  std::optional<SiconosCase> bound;  // the case as the bridge's problem
   StepOutput output(settings, h);
   try {
-    // The case through the bridge: M = A(q); F = Q − ∂V/∂q − c with the switches of the state it
-    // is evaluated at, and its AD Jacobians; f and ∇f at t0 (refusal keeps f independent of t).
-    State at = x;
-    std::vector<int> modes;
-    Eigen::VectorXd switching, force;
-    Eigen::MatrixXd dF_dq, dF_dv;
-    Point relation_point;
     const int n = model.dof();
-    const auto set_state = [&](double t, const double* q, const double* v) {
-      at.t = t;
-      at.q = Eigen::Map<const Eigen::VectorXd>(q, n);
-      at.v = v != nullptr ? Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(v, n))
-                          : Eigen::VectorXd::Zero(n);
-      model.modes_at(at, modes, switching);
-    };
-    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    siconos::LagrangianProblem problem;
-    problem.dof = n;
-    problem.constraints = m;
-    problem.t0 = t0;
-    problem.t_end = settings.t_end;
-    problem.q0.assign(x.q.data(), x.q.data() + n);
-    problem.v0.assign(x.v.data(), x.v.data() + n);
-    problem.restitution = restitution;
-    problem.mass = [&](const double* q, double* out) {
-      Eigen::Map<RowMajor>(out, n, n) = model.metric(Eigen::Map<const Eigen::VectorXd>(q, n));
-    };
-    problem.force = [&](double t, const double* q, const double* v, double* out) {
-      set_state(t, q, v);
-      model.free_force(at, modes, force);
-      ++evaluations;
-      Eigen::Map<Eigen::VectorXd>(out, n) = force;
-    };
-    problem.force_jacobians = [&](double t, const double* q, const double* v, double* dq,
-                                  double* dv) {
-      set_state(t, q, v);
-      model.force_jacobians(at, modes, dF_dq, dF_dv);
-      Eigen::Map<RowMajor>(dq, n, n) = dF_dq;
-      Eigen::Map<RowMajor>(dv, n, n) = dF_dv;
-    };
-    problem.constraint_values = [&](const double* q, double* out) {
-      Eigen::Map<Eigen::VectorXd>(out, m) =
-          model.constraint_values(t0, Eigen::Map<const Eigen::VectorXd>(q, n));
-    };
-    problem.constraint_jacobian = [&](const double* q, double* out) {
-      set_state(t0, q, nullptr);
-      model.evaluate(at, modes, relation_point);
-      Eigen::Map<RowMajor>(out, m, n) = relation_point.J;
-    };
-    siconos::MoreauJeanTimeStepping simulation(problem, theta, times);
+    bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::of_state);
+    if (std::isfinite(settings.max_wall_time)) {
+      bound->set_deadline(started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                        std::chrono::duration<double>(settings.max_wall_time)));
+    }
+    siconos::MoreauJeanTimeStepping simulation(bound->problem(), theta, times);
 
     // Episodes as moreau-jean keeps them (its record's episode_definition).
     enum class Episode : char { none, impact, open };
@@ -261,6 +193,11 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
       }
       emit(x);
     }
+  } catch (const SiconosCase::DeadlinePassed&) {
+    record.status = "wall_time_exceeded";
+    record.reason = "the solve took more than max_wall_time = " +
+                    format_number(settings.max_wall_time) + " s; stopped at t = " +
+                    format_number(x.t) + " (the last stop before the kernel call that passed it)";
   } catch (const std::exception& e) {
     record.status = "step_failure";
     record.reason = std::string(e.what()) + " (at t = " + format_number(x.t) + ")";
@@ -271,7 +208,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
     }
   }
   record.final_state = x;
-  record.rhs_evaluations = evaluations;
+  record.rhs_evaluations = bound ? bound->force_evaluations() : 0;
   finish_record(record, model, started, output.seconds());
   return record;
 }

@@ -102,6 +102,9 @@ constexpr KnownDeviation kKnownDeviations[] = {
      "the index-reduced contact (f'' = 0) lets f drift by round-off, and the multiplier g = 1e6 "
      "times that drift times the constraint's curvature pushes x: the switch at x = 0 comes at "
      "1 + 1.8e-7 (projection onto f = 0 at events only)"},
+    {"plane-reparametrized", "siconos-event-driven", "g", 1e6, 4e-7,
+     "the same mechanism in the Siconos kernel (acceleration-level contact, no projection, and its "
+     "relation without the J'q' term): the switch at 1 + 2.6e-8"},
     {"plane-reparametrized", "limit", "g", 1e6, 4e-7,
      "the same drift of f times the multiplier: the switch at 1 - 8.6e-8, the lift-off 1.5e-7 "
      "early"},

@@ -1,0 +1,139 @@
+#include "crbench/solvers/siconos_case.hpp"
+
+#include <Eigen/Cholesky>
+
+#include "crbench/cases/params.hpp"
+
+namespace crbench {
+
+std::mutex& siconos_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::optional<std::string> siconos_time_dependence_refusal(const Model& model,
+                                                           const RunSettings& settings,
+                                                           const std::string& solver,
+                                                           const std::string& ours) {
+  if (model.constraint_count() == 0) return std::nullopt;
+  // A relation h(q) needs f independent of t: ∂f/∂t at the start, and with the start's q at
+  // times across the horizon.
+  State x = model.initial_state();
+  const double t0 = x.t, span = settings.t_end - t0;
+  Point p;
+  for (const double fraction : {0.0, 0.29, 0.53, 0.87}) {
+    x.t = t0 + fraction * span;
+    model.evaluate(x, model.modes_at(x), p);
+    if (p.f_t.lpNorm<Eigen::Infinity>() > 0.0) {
+      return "case " + model.info().name +
+             ": its constraint depends on time (df/dt is not 0), and " + solver +
+             " relates the case to Siconos through a scleronomous relation h(q); use " + ours;
+    }
+  }
+  return std::nullopt;
+}
+
+SiconosCase::SiconosCase(const Model& model, const State& start, double t_end, double restitution,
+                         Modes modes)
+    : model_(model), rule_(modes), at_(start) {
+  model.modes_at(start, modes_, switching_);
+  const int n = model.dof(), m = model.constraint_count();
+  const double t0 = start.t;
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  problem_.dof = n;
+  problem_.constraints = m;
+  problem_.t0 = t0;
+  problem_.t_end = t_end;
+  problem_.q0.assign(start.q.data(), start.q.data() + n);
+  problem_.v0.assign(start.v.data(), start.v.data() + n);
+  problem_.restitution = restitution;
+  problem_.mass = [this, n](const double* q, double* out) {
+    Eigen::Map<RowMajor>(out, n, n) = model_.metric(Eigen::Map<const Eigen::VectorXd>(q, n));
+  };
+  problem_.force = [this, n](double t, const double* q, const double* v, double* out) {
+    set_state(t, q, v);
+    if (++evaluations_ % 64 == 0 && std::chrono::steady_clock::now() > deadline_) {
+      throw DeadlinePassed();
+    }
+    model_.free_force(at_, modes_, force_);
+    Eigen::Map<Eigen::VectorXd>(out, n) = force_;
+  };
+  problem_.force_jacobians = [this, n](double t, const double* q, const double* v, double* dq,
+                                       double* dv) {
+    set_state(t, q, v);
+    model_.force_jacobians(at_, modes_, dF_dq_, dF_dv_);
+    Eigen::Map<RowMajor>(dq, n, n) = dF_dq_;
+    Eigen::Map<RowMajor>(dv, n, n) = dF_dv_;
+  };
+  // The kernel asks each constraint's relation for its row at the same q: f and ∇f are computed
+  // once per q (the last one kept), not once per constraint (ball-chain's 99 relations made this
+  // O(m² n) a step).
+  problem_.constraint_value = [this, n, t0](const double* q, int k) {
+    const Eigen::Map<const Eigen::VectorXd> position(q, n);
+    if (values_at_.size() != n || values_at_ != position) {
+      values_at_ = position;
+      values_ = model_.constraint_values(t0, position);
+    }
+    return values_(k);
+  };
+  problem_.constraint_gradient = [this, n, t0](const double* q, int k, double* out) {
+    const Eigen::Map<const Eigen::VectorXd> position(q, n);
+    if (jacobian_at_.size() != n || jacobian_at_ != position) {
+      set_state(t0, q, nullptr);
+      model_.evaluate(at_, modes_, relation_point_);
+      jacobian_at_ = position;
+      jacobian_ = relation_point_.J;
+    }
+    Eigen::Map<Eigen::RowVectorXd>(out, n) = jacobian_.row(k);
+  };
+  problem_.closed_forces = [this, n, m](double t, const double* q, const double* v,
+                                        const char* closed, double* out) {
+    set_state(t, q, v);
+    model_.evaluate(at_, modes_, relation_point_);
+    std::vector<int> rows;
+    for (int k = 0; k < m; ++k) {
+      if (closed[k] != 0) rows.push_back(k);
+    }
+    const auto r = static_cast<Eigen::Index>(rows.size());
+    Eigen::MatrixXd J(r, n);
+    Eigen::VectorXd d(r);
+    for (Eigen::Index i = 0; i < r; ++i) {
+      J.row(i) = relation_point_.J.row(rows[static_cast<std::size_t>(i)]);
+      d(i) = relation_point_.d(rows[static_cast<std::size_t>(i)]);
+    }
+    // A q̈ = F + Jᵀλ and J q̈ + d = 0: (J A⁻¹ Jᵀ) λ = −(J A⁻¹ F + d).
+    const Eigen::LDLT<Eigen::MatrixXd> mass(relation_point_.A);
+    const Eigen::MatrixXd inverse_mass_Jt = mass.solve(J.transpose());
+    const Eigen::VectorXd lambda =
+        (J * inverse_mass_Jt).ldlt().solve(-(J * mass.solve(relation_point_.free_force()) + d));
+    for (Eigen::Index i = 0; i < r; ++i) out[rows[static_cast<std::size_t>(i)]] = lambda(i);
+  };
+  if (rule_ == Modes::switched) {
+    problem_.switches = model.switch_count();
+    problem_.switching = [this](double t, const double* q, const double* v, double* out) {
+      set_state(t, q, v);
+      model_.switching_values(at_, switching_);
+      Eigen::Map<Eigen::VectorXd>(out, switching_.size()) = switching_;
+    };
+    problem_.on_switch = [this](const std::vector<int>& roots) {
+      for (const int j : roots) {
+        auto& mode = modes_[static_cast<std::size_t>(j)];
+        mode = -mode;
+      }
+    };
+  }
+}
+
+void SiconosCase::set_state(double t, const double* q, const double* v) {
+  const int n = model_.dof();
+  at_.t = t;
+  at_.q = Eigen::Map<const Eigen::VectorXd>(q, n);
+  if (v != nullptr) {
+    at_.v = Eigen::Map<const Eigen::VectorXd>(v, n);
+  } else {
+    at_.v.setZero(n);
+  }
+  if (rule_ == Modes::of_state) model_.modes_at(at_, modes_, switching_);
+}
+
+}  // namespace crbench

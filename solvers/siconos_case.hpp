@@ -1,0 +1,75 @@
+// A crbench case as the Siconos bridge's LagrangianProblem (solvers/siconos_bridge.hpp), shared by
+// the solvers backed by the Siconos kernel: M = A(q); F = Q − ∂V/∂q − c and its AD Jacobians; f
+// and ∇f of the unilateral constraints at t0 (a scleronomous relation h(q): refusal() keeps f
+// independent of t). The modes of a piecewise force are either those of the state each
+// evaluation is at (Modes::of_state: a time-stepping scheme, which steps across a switch) or a
+// discrete state flipped at the roots of the switching functions where the event-driven scheme
+// stops (Modes::switched, as crbench's event-driven: nothing is integrated across a
+// discontinuity).
+#pragma once
+
+#include <Eigen/Core>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "crbench/solvers/siconos_bridge.hpp"
+#include "crbench/solvers/solver.hpp"
+
+namespace crbench {
+
+// The Siconos kernel keeps global state (object counters, the plugin registry, EventDriven's
+// event tolerance, LsodarOSI's step counters) that is not guarded for threads: one Siconos solve
+// at a time in a process (a study's other points still run beside it on the other threads).
+std::mutex& siconos_mutex();
+
+// Why a solver backed by the kernel cannot take the case (a constraint that depends on time), if
+// it cannot; `solver` names it and `ours` the crbench solver to use instead.
+std::optional<std::string> siconos_time_dependence_refusal(const Model& model,
+                                                           const RunSettings& settings,
+                                                           const std::string& solver,
+                                                           const std::string& ours);
+
+class SiconosCase {
+ public:
+  enum class Modes { of_state, switched };
+  SiconosCase(const Model& model, const State& start, double t_end, double restitution,
+              Modes modes);
+  SiconosCase(const SiconosCase&) = delete;
+  SiconosCase& operator=(const SiconosCase&) = delete;
+
+  const siconos::LagrangianProblem& problem() const { return problem_; }
+  // Evaluations of the case's forces by the kernel.
+  long force_evaluations() const { return evaluations_; }
+  // Past `deadline` (checked at every 64th force evaluation) the next evaluation throws
+  // DeadlinePassed: the kernel's integrators (DLSODAR) do not return between two stops, and a
+  // stop may be far away.
+  struct DeadlinePassed : std::runtime_error {
+    DeadlinePassed() : std::runtime_error("the wall-time bound passed inside a kernel call") {}
+  };
+  void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+
+  // The modes the forces are evaluated with (Modes::switched).
+  const std::vector<int>& modes() const { return modes_; }
+
+ private:
+  void set_state(double t, const double* q, const double* v);
+
+  const Model& model_;
+  Modes rule_;
+  siconos::LagrangianProblem problem_;
+  State at_;
+  std::vector<int> modes_;
+  Eigen::VectorXd switching_, force_;
+  Eigen::MatrixXd dF_dq_, dF_dv_;
+  Point relation_point_;
+  Eigen::VectorXd values_at_, values_, jacobian_at_;
+  Eigen::MatrixXd jacobian_;
+  long evaluations_ = 0;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+};
+
+}  // namespace crbench

@@ -1,0 +1,244 @@
+#include "crbench/solvers/siconos_event_driven.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "crbench/cases/params.hpp"
+#include "crbench/solvers/siconos_bridge.hpp"
+#include "crbench/solvers/siconos_case.hpp"
+
+namespace crbench {
+
+namespace {
+
+// What a contact episode is for this solver (RunRecord::episode_definition).
+constexpr const char* kSiconosEpisodeDefinition =
+    "the constraint in the Siconos kernel's index set 2 (closed: its force computed by the "
+    "acceleration-level LCP): from the nonsmooth event that closes it to the root of its force "
+    "that opens it; an impact that does not close it is an episode of zero duration";
+
+}  // namespace
+
+std::string SiconosEventDrivenSolver::description() const {
+  return "Ideal model by the Siconos kernel (4.4): the case as a LagrangianDS (its mass matrix, "
+         "forces and Jacobians), one LagrangianScleronomousR per unilateral constraint, "
+         "NewtonImpactNSL, an EventDriven simulation with LsodarOSI (DLSODAR at the run's rtol "
+         "and atol) and LCPs at the acceleration and velocity levels. Time-independent "
+         "unilateral constraints only.";
+}
+
+std::vector<ParamSpec> SiconosEventDrivenSolver::parameters() const {
+  return {kRestitutionSpec,
+          {.name = "contact_tol",
+           .default_value = 1e-10,
+           .min = 0.0,
+           .max = 1e-3,
+           .min_inclusive = false,
+           .description = "the kernel's event tolerance (EventDriven::setToleranceED): a "
+                          "constraint with |f| below it is in contact, and the kernel stops on a "
+                          "gap below -contact_tol"},
+          {.name = "max_events",
+           .default_value = 1e6,
+           .min = 1.0,
+           .max = 1e9,
+           .description = "nonsmooth events before the run ends with status too_many_events (an "
+                          "accumulation of impacts)",
+           .whole = true}};
+}
+
+std::optional<std::string> SiconosEventDrivenSolver::refusal(const Model& model,
+                                                             const RunSettings& settings) const {
+  return siconos_time_dependence_refusal(model, settings, name(), "event-driven");
+}
+
+RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings& settings) const {
+  require_support(*this, model);
+  if (const auto why = refusal(model, settings)) throw InputError(*why);
+  // One Siconos solve at a time (siconos_mutex); the wall time starts once this one may run.
+  const std::lock_guard<std::mutex> lock(siconos_mutex());
+  const auto started = std::chrono::steady_clock::now();
+  const ParamValues& p = settings.solver_params;
+  const double restitution = p.at("restitution");
+  const double contact_tol = p.at("contact_tol");
+  const auto max_events = static_cast<long>(p.at("max_events"));
+  const int m = model.constraint_count(), n = model.dof();
+
+  RunRecord record = start_record(model, name(), settings);
+  State x = model.initial_state();
+  const double t0 = x.t;
+  record.tolerances = {
+      {"rtol", settings.rtol}, {"atol", settings.atol}, {"contact_tol", contact_tol}};
+  record.episode_definition = kSiconosEpisodeDefinition;
+  record.min_constraint.assign(static_cast<std::size_t>(m),
+                               std::numeric_limits<double>::infinity());
+
+  // The kernel stops at every time of its discretisation: the output times, the horizon, at
+  // least one time between (Siconos 4.4 needs three), and one past the horizon, where the run
+  // does not go (the kernel's events manager, processing the stop at the horizon, schedules the
+  // next time of the discretisation and fails without one).
+  std::vector<double> times{t0};
+  for (const double t : settings.output_times) {
+    if (t > times.back() && t < settings.t_end) times.push_back(t);
+  }
+  if (times.size() < 2) times.push_back(t0 + 0.5 * (settings.t_end - t0));
+  times.push_back(settings.t_end);
+  times.push_back(settings.t_end + (settings.t_end - t0));
+
+  std::optional<SiconosCase> bound;  // the case as the bridge's problem
+  std::optional<siconos::EventDrivenSimulation> simulation;
+  double output_seconds = 0.0;
+  long nonsmooth_events = 0, stops = 0;
+  try {
+    bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::switched);
+    if (std::isfinite(settings.max_wall_time)) {
+      bound->set_deadline(started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                        std::chrono::duration<double>(settings.max_wall_time)));
+    }
+    simulation.emplace(bound->problem(),
+                       siconos::EventDrivenSimulation::Tolerances{
+                           .rtol = settings.rtol, .atol = settings.atol, .contact = contact_tol},
+                       times);
+    Point point;
+    Eigen::VectorXd rate_before(m), rate_after(m), force = Eigen::VectorXd::Zero(m),
+                                                   impulse = Eigen::VectorXd::Zero(m);
+    std::vector<char> closed(static_cast<std::size_t>(m), 0);
+    const auto rates = [&](const State& s, Eigen::VectorXd& out) {
+      model.evaluate(s, model.modes_at(s), point);
+      out = point.constraint_rate(s.v);
+      return Eigen::VectorXd(point.f);
+    };
+    auto next_output = settings.output_times.begin();
+    const auto deliver = [&](const State& s, const std::string& label) {
+      if (!settings.on_sample) return;
+      const auto began = std::chrono::steady_clock::now();
+      TrajectorySample sample;
+      sample.x = s;
+      sample.f = model.constraint_values(s.t, s.q);
+      sample.lambda = force;
+      sample.mu = Eigen::VectorXd::Zero(m);
+      sample.impulse = impulse;
+      sample.label = label;
+      settings.on_sample(sample);
+      output_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    };
+    // The kernel's events manager merges events less than GAPLIMIT_DEFAULT ticks of
+    // DEFAULT_TICK (100 × 1e-16) apart: an output time that close after a nonsmooth event is
+    // processed with it and sampled at the event's stop.
+    constexpr double kMergedEvents = 1.0000001 * 100 * 1e-16;
+    const auto emit_due = [&](const State& s) {
+      bool due = false;
+      while (next_output != settings.output_times.end() && *next_output <= s.t + kMergedEvents) {
+        due = true;
+        ++next_output;
+      }
+      if (due) deliver(s, "");
+    };
+    {
+      const Eigen::VectorXd f0 = rates(x, rate_before);
+      for (int k = 0; k < m; ++k) record.min_constraint[static_cast<std::size_t>(k)] = f0(k);
+    }
+    emit_due(x);
+    const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
+    while (simulation->has_next()) {
+      if (wall_time.exceeded(x.t)) {
+        record.status = "wall_time_exceeded";
+        record.reason =
+            "the solve took more than max_wall_time = " + format_number(wall_time.seconds()) +
+            " s; stopped at t = " + format_number(x.t);
+        break;
+      }
+      simulation->advance();
+      ++stops;
+      State next{.t = simulation->time(),
+                 .q = Eigen::Map<const Eigen::VectorXd>(simulation->q().data(), n),
+                 .v = Eigen::Map<const Eigen::VectorXd>(simulation->v().data(), n)};
+      if (!next.q.allFinite() || !next.v.allFinite()) {
+        record.status = "non_finite";
+        record.reason = "non-finite state at t = " + format_number(next.t);
+        break;
+      }
+      const Eigen::VectorXd f_next = rates(next, rate_after);
+      for (int k = 0; k < m; ++k) {
+        auto& slot = record.min_constraint[static_cast<std::size_t>(k)];
+        slot = std::min(slot, f_next(k));
+        force(k) = simulation->closed(k) ? simulation->force(k) : 0.0;
+        impulse(k) = simulation->impulse(k);
+      }
+      for (const int j : simulation->switch_roots()) {
+        record.events.push_back({.t = next.t, .kind = "switch", .index = j});
+      }
+      if (simulation->nonsmooth()) {
+        ++nonsmooth_events;
+        State before = next;
+        before.v = Eigen::Map<const Eigen::VectorXd>(simulation->v_before().data(), n);
+        rates(before, rate_before);
+        std::string kinds;
+        const auto first_event = record.events.size();
+        for (int k = 0; k < m; ++k) {
+          auto& was_closed = closed[static_cast<std::size_t>(k)];
+          const bool is_closed = simulation->closed(k);
+          if (impulse(k) > 0.0 && rate_before(k) < 0.0) {
+            record.events.push_back({.t = next.t,
+                                     .kind = "impact",
+                                     .index = k,
+                                     .rate_before = rate_before(k),
+                                     .rate_after = rate_after(k)});
+          }
+          if (is_closed && !was_closed) {
+            record.events.push_back({.t = next.t, .kind = "contact", .index = k});
+          } else if (!is_closed && was_closed) {
+            record.events.push_back({.t = next.t, .kind = "lift_off", .index = k});
+          }
+          was_closed = is_closed ? 1 : 0;
+        }
+        for (auto e = first_event; e < record.events.size(); ++e) {
+          if (kinds.find(record.events[e].kind) != std::string::npos) continue;
+          if (!kinds.empty()) kinds += '&';
+          kinds += record.events[e].kind;
+        }
+        if (!kinds.empty()) {
+          deliver(before, kinds + "-");
+          deliver(next, kinds + "+");
+        }
+        if (nonsmooth_events >= max_events) {
+          x = next;
+          record.status = "too_many_events";
+          record.reason = format_number(static_cast<double>(nonsmooth_events)) +
+                          " nonsmooth events by t = " + format_number(next.t) +
+                          " (max_events); an accumulation of impacts?";
+          break;
+        }
+      }
+      x = next;
+      emit_due(x);
+    }
+  } catch (const SiconosCase::DeadlinePassed&) {
+    record.status = "wall_time_exceeded";
+    record.reason = "the solve took more than max_wall_time = " +
+                    format_number(settings.max_wall_time) + " s; stopped at t = " +
+                    format_number(x.t) + " (the last stop before the kernel call that passed it)";
+  } catch (const std::exception& e) {
+    record.status = "step_failure";
+    record.reason = std::string(e.what()) + " (at t = " + format_number(x.t) + ")";
+  }
+  record.final_state = x;
+  if (simulation) {
+    record.steps = simulation->steps();
+    record.rhs_evaluations = simulation->rhs_evaluations();
+  }
+  record.diagnostics["nonsmooth_events"] = nonsmooth_events;
+  record.diagnostics["stops"] = stops;
+  record.diagnostics["force_evaluations"] = bound ? bound->force_evaluations() : 0;
+  finish_record(record, model, started, output_seconds);
+  return record;
+}
+
+}  // namespace crbench
