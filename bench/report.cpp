@@ -520,6 +520,8 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       << "| `cases/<case>/<solver>.json`, `.trajectory.csv` | one run's record and trajectory |\n"
       << "| `cases/summary.json` | the case × solver table |\n"
       << "| `siconos/` | the external reference comparison |\n"
+      << "| `benchmarks/siconos.md` | crbench beside the Siconos kernel: Google Benchmark medians "
+         "and ratios, written by `bash scripts/siconos_benchmarks.sh`, not by the report |\n"
       << "| `timing.md` | wall times and the machine |\n";
   write_file(out_dir / "README.md", readme.str());
 
