@@ -60,6 +60,9 @@ struct VibratingTable : NoForce<1>, UnitMetric<1> {
         .switches = switches,
         .solver_settings = {{"moreau-jean", "restitution", "0",
                              "the point rests on the table from the start; with e = 1 the "
+                             "velocity-level Newton law bounces it off the moving table"},
+                            {"siconos-moreau-jean", "restitution", "0",
+                             "the point rests on the table from the start; with e = 1 the "
                              "velocity-level Newton law bounces it off the moving table"}},
     };
   }

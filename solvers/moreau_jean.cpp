@@ -162,7 +162,9 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   }
   const long step_count = static_cast<long>(steps_needed);
 
-  Point point;
+  Point point, point_next;
+  const bool moving_constraints = constraints_depend_on_time(model, settings.t_end);
+  Eigen::VectorXd rate_t_next;  // ∂f/∂t at the end of the step (t_{k+1}, q_k)
   Eigen::MatrixXd dF_dq, dF_dv, W;
   Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m);
   // Σ P over the steps per constraint: the impulse of its reaction over the run.
@@ -281,7 +283,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
         normal_square(r) += it.value() * (it.value() / terms.mass(it.col()));
       }
       normal_norm(r) = std::sqrt(normal_square(r));
-      b(r) = terms.J.row(row(r)).dot(v_next) + terms.f_t(row(r)) +
+      b(r) = terms.J.row(row(r)).dot(v_next) + terms_next.f_t(row(r)) +
              impact_law.restitution(normal_square(r)) * rate(row(r));
     }
     if (b.head(active_rows).minCoeff() >= 0.0) {
@@ -334,7 +336,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       }
     }
     rate_next.noalias() = terms.J * v_next;
-    rate_next += terms.f_t;
+    rate_next += terms_next.f_t;
     return true;
   };
 
@@ -373,6 +375,18 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       at_next.v = x.v;
       model.free_force(at_next, modes_next, F_next);
       force_evaluations += 2;
+      // The impact law's relative velocity J q̇_{k+1} + ∂f/∂t takes ∂f/∂t at the end of the
+      // step, t_{k+1}, where q̇_{k+1} is (as the Siconos kernel's MoreauJeanOSI takes ḣ of a
+      // rheonomous relation). With ∂f/∂t at t_k the point resting on vibrating-table left it for
+      // single steps (32 events at h = 1e-3, the lift-off at 0.072 against the classical 0.0823;
+      // now 2 events and 0.082).
+      if (moving_constraints) {
+        model.evaluate(at_next, modes_next, point_next);
+        ++force_evaluations;
+        rate_t_next = point_next.f_t;
+      } else {
+        rate_t_next = point.f_t;
+      }
 
       W = point.A - dt * theta * dF_dv - dt * dt * theta * theta * dF_dq;
       W_lu.compute(W);
@@ -450,7 +464,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
         for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
           const int i = active[static_cast<std::size_t>(r)];
           G.row(r) = point.J.row(i);
-          b(r) = point.J.row(i).dot(v_next) + point.f_t(i);
+          b(r) = point.J.row(i).dot(v_next) + rate_t_next(i);
         }
         for (int r = 0; r < one_sided; ++r) {
           G.row(holonomic_rows + r) = point.a.row(r);
@@ -512,7 +526,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       }
       if (!failed && rows > 0) {
         rate_next.noalias() = point.J * v_next;
-        rate_next += point.f_t;
+        rate_next += rate_t_next;
         A_ldlt.compute(point.A);
         for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
           rhs = point.J.row(active[static_cast<std::size_t>(r)]).transpose();

@@ -159,6 +159,19 @@ RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
   return solve(model, settings);
 }
 
+bool constraints_depend_on_time(const Model& model, double t_end) {
+  if (model.constraint_count() == 0) return false;
+  State x = model.initial_state();
+  const double t0 = x.t, span = t_end - t0;
+  Point p;
+  for (const double fraction : {0.0, 0.29, 0.53, 0.87}) {
+    x.t = t0 + fraction * span;
+    model.evaluate(x, model.modes_at(x), p);
+    if (p.f_t.lpNorm<Eigen::Infinity>() > 0.0) return true;
+  }
+  return false;
+}
+
 RunRecord start_record(const Model& model, const std::string& solver, const RunSettings& settings) {
   RunRecord record;
   record.case_name = model.info().name;

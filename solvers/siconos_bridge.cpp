@@ -102,12 +102,12 @@ class CallbackRelation : public LagrangianScleronomousR {
 
   void computeh(const BlockVector& q, BlockVector& /*z*/, SiconosVector& y) override {
     copy_from(q, q_);
-    y.setValue(0, problem_.constraint_value(q_.data(), k_));
+    y.setValue(0, problem_.constraint_value(problem_.t0, q_.data(), k_));
   }
   void computeJachq(const BlockVector& q, BlockVector& /*z*/) override {
     copy_from(q, q_);
     gradient_.resize(q_.size());
-    problem_.constraint_gradient(q_.data(), k_, gradient_.data());
+    problem_.constraint_gradient(problem_.t0, q_.data(), k_, gradient_.data());
     for (std::size_t j = 0; j < q_.size(); ++j) {
       _jachq->setValue(0, static_cast<unsigned>(j), gradient_[j]);
     }
@@ -120,6 +120,37 @@ class CallbackRelation : public LagrangianScleronomousR {
     if (k_ == 0 && before_lcp) before_lcp(time);
   }
   std::function<void(double)> before_lcp;
+
+ private:
+  const LagrangianProblem& problem_;
+  int k_;
+  std::vector<double> q_, gradient_;
+};
+
+// Constraint k when it depends on time, as a rheonomous relation: y = h(t, q) = f_k(t, q),
+// ∂h/∂q = ∇f_k, ḣ = ∂f_k/∂t (MoreauJeanOSI adds it to the relative velocity; the kernel's
+// event-driven scheme has no acceleration-level LCP for this relation).
+class RheonomousCallbackRelation : public LagrangianRheonomousR {
+ public:
+  RheonomousCallbackRelation(const LagrangianProblem& problem, int k) : problem_(problem), k_(k) {}
+
+  void computeh(double time, const BlockVector& q, BlockVector& /*z*/, SiconosVector& y) override {
+    copy_from(q, q_);
+    y.setValue(0, problem_.constraint_value(time, q_.data(), k_));
+  }
+  void computehDot(double time, const BlockVector& q, BlockVector& /*z*/) override {
+    copy_from(q, q_);
+    if (!_hDot) _hDot = std::make_shared<SiconosVector>(1);
+    _hDot->setValue(0, problem_.constraint_rate_t(time, q_.data(), k_));
+  }
+  void computeJachq(double time, const BlockVector& q, BlockVector& /*z*/) override {
+    copy_from(q, q_);
+    gradient_.resize(q_.size());
+    problem_.constraint_gradient(time, q_.data(), k_, gradient_.data());
+    for (std::size_t j = 0; j < q_.size(); ++j) {
+      _jachq->setValue(0, static_cast<unsigned>(j), gradient_[j]);
+    }
+  }
 
  private:
   const LagrangianProblem& problem_;
@@ -184,9 +215,14 @@ struct SystemWithInteractions {
     nsds->insertDynamicalSystem(system);
     for (int k = 0; k < problem.constraints; ++k) {
       auto law = std::make_shared<NewtonImpactNSL>(problem.restitution);
-      auto relation = std::make_shared<CallbackRelation>(problem, k);
-      relations.push_back(relation);
-      interactions.push_back(std::make_shared<Interaction>(law, relation));
+      if (problem.time_dependent) {
+        interactions.push_back(std::make_shared<Interaction>(
+            law, std::make_shared<RheonomousCallbackRelation>(problem, k)));
+      } else {
+        auto relation = std::make_shared<CallbackRelation>(problem, k);
+        relations.push_back(relation);
+        interactions.push_back(std::make_shared<Interaction>(law, relation));
+      }
       nsds->link(interactions.back(), system);
     }
   }
@@ -380,6 +416,11 @@ EventDrivenSimulation::EventDrivenSimulation(const LagrangianProblem& problem,
     : impl_(std::make_unique<Impl>()) {
   translated([&] {
     Impl& s = *impl_;
+    if (problem.time_dependent) {
+      throw std::invalid_argument(
+          "EventDrivenSimulation: the kernel's LsodarOSI has no acceleration-level LCP for a "
+          "LagrangianRheonomousR");
+    }
     s.problem = problem;
     SystemWithInteractions built(s.problem);
     s.system = built.system;

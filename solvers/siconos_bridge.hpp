@@ -21,9 +21,14 @@ struct LagrangianProblem {
   std::function<void(double t, const double* q, const double* v, double* force)> force;
   std::function<void(double t, const double* q, const double* v, double* dF_dq, double* dF_dv)>
       force_jacobians;
-  // f_k(q), and ∇f_k(q) into `gradient` (dof entries).
-  std::function<double(const double* q, int k)> constraint_value;
-  std::function<void(const double* q, int k, double* gradient)> constraint_gradient;
+  // f_k(t, q), ∇f_k(t, q) into `gradient` (dof entries) and ∂f_k/∂t. Where `time_dependent` is
+  // false f does not depend on t, the relations are scleronomous (LagrangianScleronomousR, f at
+  // t0) and constraint_rate_t is not called; otherwise they are rheonomous
+  // (LagrangianRheonomousR with h = f_k(t, q), ∂h/∂q = ∇f_k, ḣ = ∂f_k/∂t).
+  bool time_dependent = false;
+  std::function<double(double t, const double* q, int k)> constraint_value;
+  std::function<void(double t, const double* q, int k, double* gradient)> constraint_gradient;
+  std::function<double(double t, const double* q, int k)> constraint_rate_t;
   double restitution = 1.0;
   // Switching functions of a piecewise force (smooth while none changes sign). The event-driven
   // simulation stops at their roots and calls on_switch with the ones found there before the

@@ -11,30 +11,8 @@ std::mutex& siconos_mutex() {
   return m;
 }
 
-std::optional<std::string> siconos_time_dependence_refusal(const Model& model,
-                                                           const RunSettings& settings,
-                                                           const std::string& solver,
-                                                           const std::string& ours) {
-  if (model.constraint_count() == 0) return std::nullopt;
-  // A relation h(q) needs f independent of t: ∂f/∂t at the start, and with the start's q at
-  // times across the horizon.
-  State x = model.initial_state();
-  const double t0 = x.t, span = settings.t_end - t0;
-  Point p;
-  for (const double fraction : {0.0, 0.29, 0.53, 0.87}) {
-    x.t = t0 + fraction * span;
-    model.evaluate(x, model.modes_at(x), p);
-    if (p.f_t.lpNorm<Eigen::Infinity>() > 0.0) {
-      return "case " + model.info().name +
-             ": its constraint depends on time (df/dt is not 0), and " + solver +
-             " relates the case to Siconos through a scleronomous relation h(q); use " + ours;
-    }
-  }
-  return std::nullopt;
-}
-
 SiconosCase::SiconosCase(const Model& model, const State& start, double t_end, double restitution,
-                         Modes modes)
+                         Modes modes, bool time_dependent)
     : model_(model), rule_(modes), at_(start) {
   model.modes_at(start, modes_, switching_);
   const int n = model.dof(), m = model.constraint_count();
@@ -68,23 +46,38 @@ SiconosCase::SiconosCase(const Model& model, const State& start, double t_end, d
   // The kernel asks each constraint's relation for its row at the same q: f and ∇f are computed
   // once per q (the last one kept), not once per constraint (ball-chain's 99 relations made this
   // O(m² n) a step).
-  problem_.constraint_value = [this, n, t0](const double* q, int k) {
+  problem_.time_dependent = time_dependent;
+  // The kernel asks each constraint's relation for its row at the same (t, q): f, ∇f and ∂f/∂t
+  // are computed once per (t, q) (the last one kept), not once per constraint (ball-chain's 99
+  // relations made this O(m² n) a step).
+  problem_.constraint_value = [this, n](double t, const double* q, int k) {
     const Eigen::Map<const Eigen::VectorXd> position(q, n);
-    if (values_at_.size() != n || values_at_ != position) {
+    if (values_at_.size() != n || values_time_ != t || values_at_ != position) {
       values_at_ = position;
-      values_ = model_.constraint_values(t0, position);
+      values_time_ = t;
+      values_ = model_.constraint_values(t, position);
     }
     return values_(k);
   };
-  problem_.constraint_gradient = [this, n, t0](const double* q, int k, double* out) {
+  const auto relation_at = [this, n](double t, const double* q) {
     const Eigen::Map<const Eigen::VectorXd> position(q, n);
-    if (jacobian_at_.size() != n || jacobian_at_ != position) {
-      set_state(t0, q, nullptr);
+    if (jacobian_at_.size() != n || jacobian_time_ != t || jacobian_at_ != position) {
+      set_state(t, q, nullptr);
       model_.evaluate(at_, modes_, relation_point_);
       jacobian_at_ = position;
+      jacobian_time_ = t;
       jacobian_ = relation_point_.J;
+      rate_t_ = relation_point_.f_t;
     }
+  };
+  problem_.constraint_gradient = [this, n, relation_at](double t, const double* q, int k,
+                                                        double* out) {
+    relation_at(t, q);
     Eigen::Map<Eigen::RowVectorXd>(out, n) = jacobian_.row(k);
+  };
+  problem_.constraint_rate_t = [this, relation_at](double t, const double* q, int k) {
+    relation_at(t, q);
+    return rate_t_(k);
   };
   problem_.closed_forces = [this, n, m](double t, const double* q, const double* v,
                                         const char* closed, double* out) {

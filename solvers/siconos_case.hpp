@@ -1,18 +1,17 @@
 // A crbench case as the Siconos bridge's LagrangianProblem (solvers/siconos_bridge.hpp), shared by
-// the solvers backed by the Siconos kernel: M = A(q); F = Q − ∂V/∂q − c and its AD Jacobians; f
-// and ∇f of the unilateral constraints at t0 (a scleronomous relation h(q): refusal() keeps f
-// independent of t). The modes of a piecewise force are either those of the state each
-// evaluation is at (Modes::of_state: a time-stepping scheme, which steps across a switch) or a
-// discrete state flipped at the roots of the switching functions where the event-driven scheme
-// stops (Modes::switched, as crbench's event-driven: nothing is integrated across a
-// discontinuity).
+// the solvers backed by the Siconos kernel: M = A(q); F = Q − ∂V/∂q − c and its AD Jacobians; f,
+// ∇f (and ∂f/∂t where f depends on t) of the unilateral constraints. The modes of a piecewise force
+// are either those of the state each evaluation is at (Modes::of_state: a time-stepping scheme,
+// which steps across a switch) or a discrete state flipped at the roots of the switching functions
+// where the event-driven scheme stops (Modes::switched, as crbench's event-driven: nothing is
+// integrated across a discontinuity).
 #pragma once
 
 #include <Eigen/Core>
 #include <chrono>
 #include <mutex>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,18 +25,12 @@ namespace crbench {
 // at a time in a process (a study's other points still run beside it on the other threads).
 std::mutex& siconos_mutex();
 
-// Why a solver backed by the kernel cannot take the case (a constraint that depends on time), if
-// it cannot; `solver` names it and `ours` the crbench solver to use instead.
-std::optional<std::string> siconos_time_dependence_refusal(const Model& model,
-                                                           const RunSettings& settings,
-                                                           const std::string& solver,
-                                                           const std::string& ours);
-
 class SiconosCase {
  public:
   enum class Modes { of_state, switched };
-  SiconosCase(const Model& model, const State& start, double t_end, double restitution,
-              Modes modes);
+  // `time_dependent`: the relations are rheonomous (constraints_depend_on_time).
+  SiconosCase(const Model& model, const State& start, double t_end, double restitution, Modes modes,
+              bool time_dependent);
   SiconosCase(const SiconosCase&) = delete;
   SiconosCase& operator=(const SiconosCase&) = delete;
 
@@ -66,7 +59,8 @@ class SiconosCase {
   Eigen::VectorXd switching_, force_;
   Eigen::MatrixXd dF_dq_, dF_dv_;
   Point relation_point_;
-  Eigen::VectorXd values_at_, values_, jacobian_at_;
+  Eigen::VectorXd values_at_, values_, jacobian_at_, rate_t_;
+  double values_time_ = 0.0, jacobian_time_ = 0.0;
   Eigen::MatrixXd jacobian_;
   long evaluations_ = 0;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();

@@ -55,7 +55,13 @@ std::vector<ParamSpec> SiconosEventDrivenSolver::parameters() const {
 
 std::optional<std::string> SiconosEventDrivenSolver::refusal(const Model& model,
                                                              const RunSettings& settings) const {
-  return siconos_time_dependence_refusal(model, settings, name(), "event-driven");
+  if (constraints_depend_on_time(model, settings.t_end)) {
+    return "case " + model.info().name +
+           ": its constraint depends on time (df/dt is not 0), and the Siconos kernel's "
+           "event-driven scheme (LsodarOSI) has no acceleration-level LCP for such a relation "
+           "(LagrangianRheonomousR); use event-driven, or siconos-moreau-jean";
+  }
+  return std::nullopt;
 }
 
 RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings& settings) const {
@@ -96,7 +102,7 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
   double output_seconds = 0.0;
   long nonsmooth_events = 0, stops = 0;
   try {
-    bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::switched);
+    bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::switched, false);
     if (std::isfinite(settings.max_wall_time)) {
       bound->set_deadline(started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                         std::chrono::duration<double>(settings.max_wall_time)));
@@ -222,9 +228,10 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
     }
   } catch (const SiconosCase::DeadlinePassed&) {
     record.status = "wall_time_exceeded";
-    record.reason = "the solve took more than max_wall_time = " +
-                    format_number(settings.max_wall_time) + " s; stopped at t = " +
-                    format_number(x.t) + " (the last stop before the kernel call that passed it)";
+    record.reason =
+        "the solve took more than max_wall_time = " + format_number(settings.max_wall_time) +
+        " s; stopped at t = " + format_number(x.t) +
+        " (the last stop before the kernel call that passed it)";
   } catch (const std::exception& e) {
     record.status = "step_failure";
     record.reason = std::string(e.what()) + " (at t = " + format_number(x.t) + ")";

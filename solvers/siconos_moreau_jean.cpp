@@ -22,7 +22,8 @@ std::string SiconosMoreauJeanSolver::description() const {
   return "Ideal model by the Siconos kernel (4.4): the case as a LagrangianDS (its mass matrix, "
          "forces and Jacobians), one LagrangianScleronomousR per unilateral constraint, "
          "NewtonImpactNSL, MoreauJeanOSI(theta) in a TimeStepping simulation with Siconos's LCP "
-         "(Lemke) at each step. Time-independent unilateral constraints only.";
+         "(Lemke) at each step; a LagrangianRheonomousR (h = f(t, q), hdot = df/dt) for a "
+         "constraint that depends on time. Unilateral holonomic constraints only.";
 }
 
 std::vector<ParamSpec> SiconosMoreauJeanSolver::parameters() const {
@@ -49,14 +50,8 @@ std::vector<ParamSpec> SiconosMoreauJeanSolver::parameters() const {
            .whole = true}};
 }
 
-std::optional<std::string> SiconosMoreauJeanSolver::refusal(const Model& model,
-                                                            const RunSettings& settings) const {
-  return siconos_time_dependence_refusal(model, settings, name(), "moreau-jean");
-}
-
 RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
   require_support(*this, model);
-  if (const auto why = refusal(model, settings)) throw InputError(*why);
   // One Siconos solve at a time (siconos_mutex); the wall time starts once this one may run.
   const std::lock_guard<std::mutex> lock(siconos_mutex());
   const auto started = std::chrono::steady_clock::now();
@@ -107,7 +102,8 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
   StepOutput output(settings, h);
   try {
     const int n = model.dof();
-    bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::of_state);
+    bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::of_state,
+                  constraints_depend_on_time(model, settings.t_end));
     if (std::isfinite(settings.max_wall_time)) {
       bound->set_deadline(started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                         std::chrono::duration<double>(settings.max_wall_time)));
@@ -195,9 +191,10 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
     }
   } catch (const SiconosCase::DeadlinePassed&) {
     record.status = "wall_time_exceeded";
-    record.reason = "the solve took more than max_wall_time = " +
-                    format_number(settings.max_wall_time) + " s; stopped at t = " +
-                    format_number(x.t) + " (the last stop before the kernel call that passed it)";
+    record.reason =
+        "the solve took more than max_wall_time = " + format_number(settings.max_wall_time) +
+        " s; stopped at t = " + format_number(x.t) +
+        " (the last stop before the kernel call that passed it)";
   } catch (const std::exception& e) {
     record.status = "step_failure";
     record.reason = std::string(e.what()) + " (at t = " + format_number(x.t) + ")";

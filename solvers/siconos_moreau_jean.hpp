@@ -1,9 +1,9 @@
 // Solver `siconos-moreau-jean`: the case run by the Siconos kernel (Acary & Brogliato 2008;
 // Debian's libsiconos-kernel-dev 4.4): a LagrangianDS whose mass matrix, forces and force
 // Jacobians are the case's (its AD), one LagrangianScleronomousR per unilateral constraint with
-// h = f_k(q) and ∇f_k, Newton's impact law (NewtonImpactNSL), MoreauJeanOSI(θ) in a TimeStepping
-// simulation with an LCP at each step. Built with the CMake option CRBENCH_SICONOS (on when the
-// kernel is found).
+// h = f_k(q) and ∇f_k (a LagrangianRheonomousR with ḣ = ∂f_k/∂t where f depends on t), Newton's
+// impact law (NewtonImpactNSL), MoreauJeanOSI(θ) in a TimeStepping simulation with an LCP at each
+// step. Built with the CMake option CRBENCH_SICONOS (on when the kernel is found).
 #pragma once
 
 #include "crbench/solvers/solver.hpp"
@@ -19,8 +19,6 @@ class SiconosMoreauJeanSolver final : public Solver {
   std::string limit_model(const ParamValues&, const ChoiceValues&) const override {
     return "classical";
   }
-  std::optional<std::string> refusal(const Model& model,
-                                     const RunSettings& settings) const override;
 
  protected:
   RunRecord solve(const Model& model, const RunSettings& settings) const override;

@@ -177,6 +177,9 @@ std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo
 // A record with what identifies the run: case, solver, the case's parameters, the solver's
 // parameters and choices.
 RunRecord start_record(const Model& model, const std::string& solver, const RunSettings& settings);
+// Whether a constraint of the case depends on t: ∂f/∂t at the start, and with the start's q at
+// times across the horizon up to t_end.
+bool constraints_depend_on_time(const Model& model, double t_end);
 // The end of every solve: wall time without the caller's callbacks (`output_seconds`), and the
 // contact episodes with the lift-off time (finish_contact_episodes).
 void finish_record(RunRecord& record, const Model& model,
