@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "crbench/bench/cross_validation.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
 #include "crbench/bench/sweep.hpp"
@@ -294,7 +295,7 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
   }
   const OutputLock lock(out_dir);
   // The report owns these folders: nothing stale from an earlier layout or run stays in them.
-  for (const char* owned : {"cases", "studies", "siconos", "work-precision"}) {
+  for (const char* owned : {"cases", "studies", "siconos", "cross-validation", "work-precision"}) {
     fs::remove_all(out_dir / owned);
   }
   nlohmann::ordered_json summary = nlohmann::ordered_json::array();
@@ -426,6 +427,8 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
     text << siconos;
     write_file(out_dir / "siconos" / "README.md", text.str());
   }
+  const CrossValidationSummary cross_validation =
+      write_cross_validation(out_dir / "cross-validation", registered_subjects(), progress);
   const std::vector<StudyOutcome> studies = canonical_studies(out_dir, jobs, progress);
   const std::string sweeps = canonical_sweeps(out_dir, jobs, progress);
   const WorkPrecisionOverview work_precision =
@@ -507,6 +510,19 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
          "the overview figure. Significant correct digits at fixed counts of right-hand-side "
          "evaluations:\n\n"
       << work_precision.markdown << "\n"
+      << "### Cross-validation against the Siconos kernel\n\n"
+      << (cross_validation.pairs == 0
+              ? std::string("Not run: crbench was built without the Siconos kernel "
+                            "(CRBENCH_SICONOS off).\n\n")
+              : std::to_string(cross_validation.pairs) +
+                    " case × pair runs of crbench's event-driven and moreau-jean beside the "
+                    "kernel's solvers of the same model: " +
+                    std::to_string(cross_validation.agree) + " agree, " +
+                    std::to_string(cross_validation.explained) +
+                    " differ for a reason of construction stated there, " +
+                    std::to_string(cross_validation.disagree) +
+                    " disagree or failed: "
+                    "[cross-validation/README.md](cross-validation/README.md).\n\n")
       << "### External reference\n\n"
       << "Siconos's BouncingBallTS against crbench's `moreau-jean` with no flags: "
          "[siconos/README.md](siconos/README.md).\n\n"
@@ -519,6 +535,7 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       << "| `sweeps/<sweep>/grid.csv`, `grid.json`, `points.jsonl` | every grid point |\n"
       << "| `cases/<case>/<solver>.json`, `.trajectory.csv` | one run's record and trajectory |\n"
       << "| `cases/summary.json` | the case × solver table |\n"
+      << "| `cross-validation/` | crbench's solvers beside the Siconos kernel's, with verdicts |\n"
       << "| `siconos/` | the external reference comparison |\n"
       << "| `benchmarks/siconos.md` | crbench beside the Siconos kernel: Google Benchmark medians "
          "and ratios, written by `bash scripts/siconos_benchmarks.sh`, not by the report |\n"
