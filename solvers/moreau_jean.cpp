@@ -146,6 +146,12 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
                                std::numeric_limits<double>::infinity());
 
   State x = model.initial_state();
+  if (const auto why = non_finite_start(model, x)) {
+    record.status = "non_finite";
+    record.reason = *why;
+    record.final_state = x;
+    return record;
+  }
   // The scale the penetration is measured against: |q| at the start (a point that flies off
   // leaves it behind), or the largest |q| seen when that is 0.
   const double start_size = x.q.lpNorm<Eigen::Infinity>();

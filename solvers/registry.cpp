@@ -172,6 +172,16 @@ bool constraints_depend_on_time(const Model& model, double t_end) {
   return false;
 }
 
+std::optional<std::string> non_finite_start(const Model& model, const State& x) {
+  if (!x.q.allFinite() || !x.v.allFinite()) return "a non-finite initial state";
+  Point p;
+  model.evaluate(x, model.modes_at(x), p);
+  if (!p.A.allFinite() || !p.f.allFinite() || !p.J.allFinite() || !p.free_force().allFinite()) {
+    return "the case gives a non-finite metric, constraint value, gradient or force at the start";
+  }
+  return std::nullopt;
+}
+
 RunRecord start_record(const Model& model, const std::string& solver, const RunSettings& settings) {
   RunRecord record;
   record.case_name = model.info().name;

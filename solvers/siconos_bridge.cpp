@@ -2,6 +2,8 @@
 #include "crbench/solvers/siconos_bridge.hpp"
 
 #include <SiconosKernel.hpp>
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <limits>
 #include <sstream>
@@ -357,7 +359,12 @@ void MoreauJeanTimeStepping::step() {
     for (std::size_t k = 0; k < s.interactions.size(); ++k) {
       s.impulses[k] = first_value(s.interactions[k]->lambda(1));
     }
-    if (s.time < s.final_time) s.simulation->nextStep();
+    // Not past a non-finite state: the kernel's next index-set update asserts on a NaN gap and
+    // aborts the process (Debian's 4.4 keeps its assertions); the caller ends the run there.
+    const auto finite = [](const std::vector<double>& x) {
+      return std::all_of(x.begin(), x.end(), [](double value) { return std::isfinite(value); });
+    };
+    if (s.time < s.final_time && finite(s.q) && finite(s.v)) s.simulation->nextStep();
     return 0;
   });
 }

@@ -1,6 +1,8 @@
 #include "crbench/solvers/siconos_case.hpp"
 
 #include <Eigen/Cholesky>
+#include <cmath>
+#include <string>
 
 #include "crbench/cases/params.hpp"
 
@@ -9,6 +11,26 @@ namespace crbench {
 std::mutex& siconos_mutex() {
   static std::mutex m;
   return m;
+}
+
+void record_kernel_failure(RunRecord& record, const std::exception& e, double t,
+                           double max_wall_time) {
+  if (dynamic_cast<const SiconosCase::DeadlinePassed*>(&e) != nullptr) {
+    record.status = "wall_time_exceeded";
+    record.reason = "the solve took more than max_wall_time = " + format_number(max_wall_time) +
+                    " s; stopped at t = " + format_number(t) +
+                    " (the last stop before the kernel call that passed it)";
+  } else {
+    record.status = "step_failure";
+    record.reason = std::string(e.what()) + " (at t = " + format_number(t) + ")";
+  }
+}
+
+void SiconosCase::set_wall_time_bound(std::chrono::steady_clock::time_point started,
+                                      double max_wall_time) {
+  if (!std::isfinite(max_wall_time)) return;
+  deadline_ = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(max_wall_time));
 }
 
 SiconosCase::SiconosCase(const Model& model, const State& start, double t_end, double restitution,

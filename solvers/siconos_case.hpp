@@ -25,6 +25,11 @@ namespace crbench {
 // at a time in a process (a study's other points still run beside it on the other threads).
 std::mutex& siconos_mutex();
 
+// The status of a run whose kernel call threw `e` at the solver's time t: wall_time_exceeded for
+// SiconosCase::DeadlinePassed, step_failure with the kernel's message otherwise.
+void record_kernel_failure(RunRecord& record, const std::exception& e, double t,
+                           double max_wall_time);
+
 class SiconosCase {
  public:
   enum class Modes { of_state, switched };
@@ -37,13 +42,14 @@ class SiconosCase {
   const siconos::LagrangianProblem& problem() const { return problem_; }
   // Evaluations of the case's forces by the kernel.
   long force_evaluations() const { return evaluations_; }
-  // Past `deadline` (checked at every 64th force evaluation) the next evaluation throws
-  // DeadlinePassed: the kernel's integrators (DLSODAR) do not return between two stops, and a
-  // stop may be far away.
+  // Past the deadline of a solve that started at `started` and may take `max_wall_time` seconds
+  // (none when that is infinite), checked at every 64th force evaluation, the next evaluation
+  // throws DeadlinePassed: the kernel's integrators (DLSODAR) do not return between two stops,
+  // and a stop may be far away.
   struct DeadlinePassed : std::runtime_error {
     DeadlinePassed() : std::runtime_error("the wall-time bound passed inside a kernel call") {}
   };
-  void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+  void set_wall_time_bound(std::chrono::steady_clock::time_point started, double max_wall_time);
 
   // The modes the forces are evaluated with (Modes::switched).
   const std::vector<int>& modes() const { return modes_; }

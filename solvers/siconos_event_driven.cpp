@@ -42,8 +42,8 @@ std::vector<ParamSpec> SiconosEventDrivenSolver::parameters() const {
            .max = 1e-3,
            .min_inclusive = false,
            .description = "the kernel's event tolerance (EventDriven::setToleranceED): a "
-                          "constraint with |f| below it is in contact, and the kernel stops on a "
-                          "gap below -contact_tol"},
+                          "constraint with |f| below it is in contact; a gap below -contact_tol "
+                          "is an error of the kernel (status step_failure)"},
           {.name = "max_events",
            .default_value = 1e6,
            .min = 1.0,
@@ -101,12 +101,16 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
   std::optional<siconos::EventDrivenSimulation> simulation;
   double output_seconds = 0.0;
   long nonsmooth_events = 0, stops = 0;
+  if (const auto why = non_finite_start(model, x)) {
+    record.status = "non_finite";
+    record.reason = *why;
+    record.final_state = x;
+    finish_record(record, model, started, 0.0);
+    return record;
+  }
   try {
     bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::switched, false);
-    if (std::isfinite(settings.max_wall_time)) {
-      bound->set_deadline(started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                        std::chrono::duration<double>(settings.max_wall_time)));
-    }
+    bound->set_wall_time_bound(started, settings.max_wall_time);
     simulation.emplace(bound->problem(),
                        siconos::EventDrivenSimulation::Tolerances{
                            .rtol = settings.rtol, .atol = settings.atol, .contact = contact_tol},
@@ -226,15 +230,8 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
       x = next;
       emit_due(x);
     }
-  } catch (const SiconosCase::DeadlinePassed&) {
-    record.status = "wall_time_exceeded";
-    record.reason =
-        "the solve took more than max_wall_time = " + format_number(settings.max_wall_time) +
-        " s; stopped at t = " + format_number(x.t) +
-        " (the last stop before the kernel call that passed it)";
   } catch (const std::exception& e) {
-    record.status = "step_failure";
-    record.reason = std::string(e.what()) + " (at t = " + format_number(x.t) + ")";
+    record_kernel_failure(record, e, x.t, settings.max_wall_time);
   }
   record.final_state = x;
   if (simulation) {

@@ -100,14 +100,18 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
 
   std::optional<SiconosCase> bound;  // the case as the bridge's problem
   StepOutput output(settings, h);
+  if (const auto why = non_finite_start(model, x)) {
+    record.status = "non_finite";
+    record.reason = *why;
+    record.final_state = x;
+    finish_record(record, model, started, 0.0);
+    return record;
+  }
   try {
     const int n = model.dof();
     bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::of_state,
                   constraints_depend_on_time(model, settings.t_end));
-    if (std::isfinite(settings.max_wall_time)) {
-      bound->set_deadline(started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                        std::chrono::duration<double>(settings.max_wall_time)));
-    }
+    bound->set_wall_time_bound(started, settings.max_wall_time);
     siconos::MoreauJeanTimeStepping simulation(bound->problem(), theta, times);
 
     // Episodes as moreau-jean keeps them (its record's episode_definition).
@@ -189,15 +193,8 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
       }
       emit(x);
     }
-  } catch (const SiconosCase::DeadlinePassed&) {
-    record.status = "wall_time_exceeded";
-    record.reason =
-        "the solve took more than max_wall_time = " + format_number(settings.max_wall_time) +
-        " s; stopped at t = " + format_number(x.t) +
-        " (the last stop before the kernel call that passed it)";
   } catch (const std::exception& e) {
-    record.status = "step_failure";
-    record.reason = std::string(e.what()) + " (at t = " + format_number(x.t) + ")";
+    record_kernel_failure(record, e, x.t, settings.max_wall_time);
   }
   if (record.status == "ok") {
     if (auto warning = penetration_warning(record.min_constraint, coordinate_size)) {

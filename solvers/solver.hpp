@@ -180,6 +180,11 @@ RunRecord start_record(const Model& model, const std::string& solver, const RunS
 // Whether a constraint of the case depends on t: ∂f/∂t at the start, and with the start's q at
 // times across the horizon up to t_end.
 bool constraints_depend_on_time(const Model& model, double t_end);
+// Why a time-stepping solver cannot start from the state x, if it cannot: a non-finite q, q̇,
+// metric, constraint value, gradient or force there (with a step of it the record would carry
+// the non-finite state as a result; the Siconos kernel asserts on a NaN gap and aborts the
+// process).
+std::optional<std::string> non_finite_start(const Model& model, const State& x);
 // The end of every solve: wall time without the caller's callbacks (`output_seconds`), and the
 // contact episodes with the lift-off time (finish_contact_episodes).
 void finish_record(RunRecord& record, const Model& model,

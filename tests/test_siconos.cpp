@@ -105,6 +105,21 @@ TEST_CASE("the Siconos solvers refuse what the kernel's relations cannot say", "
   }
 }
 
+TEST_CASE("The Siconos solvers end a run from a non-finite start with a record", "[siconos]") {
+  // pendulum-string with L = 5e-324: the angular velocity v0/L is infinite. The kernel asserts on
+  // the NaN gap this makes and aborts the process (Debian keeps its assertions); the solvers stop
+  // before it, as moreau-jean does.
+  for (const std::string solver : {"siconos-moreau-jean", "siconos-event-driven", "moreau-jean"}) {
+    INFO(solver);
+    const auto model = crbench::make_model("pendulum-string", {{"L", "4.9406564584124654e-324"}});
+    crbench::testing::SolveOptions o;
+    o.solver = solver;
+    const RunRecord r = crbench::testing::solve(*model, o);
+    CHECK(r.status == "non_finite");
+    CHECK_THAT(r.reason, Catch::Contains("non-finite initial state"));
+  }
+}
+
 namespace {
 
 // siconos-event-driven against event-driven, both at rtol 1e-12, atol 1e-14: the same lift-off
