@@ -26,6 +26,17 @@ void record_kernel_failure(RunRecord& record, const std::exception& e, double t,
   }
 }
 
+bool ended_at_non_finite_start(RunRecord& record, const Model& model, const State& x,
+                               std::chrono::steady_clock::time_point started) {
+  const auto why = non_finite_start(model, x);
+  if (!why) return false;
+  record.status = "non_finite";
+  record.reason = *why;
+  record.final_state = x;
+  finish_record(record, model, started, 0.0);
+  return true;
+}
+
 void SiconosCase::set_wall_time_bound(std::chrono::steady_clock::time_point started,
                                       double max_wall_time) {
   if (!std::isfinite(max_wall_time)) return;

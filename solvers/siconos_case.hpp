@@ -30,6 +30,11 @@ std::mutex& siconos_mutex();
 void record_kernel_failure(RunRecord& record, const std::exception& e, double t,
                            double max_wall_time);
 
+// Ends the record with status non_finite and returns true when the kernel cannot start from x
+// (non_finite_start: Debian's kernel keeps its assertions and aborts the process on a NaN gap).
+bool ended_at_non_finite_start(RunRecord& record, const Model& model, const State& x,
+                               std::chrono::steady_clock::time_point started);
+
 class SiconosCase {
  public:
   enum class Modes { of_state, switched };

@@ -101,13 +101,7 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
   std::optional<siconos::EventDrivenSimulation> simulation;
   double output_seconds = 0.0;
   long nonsmooth_events = 0, stops = 0;
-  if (const auto why = non_finite_start(model, x)) {
-    record.status = "non_finite";
-    record.reason = *why;
-    record.final_state = x;
-    finish_record(record, model, started, 0.0);
-    return record;
-  }
+  if (ended_at_non_finite_start(record, model, x, started)) return record;
   try {
     bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::switched, false);
     bound->set_wall_time_bound(started, settings.max_wall_time);

@@ -100,13 +100,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
 
   std::optional<SiconosCase> bound;  // the case as the bridge's problem
   StepOutput output(settings, h);
-  if (const auto why = non_finite_start(model, x)) {
-    record.status = "non_finite";
-    record.reason = *why;
-    record.final_state = x;
-    finish_record(record, model, started, 0.0);
-    return record;
-  }
+  if (ended_at_non_finite_start(record, model, x, started)) return record;
   try {
     const int n = model.dof();
     bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::of_state,
