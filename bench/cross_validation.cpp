@@ -318,9 +318,9 @@ CrossValidationSummary write_cross_validation(const std::filesystem::path& dir,
          << table.str() << "\n";
   if (!reasons.str().empty()) readme << "## Where and why they differ\n\n" << reasons.str() << "\n";
   if (!not_run.str().empty()) {
-    readme << "## Not run\n\nThe Siconos solvers take unilateral holonomic constraints (the "
-              "event-driven one only those that do not depend on time); a pair runs where both "
-              "of its solvers take the case:\n\n"
+    readme << "## Not run\n\nThe Siconos solvers take holonomic constraints (the event-driven "
+              "one only unilateral ones that do not depend on time), moreau-jean no bilateral "
+              "ones; a pair runs where both of its solvers take the case:\n\n"
            << not_run.str();
   }
   write_file(dir / "README.md", readme.str());

@@ -216,7 +216,14 @@ struct SystemWithInteractions {
         nsds(std::make_shared<NonSmoothDynamicalSystem>(problem.t0, problem.t_end)) {
     nsds->insertDynamicalSystem(system);
     for (int k = 0; k < problem.constraints; ++k) {
-      auto law = std::make_shared<NewtonImpactNSL>(problem.restitution);
+      const bool equality = static_cast<std::size_t>(k) < problem.bilateral.size() &&
+                            problem.bilateral[static_cast<std::size_t>(k)] != 0;
+      SP::NonSmoothLaw law;
+      if (equality) {
+        law = std::make_shared<EqualityConditionNSL>(1);
+      } else {
+        law = std::make_shared<NewtonImpactNSL>(problem.restitution);
+      }
       if (problem.time_dependent) {
         interactions.push_back(std::make_shared<Interaction>(
             law, std::make_shared<RheonomousCallbackRelation>(problem, k)));
@@ -330,8 +337,17 @@ MoreauJeanTimeStepping::MoreauJeanTimeStepping(const LagrangianProblem& problem,
     auto nsds = built.nsds;
     auto integrator = std::make_shared<MoreauJeanOSI>(theta);
     auto discretisation = std::make_shared<TimeDiscretisation>(times);
-    auto lcp = std::make_shared<LCP>();
-    s.simulation = std::make_shared<TimeStepping>(nsds, discretisation, integrator, lcp);
+    // Siconos's Lemke LCP, or with bilateral constraints its MLCP (enumeration) over the equality
+    // rows and the complementarity rows together.
+    const bool equalities =
+        std::any_of(problem.bilateral.begin(), problem.bilateral.end(), [](char b) { return b; });
+    SP::OneStepNSProblem one_step;
+    if (equalities) {
+      one_step = std::make_shared<MLCP>();
+    } else {
+      one_step = std::make_shared<LCP>();
+    }
+    s.simulation = std::make_shared<TimeStepping>(nsds, discretisation, integrator, one_step);
     s.q = problem.q0;
     s.v = problem.v0;
     s.time = problem.t0;
@@ -423,6 +439,9 @@ EventDrivenSimulation::EventDrivenSimulation(const LagrangianProblem& problem,
     : impl_(std::make_unique<Impl>()) {
   translated([&] {
     Impl& s = *impl_;
+    if (std::any_of(problem.bilateral.begin(), problem.bilateral.end(), [](char b) { return b; })) {
+      throw std::invalid_argument("EventDrivenSimulation: bilateral constraints");
+    }
     if (problem.time_dependent) {
       throw std::invalid_argument(
           "EventDrivenSimulation: the kernel's LsodarOSI has no acceleration-level LCP for a "

@@ -30,6 +30,10 @@ struct LagrangianProblem {
   std::function<void(double t, const double* q, int k, double* gradient)> constraint_gradient;
   std::function<double(double t, const double* q, int k)> constraint_rate_t;
   double restitution = 1.0;
+  // Per constraint, 1 for a bilateral one (f_k = 0: an EqualityConditionNSL, its impulse of
+  // either sign; the one-step problem is then an MLCP); empty for none. The event-driven
+  // simulation does not take them.
+  std::vector<char> bilateral;
   // Switching functions of a piecewise force (smooth while none changes sign). The event-driven
   // simulation stops at their roots and calls on_switch with the ones found there before the
   // kernel processes the stop; the time-stepping one does not look at them.

@@ -58,6 +58,9 @@ SiconosCase::SiconosCase(const Model& model, const State& start, double t_end, d
   problem_.q0.assign(start.q.data(), start.q.data() + n);
   problem_.v0.assign(start.v.data(), start.v.data() + n);
   problem_.restitution = restitution;
+  problem_.bilateral.assign(static_cast<std::size_t>(m), 0);
+  for (int k = 0; k < m; ++k)
+    problem_.bilateral[static_cast<std::size_t>(k)] = model.is_bilateral(k);
   problem_.mass = [this, n](const double* q, double* out) {
     Eigen::Map<RowMajor>(out, n, n) = model_.metric(Eigen::Map<const Eigen::VectorXd>(q, n));
   };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "crbench/cases/params.hpp"
+#include "crbench/solvers/event_driven.hpp"
 #include "crbench/solvers/siconos_bridge.hpp"
 #include "crbench/solvers/siconos_case.hpp"
 #include "crbench/solvers/step_output.hpp"
@@ -23,7 +24,8 @@ std::string SiconosMoreauJeanSolver::description() const {
          "forces and Jacobians), one LagrangianScleronomousR per unilateral constraint, "
          "NewtonImpactNSL, MoreauJeanOSI(theta) in a TimeStepping simulation with Siconos's LCP "
          "(Lemke) at each step; a LagrangianRheonomousR (h = f(t, q), hdot = df/dt) for a "
-         "constraint that depends on time. Unilateral holonomic constraints only.";
+         "constraint that depends on time; a bilateral constraint as an EqualityConditionNSL row "
+         "of an MLCP. Holonomic constraints only.";
 }
 
 std::vector<ParamSpec> SiconosMoreauJeanSolver::parameters() const {
@@ -50,8 +52,17 @@ std::vector<ParamSpec> SiconosMoreauJeanSolver::parameters() const {
            .whole = true}};
 }
 
+std::optional<std::string> SiconosMoreauJeanSolver::refusal(const Model& model,
+                                                            const RunSettings& /*settings*/) const {
+  // The ideal holonomic motion needs f = 0 and f' = 0 at the start, as event-driven's (within its
+  // default contact_distance_tol 1e-10 and contact_velocity_tol 1e-8).
+  if (model.bilateral_count() == 0) return std::nullopt;
+  return bilateral_start_refusal(model, 1e-10, 1e-8);
+}
+
 RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
   require_support(*this, model);
+  if (const auto why = refusal(model, settings)) throw InputError(*why);
   // One Siconos solve at a time (siconos_mutex); the wall time starts once this one may run.
   const std::lock_guard<std::mutex> lock(siconos_mutex());
   const auto started = std::chrono::steady_clock::now();
@@ -160,6 +171,8 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
         record.constraint_impulse[static_cast<std::size_t>(k)] += impulse(k);
         auto& slot = record.min_constraint[static_cast<std::size_t>(k)];
         slot = std::min(slot, f_next(k));
+        // A bilateral constraint acts at every step with an impulse of either sign: no episodes.
+        if (model.is_bilateral(k)) continue;
         auto& state = episode[static_cast<std::size_t>(k)];
         if (impulse(k) > 0.0 && state == Episode::none) {
           const bool impact = rate_before(k) < 0.0;
@@ -191,7 +204,11 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
     record_kernel_failure(record, e, x.t, settings.max_wall_time);
   }
   if (record.status == "ok") {
-    if (auto warning = penetration_warning(record.min_constraint, coordinate_size)) {
+    // The penetration of the unilateral constraints (the first m - bilateral_count rows).
+    const std::vector<double> unilateral(
+        record.min_constraint.begin(),
+        record.min_constraint.end() - std::min<std::ptrdiff_t>(model.bilateral_count(), m));
+    if (auto warning = penetration_warning(unilateral, coordinate_size)) {
       record.warnings.push_back(std::move(*warning));
     }
   }

@@ -19,6 +19,11 @@ class SiconosMoreauJeanSolver final : public Solver {
   std::string limit_model(const ParamValues&, const ChoiceValues&) const override {
     return "classical";
   }
+  // Bilateral constraints as EqualityConditionNSL rows of an MLCP, from data that satisfy them
+  // (Kozlov 1992 condition (10)).
+  bool handles_bilateral_constraints() const override { return true; }
+  std::optional<std::string> refusal(const Model& model,
+                                     const RunSettings& settings) const override;
 
  protected:
   RunRecord solve(const Model& model, const RunSettings& settings) const override;
