@@ -30,6 +30,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
+#include <algorithm>
 #include <boost/math/tools/minima.hpp>
 #include <boost/numeric/odeint.hpp>
 #include <chrono>
@@ -97,7 +98,15 @@ class Run {
             update_minimum(model_.constraint_values(x.t, x.q));
             if (end.horizon) break;
             emit(x, "event-");
-            for (const Eigen::Index i : end.crossed) apply_event(x, i);
+            for (const Eigen::Index i : end.crossed) {
+              // An entry or exit decides whether the obstacle pushes (enter, apply_event); its
+              // pushing function crossing 0 at the same time is the same event (the undamped
+              // penalty spring: f = 0 and λ = −Nγf = 0 together at the exit).
+              const bool part_of_entry_or_exit =
+                  i >= m_ && i < 2 * m_ &&
+                  std::find(end.crossed.begin(), end.crossed.end(), i - m_) != end.crossed.end();
+              if (!part_of_entry_or_exit) apply_event(x, i);
+            }
             emit(x, "event+");
             if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
               throw RunFailure{"too_many_events", "more than " + format_number(opt_.max_events) +
@@ -279,6 +288,9 @@ class Run {
       }
     } else if (i < 2 * m_) {
       const int k = static_cast<int>(i - m_);
+      // Outside the medium nothing pushes: a pushing function's root there (at the same time as
+      // the exit, located in a phase of its own) changes nothing.
+      if (!in_medium_[static_cast<std::size_t>(k)]) return;
       auto& push = pushing_[static_cast<std::size_t>(k)];
       push = !push;
       rec_.events.push_back({.t = x.t, .kind = push ? "push" : "release", .index = k});
@@ -426,9 +438,15 @@ class Run {
     std::vector<double> threshold(static_cast<std::size_t>(2 * m_ + model_.switch_count() +
                                                            model_.unilateral_kinematic_count()),
                                   0.0);
+    // Likewise the pushing function (−λ would-be) of an obstacle in the medium that does not push:
+    // entered at f = 0 where the undamped spring's would-be reaction −Nγf is exactly 0, it turns
+    // negative as f does, and an unarmed function would let the point fall through the medium.
     for (int k = 0; k < m_; ++k) {
-      if (!in_medium_[static_cast<std::size_t>(k)]) {
-        threshold[static_cast<std::size_t>(k)] = -std::numeric_limits<double>::infinity();
+      const auto slot = static_cast<std::size_t>(k);
+      if (!in_medium_[slot]) {
+        threshold[slot] = -std::numeric_limits<double>::infinity();
+      } else if (opt_.medium.obstacle && !pushing_[slot]) {
+        threshold[static_cast<std::size_t>(m_ + k)] = -std::numeric_limits<double>::infinity();
       }
     }
     const PhaseControl control{.t_end = settings_.t_end,

@@ -118,6 +118,29 @@ TEST_CASE("realization penalty: exact oscillation phase at N = 1e2 ... 1e10", "[
   }
 }
 
+TEST_CASE("realization penalty obstacle: leaves at the medium's exit and flies as it does",
+          "[realization]") {
+  // The undamped spring pushes wherever f < 0 (λ = −Nγf > 0), so the obstacle is the medium here:
+  // the same exit, then free flight upwards under +g. At the exit f = 0 and λ = 0 together; the
+  // obstacle once read the second root as the start of a push and kept the spring on above the
+  // plane (the point fell back and bounced until t = 2.95 at N = 1e4).
+  const auto model = make_model("dk-plane", {});
+  for (const double N : {1e2, 1e4, 1e6}) {
+    INFO("N = " << N);
+    const RunRecord medium = realize(*model, {{"N", format_number(N)}, {"preset", "penalty"}});
+    const RunRecord obstacle = realize(
+        *model, {{"N", format_number(N)}, {"preset", "penalty"}, {"interaction", "obstacle"}});
+    REQUIRE(medium.status == "ok");
+    REQUIRE(obstacle.status == "ok");
+    REQUIRE(medium.lift_off_time);
+    REQUIRE(obstacle.lift_off_time);
+    CHECK(*obstacle.lift_off_time == Approx(*medium.lift_off_time).margin(1e-12));
+    CHECK(obstacle.contact_episodes.size() == medium.contact_episodes.size());
+    CHECK((obstacle.final_state.q - medium.final_state.q).lpNorm<Eigen::Infinity>() <= 1e-9);
+    CHECK((obstacle.final_state.v - medium.final_state.v).lpNorm<Eigen::Infinity>() <= 1e-9);
+  }
+}
+
 TEST_CASE("realization penalty: dop853 and rosenbrock4 give the same lift-off", "[realization]") {
   // The two integrators of the spring phases at the same tolerances (rtol 1e-12), medium and
   // obstacle, on a linear constraint (dk-plane) and a curved one (particle-on-circle). On the
