@@ -21,10 +21,13 @@ packages=(
 )
 
 # Optional back-ends: the build switches them off where they are absent (CMake option
-# CRBENCH_SICONOS); an install that fails here is reported, not fatal.
+# CRBENCH_SICONOS, CRBENCH_MUJOCO, CRBENCH_ODE, CRBENCH_BULLET); an install that fails here is
+# reported, not fatal.
 optional=(
-  # the Siconos kernel: the solver siconos-moreau-jean (solvers/siconos_moreau_jean.cpp)
+  # the Siconos kernel: the solvers siconos-moreau-jean and siconos-event-driven
   libsiconos-kernel-dev
+  # physics engines as realizations: the solvers mujoco, ode and bullet (solvers/engine_solver.hpp)
+  libmujoco-dev libode-dev libbullet-dev
 )
 
 is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

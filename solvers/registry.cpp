@@ -7,6 +7,15 @@
 #include "crbench/solvers/moreau_jean.hpp"
 #include "crbench/solvers/realization.hpp"
 #include "crbench/solvers/solver.hpp"
+#ifdef CRBENCH_HAVE_BULLET
+#include "crbench/solvers/bullet_solver.hpp"
+#endif
+#ifdef CRBENCH_HAVE_MUJOCO
+#include "crbench/solvers/mujoco_solver.hpp"
+#endif
+#ifdef CRBENCH_HAVE_ODE
+#include "crbench/solvers/ode_solver.hpp"
+#endif
 #ifdef CRBENCH_HAVE_SICONOS
 #include "crbench/solvers/siconos_event_driven.hpp"
 #include "crbench/solvers/siconos_moreau_jean.hpp"
@@ -24,6 +33,15 @@ const std::vector<std::unique_ptr<Solver>>& solver_registry() {
 #ifdef CRBENCH_HAVE_SICONOS
     s.push_back(std::make_unique<SiconosEventDrivenSolver>());
     s.push_back(std::make_unique<SiconosMoreauJeanSolver>());
+#endif
+#ifdef CRBENCH_HAVE_MUJOCO
+    s.push_back(std::make_unique<MujocoSolver>());
+#endif
+#ifdef CRBENCH_HAVE_ODE
+    s.push_back(std::make_unique<OdeSolver>());
+#endif
+#ifdef CRBENCH_HAVE_BULLET
+    s.push_back(std::make_unique<BulletSolver>());
 #endif
     return s;
   }();

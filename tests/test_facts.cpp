@@ -39,6 +39,15 @@ Tolerance tolerance_for(const std::string& solver, const ParamValues& params) {
     const double N = params.at("N");
     return {10.0 / N + 1e-9, 10.0 / N + 1e-9, "the realization is O(1/N) from its limit"};
   }
+  if (solver == "mujoco" || solver == "ode" || solver == "bullet") {
+    // An engine's viscous obstacle (the default preset) lifts off about sqrt(2/N) late (the
+    // realization's, Deryabin & Kozlov 1995 end of section 6; MuJoCo's sooner) and holds the
+    // body O(g/N) deep; its fixed step is first order in h (semi-implicit Euler's free fall is
+    // g h t/2 off).
+    const double N = params.at("N"), h = params.at("h");
+    return {2.0 * std::sqrt(2.0 / N) + 10.0 * h, 10.0 / N + 10.0 * h,
+            "an engine's viscous obstacle is O(N^-1/2) + O(h) from the classical model"};
+  }
   // The ideal solvers at rtol 1e-12, events located to 1e-14.
   return {1e-9, 1e-8, "an ideal model at rtol 1e-12"};
 }
@@ -55,6 +64,21 @@ struct KnownDeviation {
 // h = 1e-3 while it took the table's velocity at the step's start; it is 3e-4 early with the
 // table's velocity at the step's end (solvers/moreau_jean.cpp).
 constexpr std::array<KnownDeviation, 0> kKnownDeviations{};
+
+// Runs that end with a failure status at the defaults, each a limitation of an external engine
+// that the record reports (its reason contains `reason`): a fix shows as an entry to remove.
+struct KnownFailure {
+  const char* case_name;
+  const char* solver;
+  const char* status;
+  const char* reason;
+  const char* why;
+};
+constexpr KnownFailure kKnownFailures[] = {
+    {"ball-chain", "ode", "step_failure", "LCP internal error",
+     "ODE's dWorldStep (Dantzig pivoting) fails on the touching chain, whose contacts start at "
+     "depth 0 with no relative velocity; --stepper quick computes it (tests/test_engines.cpp)"},
+};
 
 void check_facts(const std::string& case_name, const std::string& solver_name) {
   const auto model = make_model(case_name, {});
@@ -101,6 +125,13 @@ void check_facts(const std::string& case_name, const std::string& solver_name) {
   };
   const RunRecord record = execute(request);
   INFO(case_name << " / " << solver_name << " (model " << limit_model << "; " << tol.why << ")");
+  for (const auto& known : kKnownFailures) {
+    if (case_name != known.case_name || solver_name != known.solver) continue;
+    INFO("known failure: " << known.why);
+    CHECK(record.status == known.status);
+    CHECK_THAT(record.reason, Catch::Contains(known.reason));
+    return;
+  }
   REQUIRE(record.status == "ok");
 
   int checked = 0;

@@ -54,8 +54,10 @@ class Listing(unittest.TestCase):
         self.assertEqual(cases["dk-plane"]["constraints"], 1)
         self.assertIn("g", [p["name"] for p in cases["dk-plane"]["params"]])
         solvers = {s["name"]: s for s in crbench.solvers()}
-        # The siconos-* solvers where crbench is built with the Siconos kernel (CRBENCH_SICONOS).
-        self.assertEqual(set(solvers) - {"siconos-moreau-jean", "siconos-event-driven"},
+        # The optional ones where crbench is built with them: the siconos-* solvers with the
+        # Siconos kernel (CRBENCH_SICONOS), the engines with theirs (CRBENCH_MUJOCO, CRBENCH_ODE).
+        optional = {"siconos-moreau-jean", "siconos-event-driven", "mujoco", "ode", "bullet"}
+        self.assertEqual(set(solvers) - optional,
                          {"event-driven", "moreau-jean", "realization", "limit"})
         self.assertIn("N", [p["name"] for p in solvers["realization"]["params"]])
         presets = [c for c in solvers["realization"]["choices"] if c["name"] == "preset"]

@@ -1,0 +1,159 @@
+#include "crbench/solvers/engine_scene.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "crbench/cases/params.hpp"
+#include "crbench/solvers/solver.hpp"
+
+namespace crbench {
+
+Eigen::VectorXd EngineScene::gaps(const Eigen::VectorXd& q) const {
+  Eigen::VectorXd out(static_cast<Eigen::Index>(contacts.size()));
+  for (std::size_t i = 0; i < contacts.size(); ++i) {
+    const EngineContact& c = contacts[i];
+    const EngineBody& a = bodies[static_cast<std::size_t>(c.a)];
+    if (c.b < 0) {
+      out(static_cast<Eigen::Index>(i)) = body_z(a, q) - a.radius - plane_height;
+    } else {
+      const EngineBody& b = bodies[static_cast<std::size_t>(c.b)];
+      out(static_cast<Eigen::Index>(i)) =
+          std::hypot(body_x(b, q) - body_x(a, q), body_z(b, q) - body_z(a, q)) - a.radius -
+          b.radius;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// A sphere on the ground plane whose height above it is the case's coordinate `height` (f =
+// height ≥ 0): the sphere's centre is at z = height and the plane at z = −radius.
+void sphere_on_plane(EngineScene& scene, int height, int sideways, int rotation, double mass,
+                     double radius) {
+  scene.bodies.push_back({.x = sideways,
+                          .z = height,
+                          .rotation = rotation,
+                          .mass = mass,
+                          .rotational_inertia = 0.4 * mass * radius * radius,
+                          .radius = radius});
+  scene.contacts.push_back({.constraint = 0, .a = 0, .b = -1});
+  scene.plane_height = -radius;
+}
+
+// The scene the case's name and parameters give, before it is checked against the case; false
+// for a case the engines are not given. (An out-parameter: GCC 12 warns falsely on moving a
+// std::string member set from a literal into an optional.)
+bool scene_of(const Model& model, EngineScene& scene) {
+  const std::string& name = model.info().name;
+  const ParamValues& p = model.params();
+  // The radius of a point mass's sphere: it does not enter a frictionless contact whose normal
+  // passes through the centre.
+  constexpr double kPointRadius = 0.1;
+  if (name == "dk-plane") {
+    sphere_on_plane(scene, 1, 0, -1, 1.0, kPointRadius);
+    scene.description.assign(
+        "a unit-mass sphere (radius 0.1) on the ground plane, x and z = y free");
+    return true;
+  }
+  if (name == "bouncing-ball-siconos") {
+    sphere_on_plane(scene, 0, 1, 2, p.at("m"), p.at("R"));
+    scene.description.assign(
+        "a sphere of mass m and radius R on the ground plane: height z, lateral x, rotation "
+        "about y");
+    return true;
+  }
+  if (name == "bouncing-ball-penalty") {
+    sphere_on_plane(scene, 0, -1, -1, 1.0, kPointRadius);
+    scene.description.assign("a unit-mass sphere (radius 0.1) above the ground plane, z = y free");
+    return true;
+  }
+  if (name == "oscillator-at-wall") {
+    sphere_on_plane(scene, 0, -1, -1, p.at("m"), kPointRadius);
+    scene.description.assign(
+        "a sphere of mass m (radius 0.1) against the ground plane, z = q free, the case's "
+        "potential applied as a force");
+    return true;
+  }
+  if (name == "ball-chain") {
+    const int n = model.dof();
+    const double radius = 0.5 * p.at("d");
+    for (int i = 0; i < n; ++i) {
+      scene.bodies.push_back({.x = i,
+                              .mass = p.at("m"),
+                              .rotational_inertia = 0.4 * p.at("m") * radius * radius,
+                              .radius = radius});
+    }
+    for (int k = 0; k + 1 < n; ++k) scene.contacts.push_back({.constraint = k, .a = k, .b = k + 1});
+    scene.description.assign("n spheres of diameter d on the x axis, a contact between neighbours");
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::variant<EngineScene, std::string> engine_scene(const Model& model) {
+  const CaseInfo& info = model.info();
+  const std::string prefix = "case " + info.name + ": ";
+  if (model.kinematic_count() > 0 || model.bilateral_count() > 0) {
+    return prefix +
+           "an engine's contact is a unilateral holonomic constraint; this case has kinematic or "
+           "bilateral constraints";
+  }
+  EngineScene scene_value;
+  EngineScene* scene = &scene_value;
+  if (!scene_of(model, scene_value)) {
+    return prefix +
+           "no engine scene: the engines are given cases of spheres with sphere-plane or "
+           "sphere-sphere contacts (docs/engines.md lists them)";
+  }
+  // The scene must be the case: the same gaps, the same constant diagonal metric, constraints that
+  // do not move. Checked at the start and at q moved by a few fixed offsets.
+  const State x0 = model.initial_state();
+  const int n = model.dof();
+  if (constraints_depend_on_time(model, model.horizon())) {
+    return prefix + "a constraint depends on time; an engine's ground plane is fixed";
+  }
+  Eigen::VectorXd diagonal = Eigen::VectorXd::Zero(n);
+  std::vector<bool> covered(static_cast<std::size_t>(n), false);
+  for (const EngineBody& b : scene->bodies) {
+    for (int index : {b.x, b.z}) {
+      if (index >= 0) diagonal(index) = b.mass, covered[static_cast<std::size_t>(index)] = true;
+    }
+    if (b.rotation >= 0) {
+      diagonal(b.rotation) = b.rotational_inertia;
+      covered[static_cast<std::size_t>(b.rotation)] = true;
+    }
+  }
+  if (std::find(covered.begin(), covered.end(), false) != covered.end() ||
+      static_cast<int>(scene->contacts.size()) != model.constraint_count()) {
+    return prefix + "the engine scene does not cover every coordinate and constraint";
+  }
+  const double size = std::max(1.0, x0.q.lpNorm<Eigen::Infinity>());
+  for (int trial = 0; trial < 4; ++trial) {
+    Eigen::VectorXd q = x0.q;
+    for (int i = 0; i < n; ++i) {
+      // Deterministic offsets of either sign, a few percent of the coordinates' size.
+      q(i) += 0.03 * size * std::sin(1.7 * (trial + 1) + 0.9 * i);
+    }
+    const Eigen::VectorXd f = model.constraint_values(x0.t, q);
+    const Eigen::VectorXd gaps = scene->gaps(q);
+    if (!((f - gaps).lpNorm<Eigen::Infinity>() <= 1e-12 * size)) {
+      return prefix +
+             "the engine scene's gaps differ from the case's constraint values with these "
+             "parameters";
+    }
+    const Eigen::MatrixXd A = model.metric(q);
+    const Eigen::MatrixXd expected = diagonal.asDiagonal();
+    if (!((A - expected).lpNorm<Eigen::Infinity>() <= 1e-12 * expected.lpNorm<Eigen::Infinity>())) {
+      return prefix +
+             "the kinetic metric is not the constant diagonal of the engine's rigid spheres with "
+             "these parameters";
+    }
+  }
+  return scene_value;
+}
+
+}  // namespace crbench

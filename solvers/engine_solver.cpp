@@ -1,0 +1,297 @@
+#include "crbench/solvers/engine_solver.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <stdexcept>
+#include <variant>
+
+#include "crbench/cases/params.hpp"
+#include "crbench/solvers/model_parameters.hpp"
+#include "crbench/solvers/step_output.hpp"
+
+namespace crbench {
+
+namespace {
+
+constexpr const char* kEngineEpisodeDefinition =
+    "a stay in penetration or under the engine's contact impulse: steps that end with the gap f "
+    "< 0 or have a contact impulse; from f crossing 0 downward (interpolated linearly between the "
+    "step ends, or the start of the first step with an impulse where f did not cross) to f "
+    "crossing 0 upward (interpolated, or the end of the last step with an impulse where the "
+    "engine held the body at f >= 0), as the realization's stay in the medium";
+
+// The time where the straight line through (t0, f0), (t1, f1) crosses 0 (f0 and f1 of either
+// sign, not both 0).
+double crossing(double t0, double f0, double t1, double f1) {
+  if (f0 == f1) return t1;
+  return t0 + (t1 - t0) * std::clamp(f0 / (f0 - f1), 0.0, 1.0);
+}
+
+}  // namespace
+
+std::vector<ParamSpec> EngineSolver::parameters() const {
+  std::vector<ParamSpec> params{
+      {.name = "N",
+       .default_value = 1e4,
+       .min = 0.0,
+       .max = 1e12,
+       .min_inclusive = false,
+       .description = "realization parameter: the contact's stiffness gamma N and damping beta N "
+                      "(not used by --preset engine-default)"},
+      {.name = "beta",
+       .default_value = 1.0,
+       .min = 0.0,
+       .max = 1e9,
+       .description = "viscosity coefficient: contact damping beta N",
+       .default_note = "the preset's"},
+      {.name = "gamma",
+       .default_value = 0.0,
+       .min = 0.0,
+       .max = 1e9,
+       .description = "stiffness coefficient: contact stiffness gamma N",
+       .default_note = "the preset's"},
+      {.name = "h",
+       .default_value = 1e-4,
+       .min = 0.0,
+       .max = 1.0,
+       .min_inclusive = false,
+       .unit = "time",
+       .description = "the engine's time step (made span/ceil(span/h) so that the last step ends "
+                      "at the horizon)"},
+      {.name = "max_steps",
+       .default_value = 1e9,
+       .min = 1.0,
+       .max = 1e12,
+       .description = "steps allowed; more needed ends the run before it starts (too_many_steps)",
+       .whole = true}};
+  for (auto& p : engine_parameters()) params.push_back(std::move(p));
+  return params;
+}
+
+std::vector<ChoiceSpec> EngineSolver::choices() const {
+  std::vector<ChoiceSpec> choices{
+      {.name = "preset",
+       .options = {"viscous", "penalty", kEngineDefaultPreset},
+       .default_value = "viscous",
+       .description = "(beta, gamma) = (1, 0) or (0, 1) mapped onto the engine's contact, or the "
+                      "engine's own contact softness; explicit --beta/--gamma override it",
+       .recorded = {kCustomPreset}},
+      {.name = "interaction",
+       .options = {"medium", "obstacle"},
+       .default_value = "obstacle",
+       .description = "an engine's contact only pushes: obstacle (medium is refused)"}};
+  for (auto& c : engine_choices()) choices.push_back(std::move(c));
+  return choices;
+}
+
+void EngineSolver::finalize(ParamValues& params, ChoiceValues& choices,
+                            const std::vector<std::string>& assigned) const {
+  const std::string owner = "solver " + name();
+  if (choices.at("interaction") != "obstacle") {
+    throw InputError(owner +
+                     ": --interaction medium cannot be expressed: the engine's contact force is "
+                     "clamped to push only, the obstacle interaction; use --interaction obstacle");
+  }
+  const auto given = [&](const std::string& key) {
+    return std::find(assigned.begin(), assigned.end(), key) != assigned.end();
+  };
+  const std::string preset = choices.at("preset");
+  if (preset == kEngineDefaultPreset) {
+    std::vector<std::string> mapped_only{"N", "beta", "gamma"};
+    for (auto& key : mapped_only_parameters()) mapped_only.push_back(std::move(key));
+    for (const std::string& key : mapped_only) {
+      if (given(key.c_str())) {
+        throw InputError(owner + ": --" + key + " does not apply to --preset " +
+                         kEngineDefaultPreset + " (the engine's own contact softness)");
+      }
+      params.erase(key);
+    }
+    return;
+  }
+  const bool coefficients_given = given("beta") || given("gamma");
+  if (!given("beta")) params["beta"] = preset == "viscous" ? 1.0 : 0.0;
+  if (!given("gamma")) params["gamma"] = preset == "penalty" ? 1.0 : 0.0;
+  if (params.at("beta") == 0.0 && params.at("gamma") == 0.0) {
+    throw InputError(owner + ": beta and gamma are both 0; at least one must be > 0");
+  }
+  if (coefficients_given) choices["preset"] = kCustomPreset;
+}
+
+EngineContactLaw engine_contact_law(const RunSettings& settings) {
+  const ParamValues& p = settings.solver_params;
+  if (settings.solver_choices.at("preset") == kEngineDefaultPreset) {
+    return {.engine_default = true};
+  }
+  return {.stiffness = p.at("gamma") * p.at("N"), .damping = p.at("beta") * p.at("N")};
+}
+
+std::optional<std::string> EngineSolver::refusal(const Model& model,
+                                                 const RunSettings& /*settings*/) const {
+  auto scene = engine_scene(model);
+  if (auto* why = std::get_if<std::string>(&scene)) return "solver " + name() + ": " + *why;
+  return std::nullopt;
+}
+
+RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) const {
+  require_support(*this, model);
+  auto scene_or_reason = engine_scene(model);
+  if (auto* why = std::get_if<std::string>(&scene_or_reason)) {
+    throw InputError("solver " + name() + ": " + *why);
+  }
+  const EngineScene& scene = std::get<EngineScene>(scene_or_reason);
+  const auto started = std::chrono::steady_clock::now();
+  const ParamValues& p = settings.solver_params;
+  const int m = model.constraint_count();
+  const int switches = model.switch_count();
+
+  RunRecord record = start_record(model, name(), settings);
+  record.episode_definition = kEngineEpisodeDefinition;
+  State x = model.initial_state();
+  const double t0 = x.t;
+  const double span = settings.t_end - t0;
+  const double steps_needed = std::max(1.0, std::ceil(span / p.at("h") - 1e-9));
+  const double h = span / steps_needed;
+  record.tolerances = {{"h", h}};
+  record.diagnostics["engine"] = engine_version();
+  record.diagnostics["scene"] = scene.description;
+  if (steps_needed > p.at("max_steps")) {
+    record.status = "too_many_steps";
+    record.reason = format_number(steps_needed) + " steps of h = " + format_number(p.at("h")) +
+                    " are needed and max_steps is " + format_number(p.at("max_steps"));
+    record.final_state = x;
+    finish_record(record, model, started, 0.0);
+    return record;
+  }
+  if (const auto why = non_finite_start(model, x)) {
+    record.status = "non_finite";
+    record.reason = *why;
+    record.final_state = x;
+    finish_record(record, model, started, 0.0);
+    return record;
+  }
+  const EngineContactLaw law = engine_contact_law(settings);
+  std::string contact_model;
+  std::unique_ptr<EngineWorld> world;
+  try {
+    world = make_world(scene, x, law, h, settings, record.tolerances, contact_model);
+  } catch (const std::exception& e) {
+    record.status = "step_failure";
+    record.reason = std::string("the engine did not build the scene: ") + e.what();
+    record.final_state = x;
+    finish_record(record, model, started, 0.0);
+    return record;
+  }
+  record.diagnostics["contact_model"] = contact_model;
+
+  StepOutput output(settings, h);
+  record.min_constraint.assign(static_cast<std::size_t>(m),
+                               std::numeric_limits<double>::infinity());
+  record.constraint_impulse.assign(static_cast<std::size_t>(m), 0.0);
+  Eigen::VectorXd f = model.constraint_values(x.t, x.q), f_next(m);
+  Eigen::VectorXd s = model.switching_values(x), s_next(switches);
+  Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), contact_impulse;
+  Eigen::VectorXd force, q_next, v_next;
+  std::vector<bool> inside(static_cast<std::size_t>(m), false);
+  for (int k = 0; k < m; ++k) {
+    record.min_constraint[static_cast<std::size_t>(k)] = f(k);
+    // A run that starts in penetration has its episode open from t0 (finish_contact_episodes).
+    inside[static_cast<std::size_t>(k)] = f(k) < 0.0;
+  }
+  const auto emit = [&](const State& state) {
+    if (!output.due(state.t)) return;
+    TrajectorySample sample;
+    sample.x = state;
+    sample.f = f;
+    sample.lambda = impulse / h;
+    sample.mu = Eigen::VectorXd::Zero(m);
+    sample.impulse = impulse;
+    output.deliver(sample);
+  };
+  emit(x);
+  const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
+  const auto total = static_cast<long>(steps_needed);
+  for (long step = 1; step <= total; ++step) {
+    if (wall_time.exceeded(x.t)) {
+      record.status = "wall_time_exceeded";
+      record.reason =
+          "the solve took more than max_wall_time = " + format_number(wall_time.seconds()) +
+          " s; stopped at t = " + format_number(x.t);
+      break;
+    }
+    const double t_next = step == total ? settings.t_end : t0 + static_cast<double>(step) * h;
+    model.free_force(x, model.modes_at(x), force);
+    try {
+      world->step(force, t_next - x.t);
+    } catch (const std::exception& e) {
+      record.status = "step_failure";
+      record.reason = "the engine failed at t = " + format_number(x.t) + ": " + e.what();
+      break;
+    }
+    if (const auto why = world->step_failure()) {
+      record.status = "step_failure";
+      record.reason = "at t = " + format_number(t_next) + ": " + *why;
+      break;
+    }
+    world->state(q_next, v_next);
+    if (!q_next.allFinite() || !v_next.allFinite()) {
+      record.status = "non_finite";
+      record.reason = "non-finite state at t = " + format_number(t_next);
+      break;
+    }
+    const State next{.t = t_next, .q = q_next, .v = v_next};
+    model.constraint_values(next.t, next.q, f_next);
+    model.switching_values(next, s_next);
+    world->contact_impulses(contact_impulse);
+    for (std::size_t c = 0; c < scene.contacts.size(); ++c) {
+      impulse(scene.contacts[c].constraint) = contact_impulse(static_cast<Eigen::Index>(c));
+    }
+    for (int k = 0; k < m; ++k) {
+      const auto slot = static_cast<std::size_t>(k);
+      record.constraint_impulse[slot] += impulse(k);
+      record.min_constraint[slot] = std::min(record.min_constraint[slot], f_next(k));
+      // In contact after this step: penetrating at its end, or pushed during it (an engine may
+      // hold the body at f = 0, Bullet's default contact does).
+      const bool in_contact = f_next(k) < 0.0 || impulse(k) > 0.0;
+      if (!inside[slot] && in_contact) {
+        const bool crossed = f(k) >= 0.0 && f_next(k) < 0.0;
+        record.events.push_back({.t = crossed ? crossing(x.t, f(k), next.t, f_next(k)) : x.t,
+                                 .kind = "enter_medium",
+                                 .index = k});
+        inside[slot] = true;
+      } else if (inside[slot] && !in_contact) {
+        const bool crossed = f(k) < 0.0 && f_next(k) >= 0.0;
+        record.events.push_back({.t = crossed ? crossing(x.t, f(k), next.t, f_next(k)) : x.t,
+                                 .kind = "exit_medium",
+                                 .index = k});
+        inside[slot] = false;
+      }
+    }
+    for (int i = 0; i < switches; ++i) {
+      if ((s(i) > 0.0) != (s_next(i) > 0.0)) {
+        record.events.push_back(
+            {.t = crossing(x.t, s(i), next.t, s_next(i)), .kind = "switch", .index = i});
+      }
+    }
+    x = next;
+    f = f_next;
+    s = s_next;
+    ++record.steps;
+    emit(x);
+  }
+  if (record.status == "ok") {
+    for (auto& warning : world->warnings()) record.warnings.push_back(std::move(warning));
+  }
+  world->add_diagnostics(record.diagnostics);
+  record.rhs_evaluations = record.steps * world->force_evaluations_per_step();
+  // A step's crossings and switches were appended constraint by constraint: in time order now.
+  std::stable_sort(record.events.begin(), record.events.end(),
+                   [](const Event& a, const Event& b) { return a.t < b.t; });
+  record.final_state = x;
+  finish_record(record, model, started, output.seconds());
+  return record;
+}
+
+}  // namespace crbench

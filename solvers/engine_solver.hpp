@@ -1,0 +1,87 @@
+// What the physics-engine solvers (mujoco, ode, bullet) share: the parameters that map crbench's
+// obstacle realization (stiffness γN, viscosity βN, no added mass) onto the engine's contact, the
+// engine's fixed step h, and the loop that drives the engine one step at a time and writes the
+// record as the realization's: episodes are stays in penetration (the gap f < 0), the lift-off is
+// the last exit from it. Each engine supplies an EngineWorld built from the case's EngineScene.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "crbench/solvers/engine_scene.hpp"
+#include "crbench/solvers/solver.hpp"
+
+namespace crbench {
+
+// The contact the user asked for: the preset engine-default (the engine's own contact softness),
+// or the realization's spring–damper, force = −(stiffness f + damping ḟ) while it pushes.
+struct EngineContactLaw {
+  bool engine_default = false;
+  double stiffness = 0.0;  // γN, force per unit of f
+  double damping = 0.0;    // βN, force per unit of ḟ
+};
+
+// One engine's simulation of one scene.
+class EngineWorld {
+ public:
+  virtual ~EngineWorld() = default;
+  // One step of length h with the generalized force `force` (in the case's coordinates) held over
+  // it. Throws std::runtime_error with the engine's message when the engine fails.
+  virtual void step(const Eigen::VectorXd& force, double h) = 0;
+  // The case's q and q̇ now.
+  virtual void state(Eigen::VectorXd& q, Eigen::VectorXd& v) const = 0;
+  // The normal impulse of each scene contact over the last step (0 where there was no contact).
+  virtual void contact_impulses(Eigen::VectorXd& out) const = 0;
+  // Why the last step is not to be trusted although it returned (the engine reset its state on a
+  // bad acceleration, a contact buffer overflowed, ...), or nothing.
+  virtual std::optional<std::string> step_failure() const { return std::nullopt; }
+  // Warnings to add to an ok record (an explicit contact step past its stability bound, ...).
+  virtual std::vector<std::string> warnings() const { return {}; }
+  // Counters for the record's diagnostics (contacts the engine found outside the case's, ...).
+  virtual void add_diagnostics(nlohmann::ordered_json& /*diagnostics*/) const {}
+  // Case force evaluations per step (1 for the engines' single-evaluation steps).
+  virtual int force_evaluations_per_step() const { return 1; }
+};
+
+class EngineSolver : public Solver {
+ public:
+  std::vector<ParamSpec> parameters() const final;
+  std::vector<ChoiceSpec> choices() const final;
+  bool takes_tolerances() const final { return false; }
+  void finalize(ParamValues& params, ChoiceValues& choices,
+                const std::vector<std::string>& assigned) const final;
+  // The obstacle realization converges to the classical model (Deryabin & Kozlov 1995, end of §6).
+  std::string limit_model(const ParamValues&, const ChoiceValues&) const final {
+    return "classical";
+  }
+  std::optional<std::string> refusal(const Model& model,
+                                     const RunSettings& settings) const override;
+
+ protected:
+  // The engine's own parameters and choices (after the shared ones).
+  virtual std::vector<ParamSpec> engine_parameters() const { return {}; }
+  virtual std::vector<ChoiceSpec> engine_choices() const { return {}; }
+  // The engine's parameters that only the mapped presets use (not engine-default).
+  virtual std::vector<std::string> mapped_only_parameters() const { return {}; }
+  // "MuJoCo 2.2.2", ...
+  virtual std::string engine_version() const = 0;
+  // The world of the scene at the state x0; records in `tolerances` every setting of the engine
+  // the numbers depend on, and in `contact_model` what the contact law became in the engine.
+  virtual std::unique_ptr<EngineWorld> make_world(const EngineScene& scene, const State& x0,
+                                                  const EngineContactLaw& law, double h,
+                                                  const RunSettings& settings,
+                                                  ParamValues& tolerances,
+                                                  std::string& contact_model) const = 0;
+  RunRecord solve(const Model& model, const RunSettings& settings) const final;
+};
+
+// The preset whose contact softness is the engine's own.
+inline const std::string kEngineDefaultPreset = "engine-default";
+
+// The contact law the settings ask for.
+EngineContactLaw engine_contact_law(const RunSettings& settings);
+
+}  // namespace crbench

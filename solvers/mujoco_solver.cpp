@@ -1,0 +1,313 @@
+#include "crbench/solvers/mujoco_solver.hpp"
+
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "crbench/cases/params.hpp"
+
+namespace crbench {
+
+namespace {
+
+// MuJoCo's default contact softness (MuJoCo 2.2.2, XML reference: solref, solimp).
+constexpr double kDefaultTimeconst = 0.02, kDefaultDampratio = 1.0;
+
+// MuJoCo reports errors through a global handler that by default prints and exits the process;
+// crbench's throws, so that a failing step ends its record instead. Warnings (which by default go
+// to stdout and to MUJOCO_LOG.TXT in the working directory) are counted in mjData::warning and
+// read from there; their text is kept per thread for the reason of a failed step.
+thread_local std::string last_warning;
+void throw_mujoco_error(const char* message) {
+  throw std::runtime_error(std::string("MuJoCo: ") + message);
+}
+void keep_mujoco_warning(const char* message) { last_warning = message; }
+
+void install_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mju_user_error = throw_mujoco_error;
+    mju_user_warning = keep_mujoco_warning;
+  });
+}
+
+// MuJoCo's XML parser and compiler keep state that is not documented as thread-safe.
+std::mutex& loader_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+struct ModelDeleter {
+  void operator()(mjModel* m) const { mj_deleteModel(m); }
+};
+struct DataDeleter {
+  void operator()(mjData* d) const { mj_deleteData(d); }
+};
+
+std::string num(double value) { return format_number(value); }
+
+// J M⁻¹ Jᵀ of a contact: the inverse masses of its spheres (the normal passes through the
+// centres, so rotation does not enter).
+double contact_inverse_mass(const EngineScene& scene, const EngineContact& c) {
+  double inverse = 1.0 / scene.bodies[static_cast<std::size_t>(c.a)].mass;
+  if (c.b >= 0) inverse += 1.0 / scene.bodies[static_cast<std::size_t>(c.b)].mass;
+  return inverse;
+}
+
+class MujocoWorld final : public EngineWorld {
+ public:
+  MujocoWorld(const EngineScene& scene, const State& x0, const EngineContactLaw& law, double h,
+              const RunSettings& settings, ParamValues& tolerances, std::string& contact_model)
+      : scene_(scene), n_(static_cast<int>(x0.q.size())) {
+    install_handlers();
+    const ParamValues& p = settings.solver_params;
+    const bool implicit = settings.solver_choices.at("integrator") == "implicit";
+    const bool refsafe = settings.solver_choices.at("refsafe") == "on";
+    const double impedance = law.engine_default ? 0.0 : p.at("impedance");
+    // The contact's reference in MuJoCo's direct form (negative solref): k and b in units of
+    // acceleration (MuJoCo's mj_makeImpedance divides them by dmax² and dmax, and the solver
+    // multiplies the stiffness term by the impedance d, so with dmin = dmax = d the pushing
+    // contact has f̈ = (1 − d)·a₀ − b ḟ − k f; docs/engines.md).
+    std::string xml;
+    xml.append("<mujoco model=\"crbench\">\n");
+    xml.append("  <compiler angle=\"radian\" inertiafromgeom=\"false\"/>\n");
+    xml.append("  <option timestep=\"" + num(h) + "\" gravity=\"0 0 0\" integrator=\"" +
+               (implicit ? std::string("implicit") : std::string("Euler")) + "\">\n");
+    xml.append(std::string("    <flag refsafe=\"") + (refsafe ? "enable" : "disable") +
+               "\" warmstart=\"enable\"/>\n");
+    xml.append("  </option>\n");
+    const std::size_t pairs = scene.contacts.size();
+    xml.append("  <size nconmax=\"" + std::to_string(pairs + 1) + "\" njmax=\"" +
+               std::to_string(pairs + 1) + "\"/>\n");
+    xml.append("  <worldbody>\n");
+    bool has_plane = false;
+    for (const EngineContact& c : scene.contacts) has_plane = has_plane || c.b < 0;
+    if (has_plane) {
+      xml.append("    <geom name=\"ground\" type=\"plane\" size=\"0 0 1\" pos=\"0 0 " +
+                 num(scene.plane_height) + "\" contype=\"0\" conaffinity=\"0\"/>\n");
+    }
+    // Joints in the order of the case's coordinates they carry, body by body; dof_of_[i] is the
+    // MuJoCo dof of case coordinate i.
+    dof_of_.assign(static_cast<std::size_t>(n_), -1);
+    int dof = 0;
+    for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
+      const EngineBody& body = scene.bodies[b];
+      const std::string id = std::to_string(b);
+      xml.append("    <body name=\"body" + id + "\" pos=\"0 0 0\">\n");
+      const auto joint = [&](int coordinate, const char* type, const char* axis) {
+        if (coordinate < 0) return;
+        xml.append(std::string("      <joint type=\"") + type + "\" axis=\"" + axis +
+                   "\" limited=\"false\" damping=\"0\" armature=\"0\" stiffness=\"0\"/>\n");
+        dof_of_[static_cast<std::size_t>(coordinate)] = dof++;
+      };
+      joint(body.x, "slide", "1 0 0");
+      joint(body.z, "slide", "0 0 1");
+      joint(body.rotation, "hinge", "0 1 0");
+      const std::string I = num(body.rotational_inertia);
+      xml.append("      <inertial pos=\"0 0 0\" mass=\"" + num(body.mass) + "\" diaginertia=\"" +
+                 I + " " + I + " " + I + "\"/>\n");
+      xml.append("      <geom name=\"sphere" + id + "\" type=\"sphere\" size=\"" +
+                 num(body.radius) + "\" contype=\"0\" conaffinity=\"0\"/>\n");
+      xml.append("    </body>\n");
+    }
+    xml.append("  </worldbody>\n  <contact>\n");
+    double worst_stability = 0.0;
+    for (const EngineContact& c : scene.contacts) {
+      const std::string g1 = c.b < 0 ? std::string("ground") : "sphere" + std::to_string(c.b);
+      const std::string g2 = "sphere" + std::to_string(c.a);
+      xml.append("    <pair geom1=\"" + g1 + "\" geom2=\"" + g2 + "\" condim=\"1\"");
+      if (!law.engine_default) {
+        const double inverse_mass = contact_inverse_mass(scene, c);
+        const double k = law.stiffness * inverse_mass, b = law.damping * inverse_mass;
+        xml.append(" solref=\"" + num(-k) + " " + num(-b) + "\" solimp=\"" + num(impedance) + " " +
+                   num(impedance) + " 0.001 0.5 2\"");
+        // Semi-implicit Euler with the contact's force taken at the step's start is stable for
+        // h b + h² k / 2 < 2 (the damped oscillator f̈ = −b ḟ − k f).
+        worst_stability = std::max(worst_stability, h * b + 0.5 * h * h * k);
+      }
+      xml.append("/>\n");
+    }
+    xml.append("  </contact>\n</mujoco>\n");
+    if (worst_stability >= 2.0) {
+      warnings_.push_back(
+          "MuJoCo takes the contact force at the step's start (explicit): h b + h^2 k / 2 = " +
+          num(worst_stability) +
+          " >= 2 (b, k the mass-normalized damping and stiffness) is past the stability bound of "
+          "the step; take h < " +
+          num(h * 2.0 / worst_stability) + " or so");
+    }
+
+    {
+      const std::lock_guard<std::mutex> lock(loader_mutex());
+      auto vfs = std::make_unique<mjVFS>();
+      mj_defaultVFS(vfs.get());
+      const char* file = "crbench.xml";
+      if (mj_makeEmptyFileVFS(vfs.get(), file, static_cast<int>(xml.size())) != 0) {
+        throw std::runtime_error("MuJoCo's virtual file system refused the model");
+      }
+      const int index = mj_findFileVFS(vfs.get(), file);
+      std::memcpy(vfs->filedata[index], xml.data(), xml.size());
+      char error[1000] = "";
+      model_.reset(mj_loadXML(file, vfs.get(), error, sizeof error));
+      mj_deleteVFS(vfs.get());
+      if (!model_) throw std::runtime_error(std::string("MuJoCo did not load the scene: ") + error);
+    }
+    data_.reset(mj_makeData(model_.get()));
+    if (!data_) throw std::runtime_error("MuJoCo could not allocate its data");
+    for (int i = 0; i < n_; ++i) {
+      const int d = dof_of_[static_cast<std::size_t>(i)];
+      // Every joint is a slide or a hinge: one qpos and one dof each, in the same order.
+      data_->qpos[d] = x0.q(i);
+      data_->qvel[d] = x0.v(i);
+    }
+    for (int w = 0; w < mjNWARNING; ++w) warning_counts_[w] = 0;
+
+    tolerances["solver_tolerance"] = model_->opt.tolerance;
+    tolerances["solver_iterations"] = model_->opt.iterations;
+    if (law.engine_default) {
+      const double timeconst = refsafe ? std::max(kDefaultTimeconst, 2.0 * h) : kDefaultTimeconst;
+      tolerances["timeconst"] = timeconst;
+      contact_model =
+          "MuJoCo's default contact: solref (timeconst, dampratio) = (0.02, 1)" +
+          std::string(refsafe ? " with timeconst raised to 2h where larger (refsafe), " : ", ") +
+          "solimp (0.9, 0.95, 0.001, 0.5, 2): while it pushes f'' = (1 - d) a0 + d aref, aref = "
+          "-(2/(dmax timeconst)) f' - d f/(dmax timeconst dampratio)^2, d from 0.9 at f = 0 to "
+          "0.95 at |f| >= 0.001";
+    } else {
+      tolerances["impedance"] = impedance;
+      contact_model =
+          "direct reference solref = (-k, -b), k = gamma N J M^-1 J^T, b = beta N J M^-1 J^T, "
+          "solimp (d, d, 0.001, 0.5, 2) with d = impedance: while it pushes f'' = (1 - d) a0 - "
+          "b f' - k f (the realization's: f'' = a0 - b f' - k f)";
+    }
+    contact_model += std::string("; ") + (implicit ? "implicit" : "semi-implicit Euler") +
+                     " integrator, frictionless contact pairs (condim 1)";
+  }
+
+  void step(const Eigen::VectorXd& force, double h) override {
+    model_->opt.timestep = h;
+    for (int i = 0; i < n_; ++i)
+      data_->qfrc_applied[dof_of_[static_cast<std::size_t>(i)]] = force(i);
+    mj_step(model_.get(), data_.get());
+  }
+
+  void state(Eigen::VectorXd& q, Eigen::VectorXd& v) const override {
+    q.resize(n_);
+    v.resize(n_);
+    for (int i = 0; i < n_; ++i) {
+      const int d = dof_of_[static_cast<std::size_t>(i)];
+      q(i) = data_->qpos[d];
+      v(i) = data_->qvel[d];
+    }
+  }
+
+  void contact_impulses(Eigen::VectorXd& out) const override {
+    out = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(scene_.contacts.size()));
+    // mj_step computes the forces at the step's start and holds them over the step.
+    for (int i = 0; i < data_->ncon; ++i) {
+      const mjContact& c = data_->contact[i];
+      if (c.efc_address < 0) continue;
+      const int index = pair_index(c.geom1, c.geom2);
+      if (index >= 0) out(index) += data_->efc_force[c.efc_address] * model_->opt.timestep;
+    }
+  }
+
+  std::optional<std::string> step_failure() const override {
+    for (const mjtWarning w :
+         {mjWARN_BADQACC, mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_CNSTRFULL, mjWARN_CONTACTFULL}) {
+      if (data_->warning[w].number > warning_counts_[w]) {
+        return "MuJoCo warned (" + last_warning +
+               (w == mjWARN_BADQACC || w == mjWARN_BADQPOS || w == mjWARN_BADQVEL
+                    ? "; it then resets its state, so the motion is lost)"
+                    : ")");
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::vector<std::string> warnings() const override { return warnings_; }
+
+  void add_diagnostics(nlohmann::ordered_json& diagnostics) const override {
+    diagnostics["solver_iterations_last_step"] = data_->solver_iter;
+  }
+
+ private:
+  // The scene contact of a MuJoCo contact between two geoms: geom 0 is the ground plane when the
+  // scene has one, then one sphere per body.
+  int pair_index(int g1, int g2) const {
+    const int offset = model_->ngeom - static_cast<int>(scene_.bodies.size());
+    // The bodies of the two geoms, −1 for the ground; MuJoCo may report a pair in either order.
+    const int first = std::max(-1, g1 - offset), second = std::max(-1, g2 - offset);
+    for (std::size_t k = 0; k < scene_.contacts.size(); ++k) {
+      const EngineContact& c = scene_.contacts[k];
+      if ((c.a == first && c.b == second) || (c.a == second && c.b == first)) {
+        return static_cast<int>(k);
+      }
+    }
+    return -1;
+  }
+
+  const EngineScene& scene_;
+  int n_;
+  std::vector<int> dof_of_;
+  std::unique_ptr<mjModel, ModelDeleter> model_;
+  std::unique_ptr<mjData, DataDeleter> data_;
+  int warning_counts_[mjNWARNING] = {};
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace
+
+std::string MujocoSolver::description() const {
+  return "The case as MuJoCo (2.2.2) spheres with frictionless contact pairs (condim 1): the "
+         "realization's gamma N and beta N as MuJoCo's direct reference (solref = (-k, -b), "
+         "mass-normalized) with constant impedance d, or MuJoCo's default solref and solimp "
+         "(--preset engine-default); the case's forces applied each step (qfrc_applied). Obstacle "
+         "interaction only (MuJoCo's contact pushes only).";
+}
+
+std::vector<ParamSpec> MujocoSolver::engine_parameters() const {
+  return {{.name = "impedance",
+           .default_value = 0.9999,
+           .min = 0.0001,
+           .max = 0.9999,
+           .description = "MuJoCo's constant impedance d (solimp dmin = dmax) of the mapped "
+                          "presets: the pushing contact keeps (1 - d) of the free acceleration "
+                          "(MuJoCo clamps d to [0.0001, 0.9999])"}};
+}
+
+std::vector<ChoiceSpec> MujocoSolver::engine_choices() const {
+  return {{.name = "integrator",
+           .options = {"euler", "implicit"},
+           .default_value = "euler",
+           .description = "MuJoCo's integrator: semi-implicit Euler (its default) or implicit in "
+                          "velocity (joint damping only; the contact stays explicit)"},
+          {.name = "refsafe",
+           .options = {"on", "off"},
+           .default_value = "on",
+           .description = "MuJoCo's refsafe: a positive solref's timeconst raised to 2h (engine-"
+                          "default only; the direct solref of the mapped presets is not clamped)"}};
+}
+
+std::string MujocoSolver::engine_version() const {
+  return std::string("MuJoCo ") + mj_versionString();
+}
+
+std::unique_ptr<EngineWorld> MujocoSolver::make_world(const EngineScene& scene, const State& x0,
+                                                      const EngineContactLaw& law, double h,
+                                                      const RunSettings& settings,
+                                                      ParamValues& tolerances,
+                                                      std::string& contact_model) const {
+  return std::make_unique<MujocoWorld>(scene, x0, law, h, settings, tolerances, contact_model);
+}
+
+}  // namespace crbench

@@ -1,0 +1,326 @@
+// The physics-engine solvers (solvers/engine_solver.hpp) against crbench's obstacle realization
+// with the same (β, γ, N), and MuJoCo's contact against the model docs/engines.md derives for it:
+// ODE's ERP/CFM contact is the realization's spring-damper integrated by implicit Euler, so the
+// two agree to O(h); MuJoCo's soft contact is another realization, f'' = (1 − w)a₀ − b_eff f' −
+// k_eff f while it pushes, whose predictions (sink velocity, resting depth, contact time) are
+// checked here to the digits the step allows. Built with each engine's CMake option.
+#if defined(CRBENCH_HAVE_MUJOCO) || defined(CRBENCH_HAVE_ODE) || defined(CRBENCH_HAVE_BULLET)
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "crbench/cases/registry.hpp"
+#include "crbench/solvers/record.hpp"
+#include "tests/support.hpp"
+
+namespace {
+
+using crbench::Assignment;
+using crbench::RunRecord;
+
+RunRecord run(const std::string& case_name, const std::string& solver,
+              std::vector<Assignment> solver_params, std::vector<Assignment> case_params = {},
+              double t_end = std::numeric_limits<double>::quiet_NaN(),
+              std::vector<double> output_times = {},
+              std::function<void(const crbench::TrajectorySample&)> on_sample = {}) {
+  const auto model = crbench::make_model(case_name, case_params);
+  crbench::testing::SolveOptions o;
+  o.solver = solver;
+  o.solver_params = std::move(solver_params);
+  o.t_end = t_end;
+  o.output_times = std::move(output_times);
+  o.on_sample = std::move(on_sample);
+  return crbench::testing::solve(*model, o);
+}
+
+// The realization with the engines' obstacle interaction and the same coefficients.
+RunRecord realization(const std::string& case_name, std::vector<Assignment> solver_params,
+                      std::vector<Assignment> case_params = {},
+                      double t_end = std::numeric_limits<double>::quiet_NaN()) {
+  solver_params.push_back({"interaction", "obstacle"});
+  return run(case_name, "realization", std::move(solver_params), std::move(case_params), t_end);
+}
+
+double first_exit(const RunRecord& r) {
+  REQUIRE(!r.contact_episodes.empty());
+  REQUIRE(r.contact_episodes.front().end);
+  return *r.contact_episodes.front().end;
+}
+
+}  // namespace
+
+#ifdef CRBENCH_HAVE_ODE
+TEST_CASE("ode: the mapped ERP/CFM contact is the realization's obstacle to O(h)", "[engines]") {
+  SECTION("dk-plane, viscous: the lift-off sqrt(2/N) late, as the realization's") {
+    const RunRecord reference = realization("dk-plane", {{"N", "1e4"}});
+    REQUIRE(reference.lift_off_time);
+    std::vector<double> differences;
+    for (const char* h : {"1e-4", "1e-5"}) {
+      const RunRecord r = run("dk-plane", "ode", {{"N", "1e4"}, {"h", h}});
+      REQUIRE(r.status == "ok");
+      REQUIRE(r.lift_off_time);
+      differences.push_back(std::abs(*r.lift_off_time - *reference.lift_off_time));
+      // Measured: 8.1e-5 at h = 1e-4, 8.4e-6 at 1e-5.
+      CHECK(differences.back() <= std::stod(h));
+    }
+    CHECK(differences[1] <= differences[0] / 5.0);
+  }
+  SECTION("bouncing-ball-siconos with m = 2: stiffness and damping are forces, not accelerations") {
+    // kp = 1e6, kd = 1e3 on a mass of 2: the first contact's exit.
+    const std::vector<Assignment> coefficients{{"beta", "1e-3"}, {"gamma", "1"}, {"N", "1e6"}};
+    const RunRecord reference =
+        realization("bouncing-ball-siconos", coefficients, {{"m", "2"}}, 0.5);
+    std::vector<double> differences;
+    for (const char* h : {"1e-5", "1e-6"}) {
+      auto params = coefficients;
+      params.push_back({"h", h});
+      const RunRecord r = run("bouncing-ball-siconos", "ode", params, {{"m", "2"}}, 0.5);
+      REQUIRE(r.status == "ok");
+      differences.push_back(std::abs(first_exit(r) - first_exit(reference)));
+      // Measured: 4.4e-6 at h = 1e-5, 4.3e-7 at 1e-6.
+      CHECK(differences.back() <= std::stod(h));
+    }
+    CHECK(differences[1] <= differences[0] / 5.0);
+  }
+  SECTION(
+      "ball-chain: sphere-sphere contacts pass the velocity on, losing O(h) to implicit Euler") {
+    const std::vector<Assignment> chain{{"n", "3"}, {"gap", "0.1"}};
+    const RunRecord reference =
+        realization("ball-chain", {{"preset", "penalty"}, {"N", "1e4"}}, chain);
+    REQUIRE(reference.final_state.v(2) == Approx(1.0).margin(1e-9));
+    std::vector<double> losses;
+    for (const char* h : {"1e-4", "1e-5"}) {
+      const RunRecord r =
+          run("ball-chain", "ode", {{"preset", "penalty"}, {"N", "1e4"}, {"h", h}}, chain);
+      REQUIRE(r.status == "ok");
+      REQUIRE(r.lift_off_time);
+      // Implicit Euler damps the contact spring (omega h = 1.4e-2 at h = 1e-4) by a factor
+      // (1 + omega^2 h^2)^(-1/2) a step: the last ball leaves at 0.978, then 0.9978.
+      losses.push_back(1.0 - r.final_state.v(2));
+      CHECK(losses.back() > 0.0);
+      CHECK(losses.back() <= 250.0 * std::stod(h));
+      CHECK(std::abs(*r.lift_off_time - *reference.lift_off_time) <= 10.0 * std::stod(h));
+    }
+    CHECK(losses[1] <= losses[0] / 5.0);
+  }
+}
+
+TEST_CASE("ode: a failed LCP ends the record, and the quick step goes through", "[engines]") {
+  // Touching balls: every contact at depth 0, the far ones with no relative velocity. dWorldStep's
+  // Dantzig pivoting reports "LCP internal error" and goes on with forces under which the striker
+  // passes through its neighbour; dWorldQuickStep's iterations share the momentum out.
+  const RunRecord pivoting = run("ball-chain", "ode", {{"h", "1e-3"}}, {{"n", "3"}});
+  CHECK(pivoting.status == "step_failure");
+  CHECK_THAT(pivoting.reason, Catch::Contains("LCP internal error"));
+  const RunRecord quick =
+      run("ball-chain", "ode", {{"h", "1e-3"}, {"stepper", "quick"}}, {{"n", "3"}});
+  REQUIRE(quick.status == "ok");
+  for (int i = 0; i < 3; ++i) CHECK(quick.final_state.v(i) == Approx(1.0 / 3.0).margin(1e-9));
+}
+
+TEST_CASE("ode: the default contact (ERP 0.2, CFM 1e-10) lifts off within a step", "[engines]") {
+  const RunRecord r = run("dk-plane", "ode", {{"preset", "engine-default"}, {"h", "1e-3"}});
+  REQUIRE(r.status == "ok");
+  REQUIRE(r.lift_off_time);
+  CHECK(*r.lift_off_time - 1.0 <= 2e-3);
+  CHECK(r.tolerances.at("world_erp") == 0.2);
+}
+#endif
+
+#ifdef CRBENCH_HAVE_BULLET
+TEST_CASE("bullet: the mapped contact is the realization's obstacle to O(h), ODE's to round-off",
+          "[engines]") {
+  // Bullet's sequential-impulse row with ERP = h kp/(h kp + kd), CFM = 1/(h kp + kd) and no split
+  // impulse is ODE's implicit spring-damper; 100 iterations converge the single row.
+  const RunRecord reference = realization("dk-plane", {{"N", "1e4"}});
+  REQUIRE(reference.lift_off_time);
+  std::vector<double> differences;
+  for (const char* h : {"1e-4", "1e-5"}) {
+    const RunRecord r = run("dk-plane", "bullet", {{"N", "1e4"}, {"h", h}});
+    REQUIRE(r.status == "ok");
+    REQUIRE(r.lift_off_time);
+    differences.push_back(std::abs(*r.lift_off_time - *reference.lift_off_time));
+    CHECK(differences.back() <= std::stod(h));
+  }
+  CHECK(differences[1] <= differences[0] / 5.0);
+#ifdef CRBENCH_HAVE_ODE
+  struct Setup {
+    const char* case_name;
+    std::vector<Assignment> solver, case_params;
+  };
+  const std::vector<Setup> setups{
+      {"dk-plane", {{"preset", "penalty"}, {"N", "1e4"}, {"h", "1e-4"}}, {}},
+      {"bouncing-ball-siconos",
+       {{"beta", "1e-3"}, {"gamma", "1"}, {"N", "1e6"}, {"h", "1e-5"}},
+       {{"m", "2"}}},
+      {"ball-chain",
+       {{"preset", "penalty"}, {"N", "1e4"}, {"h", "1e-4"}},
+       {{"n", "3"}, {"gap", "0.1"}}},
+  };
+  for (const Setup& setup : setups) {
+    INFO(setup.case_name);
+    const RunRecord bullet = run(setup.case_name, "bullet", setup.solver, setup.case_params, 0.5);
+    const RunRecord ode = run(setup.case_name, "ode", setup.solver, setup.case_params, 0.5);
+    REQUIRE(bullet.status == "ok");
+    REQUIRE(ode.status == "ok");
+    CHECK((bullet.final_state.q - ode.final_state.q).lpNorm<Eigen::Infinity>() <= 1e-12);
+    CHECK((bullet.final_state.v - ode.final_state.v).lpNorm<Eigen::Infinity>() <= 1e-12);
+    REQUIRE(bullet.contact_episodes.size() == ode.contact_episodes.size());
+  }
+#endif
+}
+
+TEST_CASE("bullet: the default contact holds the body at f = 0 and lets go within a step",
+          "[engines]") {
+  // Bullet's contact acts on a gap about to close within the step (its speculative contact), and
+  // split impulse corrects what penetration there is without a force: dk-plane's point rests on
+  // the plane, f = 0, until the switch.
+  const RunRecord r = run("dk-plane", "bullet", {{"preset", "engine-default"}, {"h", "1e-3"}});
+  REQUIRE(r.status == "ok");
+  REQUIRE(r.lift_off_time);
+  CHECK(r.min_constraint[0] >= -1e-12);
+  CHECK(*r.lift_off_time - 1.0 <= 2e-3);
+  CHECK(r.tolerances.at("iterations") == 10.0);
+}
+#endif
+
+#ifdef CRBENCH_HAVE_MUJOCO
+namespace {
+
+// MuJoCo's diagApprox of a contact over its J M⁻¹ Jᵀ for a body with two translational dofs: the
+// body's translational invweight0, the mean of the three diagonal entries of its translational
+// J M⁻¹ Jᵀ, is 2/(3m) where the contact's is 1/m (docs/engines.md).
+constexpr double kDiagonalRatio = 2.0 / 3.0;
+
+}  // namespace
+
+TEST_CASE("mujoco: the mapped contact holds the body and leaks (1 - d) c of the free acceleration",
+          "[engines]") {
+  // While it pushes, f'' = (1 - w) a0 - b_eff f' with w = d/(d + (1 - d)c): the viscous contact
+  // holds dk-plane's point sinking at f' = -g (1 - d) c / b (b = beta N), where the realization's
+  // sinks at -g/b. Sampled at t = 0.5, after the transient.
+  for (const double d : {0.9999, 0.99}) {
+    INFO("impedance " << d);
+    std::vector<crbench::TrajectorySample> samples;
+    const RunRecord r =
+        run("dk-plane", "mujoco", {{"N", "1e4"}, {"h", "1e-5"}, {"impedance", std::to_string(d)}},
+            {}, 1.2, {0.5}, [&](const crbench::TrajectorySample& s) { samples.push_back(s); });
+    REQUIRE(r.status == "ok");
+    REQUIRE(samples.size() == 1u);
+    const double predicted = -(1.0 - d) * kDiagonalRatio / 1e4;
+    CHECK(samples[0].x.v(1) == Approx(predicted).epsilon(1e-6));
+  }
+  // Hence no delay of the realization's size: it lifts off sqrt(2/N) = 1.4e-2 late, MuJoCo's
+  // contact 1.3e-4 late at the default impedance.
+  const RunRecord reference = realization("dk-plane", {{"N", "1e4"}});
+  const RunRecord engine = run("dk-plane", "mujoco", {{"N", "1e4"}, {"h", "1e-5"}}, {}, 1.2);
+  REQUIRE(reference.lift_off_time);
+  REQUIRE(engine.lift_off_time);
+  CHECK(*engine.lift_off_time - 1.0 < (*reference.lift_off_time - 1.0) / 50.0);
+}
+
+TEST_CASE(
+    "mujoco: the default contact rests at the depth its solref and solimp give, and lifts "
+    "off 7.7e-3 late whatever h",
+    "[engines]") {
+  // At rest a1 = 0: aref = g (1 - d) c / d with aref = -K d r, K = 1/(dmax^2 timeconst^2
+  // dampratio^2) = 1/(0.95^2 0.02^2), d = d(r) by solimp (0.9, 0.95, 0.001, 0.5, 2). After the
+  // switch the point flies from r at rest under +g: the exit after sqrt(2|r|/g).
+  const double K = 1.0 / (0.95 * 0.95 * 0.02 * 0.02);
+  double d = 0.9, r = 0.0;
+  for (int i = 0; i < 50; ++i) {
+    r = -(1.0 - d) * kDiagonalRatio / (K * d * d);
+    const double x = std::abs(r) / 0.001;
+    d = 0.9 + 0.05 * (x <= 0.5 ? 2.0 * x * x : 1.0 - 2.0 * (1.0 - x) * (1.0 - x));
+  }
+  const double delay = std::sqrt(2.0 * std::abs(r));
+  CHECK(delay == Approx(7.7045e-3).margin(1e-7));
+  for (const double h : {1e-3, 1e-4}) {
+    INFO("h = " << h);
+    const RunRecord run_default =
+        run("dk-plane", "mujoco", {{"preset", "engine-default"}, {"h", crbench::format_number(h)}},
+            {}, 1.2);
+    REQUIRE(run_default.status == "ok");
+    REQUIRE(run_default.lift_off_time);
+    CHECK(run_default.min_constraint[0] == Approx(r).epsilon(1e-10));
+    // Measured: 8.21e-3 at h = 1e-3, 7.75e-3 at 1e-4 (the switch is seen at a step's end).
+    CHECK(std::abs(*run_default.lift_off_time - 1.0 - delay) <= h);
+  }
+}
+
+TEST_CASE("mujoco: the mapped stiffness is mass-normalized (bouncing ball of mass 2)",
+          "[engines]") {
+  // gamma N = 1e6 on m = 2: k_eff = gamma N / m / (d + (1 - d) c), a contact of half a period
+  // pi / sqrt(k_eff) (MuJoCo's contact cancels all but (1 - w) of gravity while it pushes).
+  const double d = 0.9999, N = 1e6, m = 2.0, h = 1e-5;
+  const RunRecord r = run("bouncing-ball-siconos", "mujoco",
+                          {{"preset", "penalty"}, {"N", "1e6"}, {"h", "1e-5"}}, {{"m", "2"}}, 0.5);
+  REQUIRE(r.status == "ok");
+  REQUIRE(!r.contact_episodes.empty());
+  const auto& first = r.contact_episodes.front();
+  REQUIRE(first.end);
+  const double k_eff = N / m / (d + (1.0 - d) * kDiagonalRatio);
+  CHECK(std::abs(*first.end - first.start - std::numbers::pi / std::sqrt(k_eff)) <= 3.0 * h);
+}
+
+TEST_CASE("mujoco: ball-chain's sphere-sphere pairs pass the velocity on and report impulses",
+          "[engines]") {
+  const RunRecord r =
+      run("ball-chain", "mujoco", {{"preset", "penalty"}, {"N", "1e4"}, {"h", "1e-5"}},
+          {{"n", "3"}, {"gap", "0.1"}});
+  REQUIRE(r.status == "ok");
+  CHECK(r.final_state.v(2) == Approx(1.0).margin(1e-6));
+  CHECK(std::abs(r.final_state.v(0)) <= 1e-6);
+  for (const double impulse : r.constraint_impulse) CHECK(impulse == Approx(1.0).margin(1e-6));
+}
+
+TEST_CASE("mujoco: an explicit contact step past its stability bound is warned of", "[engines]") {
+  const RunRecord r = run("dk-plane", "mujoco", {{"N", "1e12"}, {"h", "1e-4"}}, {}, 1.2);
+  REQUIRE(r.status == "ok");
+  REQUIRE(r.warnings.size() == 1u);
+  CHECK(r.warnings[0].find("stability bound") != std::string::npos);
+  const RunRecord stable = run("dk-plane", "mujoco", {{"N", "1e4"}, {"h", "1e-4"}}, {}, 1.2);
+  CHECK(stable.warnings.empty());
+}
+#endif
+
+TEST_CASE("engines refuse what they cannot express, naming it", "[engines]") {
+  const auto dk_plane = crbench::make_model("dk-plane", {});
+  const auto pendulum = crbench::make_model("pendulum-string", {});
+  for (const char* solver : {"mujoco", "ode", "bullet"}) {
+#ifndef CRBENCH_HAVE_MUJOCO
+    if (std::string(solver) == "mujoco") continue;
+#endif
+#ifndef CRBENCH_HAVE_ODE
+    if (std::string(solver) == "ode") continue;
+#endif
+#ifndef CRBENCH_HAVE_BULLET
+    if (std::string(solver) == "bullet") continue;
+#endif
+    INFO(solver);
+    const auto refused = [&](const crbench::Model& model, std::vector<Assignment> params,
+                             const char* fragment) {
+      crbench::testing::SolveOptions o;
+      o.solver = solver;
+      o.solver_params = std::move(params);
+      try {
+        crbench::testing::solve(model, o);
+        FAIL("accepted");
+      } catch (const crbench::InputError& e) {
+        CHECK_THAT(e.what(), Catch::Contains(fragment));
+      }
+    };
+    refused(*dk_plane, {{"interaction", "medium"}}, "interaction medium");
+    refused(*pendulum, {}, "no engine scene");
+    refused(*dk_plane, {{"preset", "engine-default"}, {"N", "10"}}, "--N does not apply");
+    refused(*dk_plane, {{"beta", "0"}, {"gamma", "0"}}, "beta and gamma are both 0");
+    // The same run twice: the same record, to the byte.
+    const RunRecord a = run("ball-chain", solver, {{"h", "1e-3"}}, {{"gap", "0.1"}});
+    const RunRecord b = run("ball-chain", solver, {{"h", "1e-3"}}, {{"gap", "0.1"}});
+    CHECK(a.status == "ok");
+    CHECK(crbench::to_json(a, false).dump() == crbench::to_json(b, false).dump());
+  }
+}
+#endif
