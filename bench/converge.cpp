@@ -207,6 +207,26 @@ class Converge {
     if (options_.log) *options_.log << line << "\n";
   }
 
+  // The step h of a model whose solver runs an N ladder with a fixed step and no tolerances (an
+  // engine): its `set` h, or the solver's default; nothing for every other model.
+  static std::optional<double> fixed_step(const StudyModel& model) {
+    const Solver& solver = find_solver(model.solver);
+    if (solver.takes_tolerances()) return std::nullopt;
+    const auto parameters = solver.parameters();
+    const auto has = [&](const char* name) {
+      return std::any_of(parameters.begin(), parameters.end(),
+                         [&](const ParamSpec& p) { return p.name == name; });
+    };
+    if (!has("N") || !has("h")) return std::nullopt;
+    for (const auto& a : model.assignments) {
+      if (a.key == "h") return std::stod(a.value);
+    }
+    for (const auto& p : parameters) {
+      if (p.name == "h") return p.default_value;
+    }
+    return std::nullopt;
+  }
+
   RunRequest base_request(const StudyModel& model) const {
     RunRequest r;
     r.case_name = model.case_name;
@@ -442,10 +462,16 @@ class Converge {
         line["by_coordinate"] = each;
       }
       if (ladder_in_N) {
-        // The discretization check: the same point at the tight tolerances. An h or rtol
-        // ladder has none: the ladder itself is the discretization.
+        // The discretization check: the same point at the tight tolerances, or, for a solver
+        // with a fixed step and no tolerances (a physics engine's N ladder), at half its step
+        // (first order: the difference estimates the step's error). An h or rtol ladder has
+        // none: the ladder itself is the discretization.
         r.rtol = tight_rtol(study_.rtol, study_.tight_factor);
         r.atol = tight_atol(study_.atol, study_.tight_factor);
+        if (const auto h = fixed_step(m)) {
+          std::erase_if(r.solver_assignments, [](const Assignment& a) { return a.key == "h"; });
+          r.solver_assignments.push_back({"h", format_number(0.5 * *h)});
+        }
         const GridRun tight = solve_on_grid(r);
         line["tight_status"] = tight.record.status;
         line["tight_tolerances"] = tight.record.tolerances;

@@ -19,8 +19,8 @@ namespace crbench {
 
 namespace {
 
-// MuJoCo's default contact softness (MuJoCo 2.2.2, XML reference: solref, solimp).
-constexpr double kDefaultTimeconst = 0.02, kDefaultDampratio = 1.0;
+// MuJoCo's default solref timeconst (MuJoCo 2.2.2, XML reference: solref).
+constexpr double kDefaultTimeconst = 0.02;
 
 // MuJoCo reports errors through a global handler that by default prints and exits the process;
 // crbench's throws, so that a failing step ends its record instead. Warnings (which by default go

@@ -64,6 +64,13 @@ class OdeWorld final : public EngineWorld {
         quick_(settings.solver_choices.at("stepper") == "quick") {
     initialize_ode();
     world_ = dWorldCreate();
+    // A threading implementation of the world's own: without one, every world steps through
+    // ODE's one built-in self-threaded job list, and two worlds stepped in two threads at once
+    // (a study's --jobs 2) crashed in it.
+    threading_ = dThreadingAllocateSelfThreadedImplementation();
+    if (threading_ == nullptr) throw std::runtime_error("ODE did not allocate a threading context");
+    dWorldSetStepThreadingImplementation(world_, dThreadingImplementationGetFunctions(threading_),
+                                         threading_);
     dWorldSetGravity(world_, 0.0, 0.0, 0.0);
     if (quick_) {
       dWorldSetQuickStepNumIterations(
@@ -119,6 +126,7 @@ class OdeWorld final : public EngineWorld {
     for (dGeomID g : spheres_) dGeomDestroy(g);
     dGeomDestroy(plane_);
     dWorldDestroy(world_);
+    dThreadingFreeImplementation(threading_);
   }
   OdeWorld(const OdeWorld&) = delete;
   OdeWorld& operator=(const OdeWorld&) = delete;
@@ -208,6 +216,7 @@ class OdeWorld final : public EngineWorld {
   int n_;
   bool quick_;
   dWorldID world_ = nullptr;
+  dThreadingImplementationID threading_ = nullptr;
   dJointGroupID contacts_ = nullptr;
   dGeomID plane_ = nullptr;
   std::vector<dBodyID> bodies_;

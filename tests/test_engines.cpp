@@ -7,10 +7,14 @@
 #if defined(CRBENCH_HAVE_MUJOCO) || defined(CRBENCH_HAVE_ODE) || defined(CRBENCH_HAVE_BULLET)
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <numbers>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "crbench/bench/study.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/record.hpp"
 #include "tests/support.hpp"
@@ -286,6 +290,46 @@ TEST_CASE("mujoco: an explicit contact step past its stability bound is warned o
 }
 #endif
 
+#ifdef CRBENCH_HAVE_ODE
+TEST_CASE("an engine's N ladder in a study is checked against the same point at h/2", "[engines]") {
+  // A fixed-step solver takes no tolerances: its rows' discretization estimate is the same point
+  // at half the step (bench/converge.cpp), not a copy of the row at tighter tolerances it ignores.
+  const auto study = crbench::parse_study(nlohmann::json::parse(R"({
+    "name": "engine-twin", "case": "dk-plane",
+    "N": {"from": 100, "to": 1e4, "per_decade": 1},
+    "observables": ["lift_off_time"], "digits": 2,
+    "models": [{"label": "ode", "solver": "ode", "set": {"h": 1e-4}, "reference": "closed-form",
+                "expected_order": {"lift_off_time": 0.5}}]
+  })"));
+  const auto dir = std::filesystem::temp_directory_path() / "crbench_engine_twin";
+  std::filesystem::remove_all(dir);
+  crbench::ConvergeOptions options;
+  options.out_dir = dir.string();
+  options.figures = false;
+  const auto result = crbench::run_study(study, options);
+  std::ifstream points(dir / "points.jsonl");
+  int rows = 0;
+  for (std::string line; std::getline(points, line);) {
+    const auto point = nlohmann::json::parse(line);
+    if (point["kind"] != "ladder") continue;
+    ++rows;
+    CHECK(point["tolerances"]["h"].get<double>() == 1e-4);
+    CHECK(point["tight_tolerances"]["h"].get<double>() == 5e-5);
+    // The two steps' lift-offs differ by O(h): an estimate, not 0.
+    const double value = point["values"]["lift_off_time"].get<double>();
+    const double tight = point["tight_values"]["lift_off_time"].get<double>();
+    CHECK(std::abs(value - tight) > 0.0);
+    CHECK(std::abs(value - tight) < 1e-4);
+  }
+  CHECK(rows == 3);
+  const auto& model = result.summary["models"][0];
+  INFO(model.dump(1));
+  CHECK(model["observables"]["lift_off_time"]["fit"]["fitted_order"].get<double>() ==
+        Approx(0.5).margin(0.05));
+  std::filesystem::remove_all(dir);
+}
+#endif
+
 TEST_CASE("engines refuse what they cannot express, naming it", "[engines]") {
   const auto dk_plane = crbench::make_model("dk-plane", {});
   const auto pendulum = crbench::make_model("pendulum-string", {});
@@ -316,11 +360,20 @@ TEST_CASE("engines refuse what they cannot express, naming it", "[engines]") {
     refused(*pendulum, {}, "no engine scene");
     refused(*dk_plane, {{"preset", "engine-default"}, {"N", "10"}}, "--N does not apply");
     refused(*dk_plane, {{"beta", "0"}, {"gamma", "0"}}, "beta and gamma are both 0");
-    // The same run twice: the same record, to the byte.
-    const RunRecord a = run("ball-chain", solver, {{"h", "1e-3"}}, {{"gap", "0.1"}});
-    const RunRecord b = run("ball-chain", solver, {{"h", "1e-3"}}, {{"gap", "0.1"}});
+    // The same run twice, and four times at once in four threads (a study's --jobs): the same
+    // record, to the byte. (ODE's worlds once shared one job list and crashed stepped at once.)
+    const auto chain = [&] { return run("ball-chain", solver, {{"h", "1e-3"}}, {{"gap", "0.1"}}); };
+    const RunRecord a = chain();
     CHECK(a.status == "ok");
-    CHECK(crbench::to_json(a, false).dump() == crbench::to_json(b, false).dump());
+    const std::string expected = crbench::to_json(a, false).dump();
+    CHECK(crbench::to_json(chain(), false).dump() == expected);
+    std::vector<std::string> concurrent(4);
+    std::vector<std::thread> threads;
+    for (auto& text : concurrent) {
+      threads.emplace_back([&text, &chain] { text = crbench::to_json(chain(), false).dump(); });
+    }
+    for (auto& t : threads) t.join();
+    for (const auto& text : concurrent) CHECK(text == expected);
   }
 }
 #endif
