@@ -197,6 +197,22 @@ std::string canonical_sweeps(const std::filesystem::path& out_dir, int jobs,
   return overview.str();
 }
 
+// The first solver a study file names that this build does not have, if any.
+std::optional<std::string> unbuilt_solver(const std::filesystem::path& file) {
+  const nlohmann::json study = nlohmann::json::parse(read_text(file));
+  if (!study.contains("models") || !study["models"].is_array()) return std::nullopt;
+  for (const auto& model : study["models"]) {
+    if (!model.is_object() || !model.contains("solver") || !model["solver"].is_string()) continue;
+    const std::string name = model["solver"].get<std::string>();
+    const auto& solvers = solver_registry();
+    if (std::none_of(solvers.begin(), solvers.end(),
+                     [&](const auto& s) { return s->name() == name; })) {
+      return name;
+    }
+  }
+  return std::nullopt;
+}
+
 // The canonical studies (bench/studies/*.json, in name order), each into
 // out_dir/studies/<name>/ with a README of its own.
 std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir, int jobs,
@@ -204,6 +220,12 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
   namespace fs = std::filesystem;
   std::vector<StudyOutcome> outcomes;
   for (const auto& file : json_files("bench/studies")) {
+    // A study of optional solvers (the engines) is left out where they are not built.
+    if (const auto missing = unbuilt_solver(file)) {
+      progress << "study " << file.filename().string() << ": not run, solver " << *missing
+               << " is not built\n";
+      continue;
+    }
     const Study study = load_study(file.string());
     ConvergeOptions options;
     const fs::path dir = out_dir / "studies" / study.name;
@@ -539,6 +561,8 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       << "| `siconos/` | the external reference comparison |\n"
       << "| `benchmarks/siconos.md` | crbench beside the Siconos kernel: Google Benchmark medians "
          "and ratios, written by `bash scripts/siconos_benchmarks.sh`, not by the report |\n"
+      << "| `benchmarks/engines.md` | the physics engines beside crbench's solvers: medians, "
+         "steps and ratios, written by `bash scripts/engine_benchmarks.sh`, not by the report |\n"
       << "| `timing.md` | wall times and the machine |\n";
   write_file(out_dir / "README.md", readme.str());
 
