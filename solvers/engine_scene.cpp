@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <optional>
 
 #include "crbench/cases/params.hpp"
@@ -9,19 +10,79 @@
 
 namespace crbench {
 
+namespace {
+
+// ∂p/∂q of the scene's map at q (the identity for cartesian coordinates).
+Eigen::MatrixXd map_jacobian(const EngineScene& scene, const Eigen::VectorXd& q) {
+  if (scene.coordinates == EngineScene::Coordinates::cartesian) {
+    return Eigen::MatrixXd::Identity(q.size(), q.size());
+  }
+  const double r = q(0), theta = q(1), s = scene.polar_sign;
+  Eigen::MatrixXd J(2, 2);
+  J << std::sin(theta), r * std::cos(theta), s * std::cos(theta), -s * r * std::sin(theta);
+  return J;
+}
+
+}  // namespace
+
+bool EngineScene::has_tendons() const {
+  return std::any_of(contacts.begin(), contacts.end(),
+                     [](const EngineContact& c) { return c.tendon != 0; });
+}
+
+void EngineScene::to_engine(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& p,
+                            Eigen::VectorXd& u) const {
+  if (coordinates == Coordinates::cartesian) {
+    p = q;
+    u = v;
+    return;
+  }
+  const double r = q(0), theta = q(1);
+  p = Eigen::Vector2d(r * std::sin(theta), polar_sign * r * std::cos(theta));
+  u = map_jacobian(*this, q) * v;
+}
+
+void EngineScene::to_case(const Eigen::VectorXd& p, const Eigen::VectorXd& u,
+                          const Eigen::VectorXd& previous, Eigen::VectorXd& q,
+                          Eigen::VectorXd& v) const {
+  if (coordinates == Coordinates::cartesian) {
+    q = p;
+    v = u;
+    return;
+  }
+  const double r = std::hypot(p(0), p(1));
+  const double wrapped = std::atan2(p(0), polar_sign * p(1));
+  // The angle continues from the previous one (a pendulum may turn over).
+  const double theta = previous(1) + std::remainder(wrapped - previous(1), 2.0 * std::numbers::pi);
+  q = Eigen::Vector2d(r, theta);
+  v = map_jacobian(*this, q).partialPivLu().solve(u);
+}
+
+Eigen::VectorXd EngineScene::engine_force(const Eigen::VectorXd& q,
+                                          const Eigen::VectorXd& force) const {
+  if (coordinates == Coordinates::cartesian) return force;
+  return map_jacobian(*this, q).transpose().partialPivLu().solve(force);
+}
+
 Eigen::VectorXd EngineScene::gaps(const Eigen::VectorXd& q) const {
+  Eigen::VectorXd p, u;
+  to_engine(q, Eigen::VectorXd::Zero(q.size()), p, u);
   Eigen::VectorXd out(static_cast<Eigen::Index>(contacts.size()));
   for (std::size_t i = 0; i < contacts.size(); ++i) {
     const EngineContact& c = contacts[i];
     const EngineBody& a = bodies[static_cast<std::size_t>(c.a)];
-    if (c.b < 0) {
-      out(static_cast<Eigen::Index>(i)) = body_z(a, q) - a.radius - plane_height;
+    double gap = 0.0;
+    if (c.tendon != 0) {
+      const double distance = std::hypot(body_x(a, p), body_z(a, p));
+      gap = c.tendon > 0 ? distance - c.length : c.length - distance;
+    } else if (c.b < 0) {
+      gap = body_z(a, p) - a.radius - plane_height;
     } else {
       const EngineBody& b = bodies[static_cast<std::size_t>(c.b)];
-      out(static_cast<Eigen::Index>(i)) =
-          std::hypot(body_x(b, q) - body_x(a, q), body_z(b, q) - body_z(a, q)) - a.radius -
-          b.radius;
+      gap = std::hypot(body_x(b, p) - body_x(a, p), body_z(b, p) - body_z(a, p)) - a.radius -
+            b.radius;
     }
+    out(static_cast<Eigen::Index>(i)) = gap;
   }
   return out;
 }
@@ -76,6 +137,24 @@ bool scene_of(const Model& model, EngineScene& scene) {
         "potential applied as a force");
     return true;
   }
+  if (name == "pendulum-string" || name == "particle-on-circle") {
+    // A unit point on a string of length L from the origin (f = L − r ≥ 0, θ from the downward
+    // vertical), or resting on a circle of radius R about it (f = r − R ≥ 0, θ from the upward
+    // vertical): a tendon from the origin to the point with a length limit.
+    const bool string = name == "pendulum-string";
+    scene.coordinates = EngineScene::Coordinates::polar;
+    scene.polar_sign = string ? -1.0 : 1.0;
+    scene.bodies.push_back({.x = 0, .z = 1, .mass = 1.0, .radius = kPointRadius});
+    scene.contacts.push_back({.constraint = 0,
+                              .a = 0,
+                              .tendon = string ? -1 : 1,
+                              .length = string ? p.at("L") : p.at("R")});
+    scene.description.assign(string ? "a unit point on a tendon from the origin whose length is "
+                                      "at most L (the string)"
+                                    : "a unit point on a tendon from the origin whose length is "
+                                      "at least R (the circle it rests on)");
+    return true;
+  }
   if (name == "ball-chain") {
     const int n = model.dof();
     const double radius = 0.5 * p.at("d");
@@ -106,18 +185,21 @@ std::variant<EngineScene, std::string> engine_scene(const Model& model) {
   EngineScene* scene = &scene_value;
   if (!scene_of(model, scene_value)) {
     return prefix +
-           "no engine scene: the engines are given cases of spheres with sphere-plane or "
-           "sphere-sphere contacts (docs/engines.md lists them)";
+           "no engine scene: the engines are given cases of spheres with sphere-plane, "
+           "sphere-sphere or tendon contacts (docs/engines.md lists them)";
   }
-  // The scene must be the case: the same gaps, the same constant diagonal metric, constraints that
-  // do not move. Checked at the start and at q moved by a few fixed offsets.
+  // The scene must be the case: the same gaps, the same kinetic metric, constraints that do not
+  // move. Checked at the start and at q moved by a few fixed offsets.
   const State x0 = model.initial_state();
   const int n = model.dof();
   if (constraints_depend_on_time(model, model.horizon())) {
     return prefix + "a constraint depends on time; an engine's ground plane is fixed";
   }
-  Eigen::VectorXd diagonal = Eigen::VectorXd::Zero(n);
-  std::vector<bool> covered(static_cast<std::size_t>(n), false);
+  Eigen::VectorXd p0, u0;
+  scene->to_engine(x0.q, x0.v, p0, u0);
+  const auto engine_dof = static_cast<int>(p0.size());
+  Eigen::VectorXd diagonal = Eigen::VectorXd::Zero(engine_dof);
+  std::vector<bool> covered(static_cast<std::size_t>(engine_dof), false);
   for (const EngineBody& b : scene->bodies) {
     for (int index : {b.x, b.z}) {
       if (index >= 0) diagonal(index) = b.mass, covered[static_cast<std::size_t>(index)] = true;
@@ -146,11 +228,13 @@ std::variant<EngineScene, std::string> engine_scene(const Model& model) {
              "parameters";
     }
     const Eigen::MatrixXd A = model.metric(q);
-    const Eigen::MatrixXd expected = diagonal.asDiagonal();
+    // The kinetic energy of the engine's bodies in the case's coordinates: Jᵀ M J.
+    const Eigen::MatrixXd J = map_jacobian(*scene, q);
+    const Eigen::MatrixXd expected = J.transpose() * diagonal.asDiagonal() * J;
     if (!((A - expected).lpNorm<Eigen::Infinity>() <= 1e-12 * expected.lpNorm<Eigen::Infinity>())) {
       return prefix +
-             "the kinetic metric is not the constant diagonal of the engine's rigid spheres with "
-             "these parameters";
+             "the kinetic metric is not that of the engine's rigid spheres with these "
+             "parameters";
     }
   }
   return scene_value;

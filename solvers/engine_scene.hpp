@@ -18,8 +18,9 @@
 namespace crbench {
 
 // A sphere of the scene. World axes: z up (the ground plane's normal), x along the line of the
-// ball chain. Each of x, z and the rotation about the world y axis is either a case coordinate
-// (its index) or fixed at 0 (−1); y is always fixed.
+// ball chain. Each of x, z and the rotation about the world y axis is either one of the engine's
+// coordinates p (its index) or fixed at 0 (−1); y is always fixed. The engine's coordinates are
+// the case's q (EngineScene::Coordinates::cartesian) or follow from them by the scene's map.
 struct EngineBody {
   int x = -1;
   int z = -1;
@@ -30,27 +31,47 @@ struct EngineBody {
 };
 
 // A frictionless contact of the scene, whose gap is the case's unilateral constraint value f_k:
-// body `a` against the ground plane z = plane_height (b = −1) or against body `b`.
+// body `a` against the ground plane z = plane_height (b = −1), against body `b`, or (tendon ≠ 0)
+// held by a tendon from the world's origin to its centre: tendon = +1 keeps its distance from the
+// origin at least `length` (a rod it rests on), −1 at most `length` (a string).
 struct EngineContact {
   int constraint = 0;
   int a = 0;
   int b = -1;
+  int tendon = 0;
+  double length = 0.0;
 };
 
 struct EngineScene {
+  // cartesian: the engine's coordinates p are the case's q. polar: q = (r, θ) of one unit point
+  // about the origin, p = (x, z) = (r sin θ, s r cos θ) with s = polar_sign (+1: θ from the
+  // upward vertical, −1: from the downward one).
+  enum class Coordinates { cartesian, polar };
+  Coordinates coordinates = Coordinates::cartesian;
+  double polar_sign = 1.0;
   std::vector<EngineBody> bodies;
   std::vector<EngineContact> contacts;
   double plane_height = 0.0;
   std::string description;  // what the case became, for the record
 
-  // The bodies' centres (x, z) and rotations from the case's q (and back: velocities alike).
-  double body_x(const EngineBody& b, const Eigen::VectorXd& q) const {
-    return b.x < 0 ? 0.0 : q(b.x);
+  // The bodies' centres (x, z) from the engine's coordinates p.
+  double body_x(const EngineBody& b, const Eigen::VectorXd& p) const {
+    return b.x < 0 ? 0.0 : p(b.x);
   }
-  double body_z(const EngineBody& b, const Eigen::VectorXd& q) const {
-    return b.z < 0 ? 0.0 : q(b.z);
+  double body_z(const EngineBody& b, const Eigen::VectorXd& p) const {
+    return b.z < 0 ? 0.0 : p(b.z);
   }
-  // The gap of each contact at q, from the scene's geometry alone (what the engine computes).
+  bool has_tendons() const;
+  // The engine's positions and velocities p, u from the case's q, v.
+  void to_engine(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& p,
+                 Eigen::VectorXd& u) const;
+  // The case's q, v from the engine's p, u; an angle continues from its value in `previous`.
+  void to_case(const Eigen::VectorXd& p, const Eigen::VectorXd& u, const Eigen::VectorXd& previous,
+               Eigen::VectorXd& q, Eigen::VectorXd& v) const;
+  // The engine's generalized force from the case's Q − ∂V/∂q at q: J⁻ᵀ of it, J = ∂p/∂q.
+  Eigen::VectorXd engine_force(const Eigen::VectorXd& q, const Eigen::VectorXd& force) const;
+  // The gap of each contact at the case's q, from the scene's geometry alone (what the engine
+  // computes).
   Eigen::VectorXd gaps(const Eigen::VectorXd& q) const;
 };
 

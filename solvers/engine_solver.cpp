@@ -21,7 +21,9 @@ constexpr const char* kEngineEpisodeDefinition =
     "< 0 or have a contact impulse; from f crossing 0 downward (interpolated linearly between the "
     "step ends, or the start of the first step with an impulse where f did not cross) to f "
     "crossing 0 upward (interpolated, or the end of the last step with an impulse where the "
-    "engine held the body at f >= 0), as the realization's stay in the medium";
+    "engine held the body at f >= 0), as the realization's stay in the medium; an exit followed "
+    "by a new entry within two steps continues the episode (a contact chattering about f = 0 at "
+    "the step's scale)";
 
 // The time where the straight line through (t0, f0), (t1, f1) crosses 0 (f0 and f1 of either
 // sign, not both 0).
@@ -132,15 +134,18 @@ std::optional<std::string> EngineSolver::refusal(const Model& model,
                                                  const RunSettings& /*settings*/) const {
   auto scene = engine_scene(model);
   if (auto* why = std::get_if<std::string>(&scene)) return "solver " + name() + ": " + *why;
+  if (std::get<EngineScene>(scene).has_tendons() && !expresses_tendons()) {
+    return "solver " + name() + ": case " + model.info().name + ": " + engine_version() +
+           " has no length limit between a body and a fixed point (a tendon); MuJoCo's spatial "
+           "tendon expresses it (solver mujoco)";
+  }
   return std::nullopt;
 }
 
 RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) const {
   require_support(*this, model);
+  if (const auto why = refusal(model, settings)) throw InputError(*why);
   auto scene_or_reason = engine_scene(model);
-  if (auto* why = std::get_if<std::string>(&scene_or_reason)) {
-    throw InputError("solver " + name() + ": " + *why);
-  }
   const EngineScene& scene = std::get<EngineScene>(scene_or_reason);
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
@@ -175,8 +180,12 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   const EngineContactLaw law = engine_contact_law(settings);
   std::string contact_model;
   std::unique_ptr<EngineWorld> world;
+  // The engine's coordinates (the bodies' positions; the case's q in a cartesian scene).
+  Eigen::VectorXd engine_q, engine_v;
+  scene.to_engine(x.q, x.v, engine_q, engine_v);
   try {
-    world = make_world(scene, x, law, h, settings, record.tolerances, contact_model);
+    world = make_world(scene, State{.t = x.t, .q = engine_q, .v = engine_v}, law, h, settings,
+                       record.tolerances, contact_model);
   } catch (const std::exception& e) {
     record.status = "step_failure";
     record.reason = std::string("the engine did not build the scene: ") + e.what();
@@ -194,7 +203,10 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   Eigen::VectorXd s = model.switching_values(x), s_next(switches);
   Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), contact_impulse;
   Eigen::VectorXd force, q_next, v_next;
+  Point point;
   std::vector<bool> inside(static_cast<std::size_t>(m), false);
+  // Per constraint, the index in record.events of its exit in the last two steps, or −1.
+  std::vector<std::ptrdiff_t> last_exit(static_cast<std::size_t>(m), -1);
   for (int k = 0; k < m; ++k) {
     record.min_constraint[static_cast<std::size_t>(k)] = f(k);
     // A run that starts in penetration has its episode open from t0 (finish_contact_episodes).
@@ -222,9 +234,16 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
       break;
     }
     const double t_next = step == total ? settings.t_end : t0 + static_cast<double>(step) * h;
-    model.free_force(x, model.modes_at(x), force);
+    // The case's applied force Q − ∂V/∂q (in a cartesian scene the metric is constant and
+    // free_force's Coriolis term is 0; in a polar one the engine's inertia makes it).
+    if (scene.coordinates == EngineScene::Coordinates::cartesian) {
+      model.free_force(x, model.modes_at(x), force);
+    } else {
+      model.evaluate(x, model.modes_at(x), point);
+      force = point.Q - point.grad_V;
+    }
     try {
-      world->step(force, t_next - x.t);
+      world->step(scene.engine_force(x.q, force), t_next - x.t);
     } catch (const std::exception& e) {
       record.status = "step_failure";
       record.reason = "the engine failed at t = " + format_number(x.t) + ": " + e.what();
@@ -235,7 +254,8 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
       record.reason = "at t = " + format_number(t_next) + ": " + *why;
       break;
     }
-    world->state(q_next, v_next);
+    world->state(engine_q, engine_v);
+    scene.to_case(engine_q, engine_v, x.q, q_next, v_next);
     if (!q_next.allFinite() || !v_next.allFinite()) {
       record.status = "non_finite";
       record.reason = "non-finite state at t = " + format_number(t_next);
@@ -257,15 +277,24 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
       const bool in_contact = f_next(k) < 0.0 || impulse(k) > 0.0;
       if (!inside[slot] && in_contact) {
         const bool crossed = f(k) >= 0.0 && f_next(k) < 0.0;
-        record.events.push_back({.t = crossed ? crossing(x.t, f(k), next.t, f_next(k)) : x.t,
-                                 .kind = "enter_medium",
-                                 .index = k});
+        const double entry = crossed ? crossing(x.t, f(k), next.t, f_next(k)) : x.t;
+        auto& exit = last_exit[slot];
+        if (exit >= 0 && entry - record.events[static_cast<std::size_t>(exit)].t <= 2.0 * h) {
+          // Back within two steps: the exit was the contact chattering about f = 0 at the
+          // step's scale (MuJoCo's explicit contact on a curved constraint), not a lift-off.
+          record.events.erase(record.events.begin() + exit);
+          for (auto& other : last_exit) other -= other > exit ? 1 : 0;
+        } else {
+          record.events.push_back({.t = entry, .kind = "enter_medium", .index = k});
+        }
+        exit = -1;
         inside[slot] = true;
       } else if (inside[slot] && !in_contact) {
         const bool crossed = f(k) < 0.0 && f_next(k) >= 0.0;
         record.events.push_back({.t = crossed ? crossing(x.t, f(k), next.t, f_next(k)) : x.t,
                                  .kind = "exit_medium",
                                  .index = k});
+        last_exit[slot] = static_cast<std::ptrdiff_t>(record.events.size()) - 1;
         inside[slot] = false;
       }
     }

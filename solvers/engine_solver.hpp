@@ -28,10 +28,11 @@ struct EngineContactLaw {
 class EngineWorld {
  public:
   virtual ~EngineWorld() = default;
-  // One step of length h with the generalized force `force` (in the case's coordinates) held over
-  // it. Throws std::runtime_error with the engine's message when the engine fails.
+  // One step of length h with the generalized force `force` (in the engine's coordinates,
+  // EngineScene::engine_force) held over it. Throws std::runtime_error with the engine's message
+  // when the engine fails.
   virtual void step(const Eigen::VectorXd& force, double h) = 0;
-  // The case's q and q̇ now.
+  // The engine's coordinates and their rates now (EngineScene::to_case maps them to the case's).
   virtual void state(Eigen::VectorXd& q, Eigen::VectorXd& v) const = 0;
   // The normal impulse of each scene contact over the last step (0 where there was no contact).
   virtual void contact_impulses(Eigen::VectorXd& out) const = 0;
@@ -64,11 +65,14 @@ class EngineSolver : public Solver {
   // The engine's own parameters and choices (after the shared ones).
   virtual std::vector<ParamSpec> engine_parameters() const { return {}; }
   virtual std::vector<ChoiceSpec> engine_choices() const { return {}; }
+  // Whether the engine keeps a body's distance from a fixed point within a limit (a tendon).
+  virtual bool expresses_tendons() const { return false; }
   // The engine's parameters that only the mapped presets use (not engine-default).
   virtual std::vector<std::string> mapped_only_parameters() const { return {}; }
   // "MuJoCo 2.2.2", ...
   virtual std::string engine_version() const = 0;
-  // The world of the scene at the state x0; records in `tolerances` every setting of the engine
+  // The world of the scene at the engine state x0 (positions and velocities in the engine's
+  // coordinates, EngineScene::to_engine); records in `tolerances` every setting of the engine
   // the numbers depend on, and in `contact_model` what the contact law became in the engine.
   virtual std::unique_ptr<EngineWorld> make_world(const EngineScene& scene, const State& x0,
                                                   const EngineContactLaw& law, double h,

@@ -87,7 +87,7 @@ class MujocoWorld final : public EngineWorld {
     xml.append("  </option>\n");
     const std::size_t pairs = scene.contacts.size();
     xml.append("  <size nconmax=\"" + std::to_string(pairs + 1) + "\" njmax=\"" +
-               std::to_string(pairs + 1) + "\"/>\n");
+               std::to_string(2 * pairs + 2) + "\"/>\n");
     xml.append("  <worldbody>\n");
     bool has_plane = false;
     for (const EngineContact& c : scene.contacts) has_plane = has_plane || c.b < 0;
@@ -98,11 +98,26 @@ class MujocoWorld final : public EngineWorld {
     // Joints in the order of the case's coordinates they carry, body by body; dof_of_[i] is the
     // MuJoCo dof of case coordinate i.
     dof_of_.assign(static_cast<std::size_t>(n_), -1);
+    // A body held by a tendon from the origin starts where it is (its slide joints measure the
+    // displacement from there): at the origin, MuJoCo's reference configuration, the tendon would
+    // have no direction and its invweight0 no value.
+    const bool tendons = scene.has_tendons();
+    offset_ = Eigen::VectorXd::Zero(n_);
+    if (tendons) {
+      xml.append("    <site name=\"origin\" pos=\"0 0 0\"/>\n");
+      for (const EngineBody& body : scene.bodies) {
+        if (body.x >= 0) offset_(body.x) = x0.q(body.x);
+        if (body.z >= 0) offset_(body.z) = x0.q(body.z);
+      }
+    }
     int dof = 0;
     for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
       const EngineBody& body = scene.bodies[b];
       const std::string id = std::to_string(b);
-      xml.append("    <body name=\"body" + id + "\" pos=\"0 0 0\">\n");
+      xml.append("    <body name=\"body" + id + "\" pos=\"" +
+                 num(body.x < 0 ? 0.0 : offset_(body.x)) + " 0 " +
+                 num(body.z < 0 ? 0.0 : offset_(body.z)) + "\">\n");
+      if (tendons) xml.append("      <site name=\"site" + id + "\" pos=\"0 0 0\"/>\n");
       const auto joint = [&](int coordinate, const char* type, const char* axis) {
         if (coordinate < 0) return;
         xml.append(std::string("      <joint type=\"") + type + "\" axis=\"" + axis +
@@ -119,22 +134,44 @@ class MujocoWorld final : public EngineWorld {
                  num(body.radius) + "\" contype=\"0\" conaffinity=\"0\"/>\n");
       xml.append("    </body>\n");
     }
-    xml.append("  </worldbody>\n  <contact>\n");
+    xml.append("  </worldbody>\n");
     double worst_stability = 0.0;
+    // The mapped reference and impedance of a contact or tendon limit (direct solref: k and b in
+    // units of acceleration), or nothing for MuJoCo's default.
+    const auto softness = [&](const EngineContact& c, const char* solref, const char* solimp) {
+      if (law.engine_default) return std::string();
+      const double inverse_mass = contact_inverse_mass(scene, c);
+      const double k = law.stiffness * inverse_mass, b = law.damping * inverse_mass;
+      // Semi-implicit Euler with the contact's force taken at the step's start is stable for
+      // h b + h² k / 2 < 2 (the damped oscillator f̈ = −b ḟ − k f).
+      worst_stability = std::max(worst_stability, h * b + 0.5 * h * h * k);
+      return std::string(" ") + solref + "=\"" + num(-k) + " " + num(-b) + "\" " + solimp + "=\"" +
+             num(impedance) + " " + num(impedance) + " 0.001 0.5 2\"";
+    };
+    if (tendons) {
+      // One spatial tendon per tendon contact, from the origin to the body's centre, limited to
+      // [length, ∞) (a rod) or [0, length] (a string).
+      xml.append("  <tendon>\n");
+      for (std::size_t k = 0; k < scene.contacts.size(); ++k) {
+        const EngineContact& c = scene.contacts[k];
+        if (c.tendon == 0) continue;
+        const double lower = c.tendon > 0 ? c.length : 0.0;
+        const double upper = c.tendon > 0 ? 1e6 * (1.0 + c.length) : c.length;
+        xml.append("    <spatial limited=\"true\" range=\"" + num(lower) + " " + num(upper) + "\"" +
+                   softness(c, "solreflimit", "solimplimit") +
+                   ">\n      <site site=\"origin\"/>\n      <site site=\"site" +
+                   std::to_string(c.a) + "\"/>\n    </spatial>\n");
+        tendon_contact_.push_back(static_cast<int>(k));
+      }
+      xml.append("  </tendon>\n");
+    }
+    xml.append("  <contact>\n");
     for (const EngineContact& c : scene.contacts) {
+      if (c.tendon != 0) continue;
       const std::string g1 = c.b < 0 ? std::string("ground") : "sphere" + std::to_string(c.b);
       const std::string g2 = "sphere" + std::to_string(c.a);
-      xml.append("    <pair geom1=\"" + g1 + "\" geom2=\"" + g2 + "\" condim=\"1\"");
-      if (!law.engine_default) {
-        const double inverse_mass = contact_inverse_mass(scene, c);
-        const double k = law.stiffness * inverse_mass, b = law.damping * inverse_mass;
-        xml.append(" solref=\"" + num(-k) + " " + num(-b) + "\" solimp=\"" + num(impedance) + " " +
-                   num(impedance) + " 0.001 0.5 2\"");
-        // Semi-implicit Euler with the contact's force taken at the step's start is stable for
-        // h b + h² k / 2 < 2 (the damped oscillator f̈ = −b ḟ − k f).
-        worst_stability = std::max(worst_stability, h * b + 0.5 * h * h * k);
-      }
-      xml.append("/>\n");
+      xml.append("    <pair geom1=\"" + g1 + "\" geom2=\"" + g2 + "\" condim=\"1\"" +
+                 softness(c, "solref", "solimp") + "/>\n");
     }
     xml.append("  </contact>\n</mujoco>\n");
     if (worst_stability >= 2.0) {
@@ -166,7 +203,7 @@ class MujocoWorld final : public EngineWorld {
     for (int i = 0; i < n_; ++i) {
       const int d = dof_of_[static_cast<std::size_t>(i)];
       // Every joint is a slide or a hinge: one qpos and one dof each, in the same order.
-      data_->qpos[d] = x0.q(i);
+      data_->qpos[d] = x0.q(i) - offset_(i);
       data_->qvel[d] = x0.v(i);
     }
     for (int w = 0; w < mjNWARNING; ++w) warning_counts_[w] = 0;
@@ -205,7 +242,7 @@ class MujocoWorld final : public EngineWorld {
     v.resize(n_);
     for (int i = 0; i < n_; ++i) {
       const int d = dof_of_[static_cast<std::size_t>(i)];
-      q(i) = data_->qpos[d];
+      q(i) = data_->qpos[d] + offset_(i);
       v(i) = data_->qvel[d];
     }
   }
@@ -218,6 +255,12 @@ class MujocoWorld final : public EngineWorld {
       if (c.efc_address < 0) continue;
       const int index = pair_index(c.geom1, c.geom2);
       if (index >= 0) out(index) += data_->efc_force[c.efc_address] * model_->opt.timestep;
+    }
+    for (int r = 0; r < data_->nefc; ++r) {
+      if (data_->efc_type[r] != mjCNSTR_LIMIT_TENDON) continue;
+      const int tendon = data_->efc_id[r];
+      out(tendon_contact_[static_cast<std::size_t>(tendon)]) +=
+          data_->efc_force[r] * model_->opt.timestep;
     }
   }
 
@@ -259,6 +302,8 @@ class MujocoWorld final : public EngineWorld {
   const EngineScene& scene_;
   int n_;
   std::vector<int> dof_of_;
+  Eigen::VectorXd offset_;           // the engine coordinate at each joint's zero
+  std::vector<int> tendon_contact_;  // the scene contact of each MuJoCo tendon
   std::unique_ptr<mjModel, ModelDeleter> model_;
   std::unique_ptr<mjData, DataDeleter> data_;
   int warning_counts_[mjNWARNING] = {};
