@@ -181,9 +181,8 @@ std::variant<EngineScene, std::string> engine_scene(const Model& model) {
            "an engine's contact is a unilateral holonomic constraint; this case has kinematic or "
            "bilateral constraints";
   }
-  EngineScene scene_value;
-  EngineScene* scene = &scene_value;
-  if (!scene_of(model, scene_value)) {
+  EngineScene scene;
+  if (!scene_of(model, scene)) {
     return prefix +
            "no engine scene: the engines are given cases of spheres with sphere-plane, "
            "sphere-sphere or tendon contacts (docs/engines.md lists them)";
@@ -196,11 +195,11 @@ std::variant<EngineScene, std::string> engine_scene(const Model& model) {
     return prefix + "a constraint depends on time; an engine's ground plane is fixed";
   }
   Eigen::VectorXd p0, u0;
-  scene->to_engine(x0.q, x0.v, p0, u0);
+  scene.to_engine(x0.q, x0.v, p0, u0);
   const auto engine_dof = static_cast<int>(p0.size());
   Eigen::VectorXd diagonal = Eigen::VectorXd::Zero(engine_dof);
   std::vector<bool> covered(static_cast<std::size_t>(engine_dof), false);
-  for (const EngineBody& b : scene->bodies) {
+  for (const EngineBody& b : scene.bodies) {
     for (int index : {b.x, b.z}) {
       if (index >= 0) diagonal(index) = b.mass, covered[static_cast<std::size_t>(index)] = true;
     }
@@ -210,7 +209,7 @@ std::variant<EngineScene, std::string> engine_scene(const Model& model) {
     }
   }
   if (std::find(covered.begin(), covered.end(), false) != covered.end() ||
-      static_cast<int>(scene->contacts.size()) != model.constraint_count()) {
+      static_cast<int>(scene.contacts.size()) != model.constraint_count()) {
     return prefix + "the engine scene does not cover every coordinate and constraint";
   }
   const double size = std::max(1.0, x0.q.lpNorm<Eigen::Infinity>());
@@ -221,7 +220,7 @@ std::variant<EngineScene, std::string> engine_scene(const Model& model) {
       q(i) += 0.03 * size * std::sin(1.7 * (trial + 1) + 0.9 * i);
     }
     const Eigen::VectorXd f = model.constraint_values(x0.t, q);
-    const Eigen::VectorXd gaps = scene->gaps(q);
+    const Eigen::VectorXd gaps = scene.gaps(q);
     if (!((f - gaps).lpNorm<Eigen::Infinity>() <= 1e-12 * size)) {
       return prefix +
              "the engine scene's gaps differ from the case's constraint values with these "
@@ -229,7 +228,7 @@ std::variant<EngineScene, std::string> engine_scene(const Model& model) {
     }
     const Eigen::MatrixXd A = model.metric(q);
     // The kinetic energy of the engine's bodies in the case's coordinates: Jᵀ M J.
-    const Eigen::MatrixXd J = map_jacobian(*scene, q);
+    const Eigen::MatrixXd J = map_jacobian(scene, q);
     const Eigen::MatrixXd expected = J.transpose() * diagonal.asDiagonal() * J;
     if (!((A - expected).lpNorm<Eigen::Infinity>() <= 1e-12 * expected.lpNorm<Eigen::Infinity>())) {
       return prefix +
@@ -237,7 +236,7 @@ std::variant<EngineScene, std::string> engine_scene(const Model& model) {
              "parameters";
     }
   }
-  return scene_value;
+  return scene;
 }
 
 }  // namespace crbench

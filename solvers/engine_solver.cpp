@@ -132,8 +132,12 @@ EngineContactLaw engine_contact_law(const RunSettings& settings) {
 
 std::optional<std::string> EngineSolver::refusal(const Model& model,
                                                  const RunSettings& /*settings*/) const {
-  auto scene = engine_scene(model);
-  if (auto* why = std::get_if<std::string>(&scene)) return "solver " + name() + ": " + *why;
+  return refusal_of_scene(model, engine_scene(model));
+}
+
+std::optional<std::string> EngineSolver::refusal_of_scene(
+    const Model& model, const std::variant<EngineScene, std::string>& scene) const {
+  if (const auto* why = std::get_if<std::string>(&scene)) return "solver " + name() + ": " + *why;
   if (std::get<EngineScene>(scene).has_tendons() && !expresses_tendons()) {
     return "solver " + name() + ": case " + model.info().name + ": " + engine_version() +
            " has no length limit between a body and a fixed point (a tendon); MuJoCo's spatial "
@@ -144,8 +148,10 @@ std::optional<std::string> EngineSolver::refusal(const Model& model,
 
 RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) const {
   require_support(*this, model);
-  if (const auto why = refusal(model, settings)) throw InputError(*why);
-  auto scene_or_reason = engine_scene(model);
+  // The scene is built and checked against the case once (refusal() does it for callers that
+  // only ask).
+  const auto scene_or_reason = engine_scene(model);
+  if (const auto why = refusal_of_scene(model, scene_or_reason)) throw InputError(*why);
   const EngineScene& scene = std::get<EngineScene>(scene_or_reason);
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "crbench/solvers/engine_scene.hpp"
@@ -80,6 +81,11 @@ class EngineSolver : public Solver {
                                                   ParamValues& tolerances,
                                                   std::string& contact_model) const = 0;
   RunRecord solve(const Model& model, const RunSettings& settings) const final;
+
+ private:
+  // refusal() for a scene already built.
+  std::optional<std::string> refusal_of_scene(
+      const Model& model, const std::variant<EngineScene, std::string>& scene) const;
 };
 
 // The preset whose contact softness is the engine's own.
