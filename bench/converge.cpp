@@ -298,7 +298,9 @@ class Converge {
         r.solver_name = m.reference;
         // The limit solver takes the model's settings; another solver its own defaults and the
         // case's; the model's own solver (an rtol ladder against its tight run) the model's.
-        if (m.reference != "limit" && m.reference != m.solver) r.solver_assignments.clear();
+        if (m.reference != "limit" && m.reference != m.solver) {
+          r.solver_assignments = m.reference_assignments;
+        }
         if (m.has_ladder && m.axis == LadderAxis::rtol) {
           std::erase_if(r.solver_assignments, [](const Assignment& a) { return a.key == "rtol"; });
         }
@@ -354,8 +356,11 @@ class Converge {
       const auto& m = study_.models[i];
       const std::string head = "ladder|" + m.label + "|" + m.case_name + "{" +
                                assignments_text(m.case_assignments) + "}|" + m.solver + "{" +
-                               assignments_text(m.assignments) + "}|ref " + m.reference + "|" +
-                               config;
+                               assignments_text(m.assignments) + "}|ref " + m.reference +
+                               (m.reference_assignments.empty()
+                                    ? std::string()
+                                    : "{" + assignments_text(m.reference_assignments) + "}") +
+                               "|" + config;
       if (m.has_ladder) {
         for (const double rung : m.ladder) {
           points_.push_back(
@@ -845,6 +850,11 @@ ojson Converge::assemble() {
                        {"values", ref.values},
                        {"uncertainty", ref.uncertainty},
                        {"trajectory_known", !ref.q.empty()}};
+    if (!m.reference_assignments.empty()) {
+      ojson reference_set = ojson::object();
+      for (const auto& a : m.reference_assignments) reference_set[a.key] = a.value;
+      jm["reference"]["set"] = reference_set;
+    }
     ojson observables = ojson::object();
     LadderRules rules;
     rules.digits = study_.digits;

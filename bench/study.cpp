@@ -296,13 +296,28 @@ Study parse_study(const nlohmann::json& j) {
                          "'");
       }
     } else if (sm.reference != "limit") {
+      const Solver* reference_solver = nullptr;
       try {
-        find_solver(sm.reference);
+        reference_solver = &find_solver(sm.reference);
       } catch (const InputError&) {
         throw InputError(m.path("reference") + ": '" + sm.reference +
                          "' is not \"limit\", \"closed-form\" or a solver name (" + solver_names() +
                          ")");
       }
+      if (const auto* own = m.find("reference_set")) {
+        if (sm.reference == sm.solver) {
+          throw InputError(m.path("reference_set") +
+                           ": the model's own solver as its reference runs the model's settings");
+        }
+        sm.reference_assignments = assignments_of(own, m.path("reference_set"));
+        limit_model_of(*reference_solver, sm.reference_assignments, m.path("reference_set"));
+      }
+    }
+    if (m.find("reference_set") && sm.reference_assignments.empty() &&
+        (sm.reference == "limit" || sm.reference == "closed-form")) {
+      throw InputError(m.path("reference_set") +
+                       ": only a solver reference takes settings (the reference is \"" +
+                       sm.reference + "\")");
     }
     if (const auto* orders = m.find("expected_order")) {
       if (!orders->is_object()) {

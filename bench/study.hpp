@@ -28,6 +28,9 @@ struct StudyModel {
   // What the errors are measured against: "limit" (the limit solver with the same model),
   // "closed-form" (the case's facts) or the name of a solver run at the tight tolerances.
   std::string reference;
+  // A solver reference's own parameters and choices ("reference_set"; otherwise its defaults and
+  // the case's carried settings): Newton's restitution 1 for a penalty contact's elastic limit.
+  std::vector<Assignment> reference_assignments;
   // The model runs a ladder: in N (a solver with an N parameter: the study's ladder cut to
   // [N_min, N_max]), or in h or rtol (the model's own "ladder"); otherwise one ideal row.
   bool has_ladder = false;

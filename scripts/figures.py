@@ -99,9 +99,42 @@ def error_vs_step(study, folder, axis):
     save(fig, folder, "error_vs_" + axis)
 
 
-def error_vs_N(study, folder, observable="lift_off_time"):
-    fig, ax = plt.subplots(figsize=(7, 5))
-    for k, m in enumerate(ladder_models(study, observable)):
+def power_law_shaped(rows):
+    """Whether the errors of the rows (in ladder order) keep one sign and change |error|
+    monotonically: only then is a fitted power law drawn through them (a line through errors
+    that change sign or turn back would show an order the verdict does not accept)."""
+    errors = [r["error"] for r in rows]
+    if not (all(e > 0 for e in errors) or all(e < 0 for e in errors)):
+        return False
+    sizes = [abs(e) for e in errors]
+    steps = [b - a for a, b in zip(sizes, sizes[1:])]
+    return all(d < 0 for d in steps) or all(d > 0 for d in steps)
+
+
+def case_panels(models):
+    """The models grouped by their case, in the order the cases first appear."""
+    panels = {}
+    for m in models:
+        panels.setdefault(m.get("case", ""), []).append(m)
+    return list(panels.items())
+
+
+def panel_grid(count):
+    """A figure with one axes per case: one 7 x 5 panel, or two columns of 6.2 x 4.6."""
+    if count == 1:
+        fig, ax = plt.subplots(figsize=(7, 5))
+        return fig, [ax]
+    columns = 2
+    rows = (count + columns - 1) // columns
+    fig, axes = plt.subplots(rows, columns, figsize=(6.2 * columns, 4.6 * rows), squeeze=False)
+    flat = [a for row in axes for a in row]
+    for extra in flat[count:]:
+        extra.set_visible(False)
+    return fig, flat[:count]
+
+
+def draw_error_vs_N(ax, models, observable, legend_size):
+    for k, m in enumerate(models):
         lift = m["observables"][observable]
         color = "C%d" % k
         trusted, flagged = split_rows(lift["rows"])
@@ -112,7 +145,7 @@ def error_vs_N(study, folder, observable="lift_off_time"):
         if flagged:
             ax.loglog([r["N"] for r in flagged], [abs(r["error"]) for r in flagged], "o",
                       color=color, markerfacecolor="none")
-        if fit["fitted_order"] is not None and len(trusted) >= 2:
+        if fit["fitted_order"] is not None and len(trusted) >= 2 and power_law_shaped(trusted):
             # The least-squares line through the trusted points (intercept from their mean).
             p = fit["fitted_order"]
             xs = [math.log(r["N"]) for r in trusted]
@@ -122,26 +155,39 @@ def error_vs_N(study, folder, observable="lift_off_time"):
             ax.loglog([math.exp(lo), math.exp(hi)], [math.exp(c - p * lo), math.exp(c - p * hi)],
                       "-", color=color, linewidth=0.8)
     ax.set_xlabel("N")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=legend_size)
+
+
+def error_vs_N(study, folder, observable="lift_off_time"):
+    panels = case_panels(ladder_models(study, observable))
+    fig, axes = panel_grid(len(panels))
     unit = study.get("observable_units", {}).get(observable, "")
     in_unit = " [%s]" % unit if unit else ""
     if observable == "lift_off_time":
-        ax.set_ylabel("|lift-off time - predicted lift-off time|" + in_unit)
-        ax.set_title("%s: lift-off error against N (hollow: flagged rows)" % study["study"])
+        ylabel = "|lift-off time - predicted lift-off time|" + in_unit
+        title = "%s: lift-off error against N (hollow: flagged rows)" % study["study"]
     elif observable in ("max_q_deviation", "final_q_deviation"):
-        ax.set_ylabel("%s from the reference motion%s" % (observable, in_unit))
-        ax.set_title("%s: %s against N (hollow: flagged rows)" % (study["study"], observable))
+        ylabel = "%s from the reference motion%s" % (observable, in_unit)
+        title = "%s: %s against N (hollow: flagged rows)" % (study["study"], observable)
     else:
-        ax.set_ylabel("|%s - reference|%s" % (observable, in_unit))
-        ax.set_title("%s: %s against N (hollow: flagged rows)" % (study["study"], observable))
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8)
+        ylabel = "|%s - reference|%s" % (observable, in_unit)
+        title = "%s: %s against N (hollow: flagged rows)" % (study["study"], observable)
+    for ax, (case, models) in zip(axes, panels):
+        draw_error_vs_N(ax, models, observable, 8 if len(panels) == 1 else 7)
+        ax.set_ylabel(ylabel)
+        if len(panels) > 1:
+            ax.set_title(case, fontsize=10)
+    if len(panels) == 1:
+        axes[0].set_title(title)
+    else:
+        fig.suptitle(title)
     save(fig, folder, "error_vs_N" if observable == "lift_off_time" else observable + "_vs_N")
 
 
-def lift_off_vs_N(study, folder):
-    fig, ax = plt.subplots(figsize=(7, 5))
+def draw_lift_off_vs_N(ax, models, classical, legend_size):
     predicted = {}
-    for k, m in enumerate(ladder_models(study)):
+    for k, m in enumerate(models):
         rows = [r for r in m["observables"]["lift_off_time"]["rows"] if r["value"] is not None]
         color = "C%d" % k
         ax.semilogx([r["N"] for r in rows], [r["value"] for r in rows], "o-", color=color,
@@ -154,16 +200,29 @@ def lift_off_vs_N(study, folder):
         ax.annotate("predicted %s: %.6g" % (", ".join(o[0] for o in owners), tau),
                     (1.0, tau), xycoords=("axes fraction", "data"), ha="right", va="bottom",
                     fontsize=7)
-    classical = study.get("classical_lift_off_time")
     if classical is not None:
         ax.axhline(classical, color="black", linewidth=1.2)
         ax.annotate("classical: %g" % classical, (0.0, classical),
                     xycoords=("axes fraction", "data"), ha="left", va="top", fontsize=8)
     ax.set_xlabel("N")
     ax.set_ylabel("lift-off time")
-    ax.set_title("%s: lift-off time against N" % study["study"])
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, loc="center right")
+    ax.legend(fontsize=legend_size, loc="center right")
+
+
+def lift_off_vs_N(study, folder):
+    panels = case_panels(ladder_models(study))
+    fig, axes = panel_grid(len(panels))
+    title = "%s: lift-off time against N" % study["study"]
+    for ax, (case, models) in zip(axes, panels):
+        draw_lift_off_vs_N(ax, models, study.get("classical_lift_off_time"),
+                           8 if len(panels) == 1 else 7)
+        if len(panels) > 1:
+            ax.set_title(case, fontsize=10)
+    if len(panels) == 1:
+        axes[0].set_title(title)
+    else:
+        fig.suptitle(title)
     save(fig, folder, "lift_off_vs_N")
 
 

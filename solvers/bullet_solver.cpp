@@ -104,7 +104,7 @@ class BulletWorld final : public EngineWorld {
   BulletWorld(const BulletWorld&) = delete;
   BulletWorld& operator=(const BulletWorld&) = delete;
 
-  void step(const Eigen::VectorXd& force, double h) override {
+  void step(double /*t*/, const Eigen::VectorXd& force, double h) override {
     for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
       const EngineBody& body = scene_.bodies[b];
       btRigidBody& rigid = sphere(b);

@@ -201,6 +201,29 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   }
   record.diagnostics["contact_model"] = contact_model;
 
+  // The case's applied force Q − ∂V/∂q (in a cartesian scene the metric is constant and
+  // free_force's Coriolis term is 0; in a polar one the engine's inertia makes it).
+  Point point;
+  const auto case_force = [&](const State& at, Eigen::VectorXd& out) {
+    if (scene.coordinates == EngineScene::Coordinates::cartesian) {
+      model.free_force(at, model.modes_at(at), out);
+    } else {
+      model.evaluate(at, model.modes_at(at), point);
+      out = point.Q - point.grad_V;
+    }
+  };
+  // At a stage of the engine's method: the case's state from the engine's (an angle continues
+  // from the last step's end).
+  State stage;
+  Eigen::VectorXd stage_force;
+  world->use_stage_force([&](double t, const Eigen::VectorXd& positions,
+                             const Eigen::VectorXd& rates, Eigen::VectorXd& out) {
+    stage.t = t;
+    scene.to_case(positions, rates, x.q, stage.q, stage.v);
+    case_force(stage, stage_force);
+    out = scene.engine_force(stage.q, stage_force);
+  });
+
   StepOutput output(settings, h);
   record.min_constraint.assign(static_cast<std::size_t>(m),
                                std::numeric_limits<double>::infinity());
@@ -209,7 +232,6 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   Eigen::VectorXd s = model.switching_values(x), s_next(switches);
   Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), contact_impulse;
   Eigen::VectorXd force, q_next, v_next;
-  Point point;
   std::vector<bool> inside(static_cast<std::size_t>(m), false);
   // Per constraint, the index in record.events of its exit in the last two steps, or −1.
   std::vector<std::ptrdiff_t> last_exit(static_cast<std::size_t>(m), -1);
@@ -240,16 +262,9 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
       break;
     }
     const double t_next = step == total ? settings.t_end : t0 + static_cast<double>(step) * h;
-    // The case's applied force Q − ∂V/∂q (in a cartesian scene the metric is constant and
-    // free_force's Coriolis term is 0; in a polar one the engine's inertia makes it).
-    if (scene.coordinates == EngineScene::Coordinates::cartesian) {
-      model.free_force(x, model.modes_at(x), force);
-    } else {
-      model.evaluate(x, model.modes_at(x), point);
-      force = point.Q - point.grad_V;
-    }
+    case_force(x, force);
     try {
-      world->step(scene.engine_force(x.q, force), t_next - x.t);
+      world->step(x.t, scene.engine_force(x.q, force), t_next - x.t);
     } catch (const std::exception& e) {
       record.status = "step_failure";
       record.reason = "the engine failed at t = " + format_number(x.t) + ": " + e.what();
@@ -297,9 +312,13 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
         inside[slot] = true;
       } else if (inside[slot] && !in_contact) {
         const bool crossed = f(k) < 0.0 && f_next(k) >= 0.0;
+        // The exit velocity ḟ (the post-impact velocity) at the step's end, within O(h) of the
+        // crossing's.
+        model.evaluate(next, model.modes_at(next), point);
         record.events.push_back({.t = crossed ? crossing(x.t, f(k), next.t, f_next(k)) : x.t,
                                  .kind = "exit_medium",
-                                 .index = k});
+                                 .index = k,
+                                 .rate_after = point.J.row(k).dot(next.v) + point.f_t(k)});
         last_exit[slot] = static_cast<std::ptrdiff_t>(record.events.size()) - 1;
         inside[slot] = false;
       }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,10 +30,18 @@ struct EngineContactLaw {
 class EngineWorld {
  public:
   virtual ~EngineWorld() = default;
-  // One step of length h with the generalized force `force` (in the engine's coordinates,
-  // EngineScene::engine_force) held over it. Throws std::runtime_error with the engine's message
-  // when the engine fails.
-  virtual void step(const Eigen::VectorXd& force, double h) = 0;
+  // The case's generalized force in the engine's coordinates at time t and the engine's positions
+  // p and rates u (EngineScene::engine_force of the case's Q − ∂V/∂q there).
+  using StageForce = std::function<void(double t, const Eigen::VectorXd& p,
+                                        const Eigen::VectorXd& u, Eigen::VectorXd& force)>;
+  // One step from t of length h with the generalized force `force` (in the engine's coordinates,
+  // EngineScene::engine_force, at the step's start) held over it, or, for a world that asked for
+  // it, evaluated by `stage_force` at each stage of its method. Throws std::runtime_error with
+  // the engine's message when the engine fails.
+  virtual void step(double t, const Eigen::VectorXd& force, double h) = 0;
+  // Given once before the first step; a world whose method has stages (MuJoCo's Runge–Kutta)
+  // evaluates the case's force through it at each stage instead of holding `force` over the step.
+  virtual void use_stage_force(StageForce /*stage_force*/) {}
   // The engine's coordinates and their rates now (EngineScene::to_case maps them to the case's).
   virtual void state(Eigen::VectorXd& q, Eigen::VectorXd& v) const = 0;
   // The normal impulse of each scene contact over the last step (0 where there was no contact).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -40,6 +41,16 @@ void install_handlers() {
   });
 }
 
+// MuJoCo's passive-force callback is global: it forwards to the world stepping on this thread
+// (the case's force at a Runge–Kutta stage), and does nothing for any other mjData.
+class MujocoWorld;
+thread_local MujocoWorld* stepping_world = nullptr;
+void stage_force_callback(const mjModel* m, mjData* d);
+void install_stage_force_callback() {
+  static std::once_flag once;
+  std::call_once(once, [] { mjcb_passive = stage_force_callback; });
+}
+
 // MuJoCo's XML parser and compiler keep state that is not documented as thread-safe.
 std::mutex& loader_mutex() {
   static std::mutex mutex;
@@ -54,6 +65,18 @@ struct DataDeleter {
 };
 
 std::string num(double value) { return format_number(value); }
+
+// The largest amplification |R(hλ)| of the classical Runge–Kutta method, R(z) = 1 + z + z²/2 +
+// z³/6 + z⁴/24, over the roots λ of λ² + b λ + k (the contact's f̈ = −b ḟ − k f).
+double runge_kutta_growth(double h, double b, double k) {
+  const std::complex<double> root = std::sqrt(std::complex<double>(b * b - 4.0 * k, 0.0));
+  double worst = 0.0;
+  for (const std::complex<double> lambda : {0.5 * (-b + root), 0.5 * (-b - root)}) {
+    const std::complex<double> z = h * lambda;
+    worst = std::max(worst, std::abs(1.0 + z * (1.0 + z * (0.5 + z * (1.0 / 6.0 + z / 24.0)))));
+  }
+  return worst;
+}
 
 // J M⁻¹ Jᵀ of a contact: the inverse masses of its spheres (the normal passes through the
 // centres, so rotation does not enter).
@@ -70,18 +93,24 @@ class MujocoWorld final : public EngineWorld {
       : scene_(scene), n_(static_cast<int>(x0.q.size())) {
     install_handlers();
     const ParamValues& p = settings.solver_params;
-    const bool implicit = settings.solver_choices.at("integrator") == "implicit";
+    const std::string& integrator = settings.solver_choices.at("integrator");
+    const bool implicit = integrator == "implicit";
+    runge_kutta_ = integrator == "rk4";
+    if (runge_kutta_) install_stage_force_callback();
     const bool refsafe = settings.solver_choices.at("refsafe") == "on";
     const double impedance = law.engine_default ? 0.0 : p.at("impedance");
     // The contact's reference in MuJoCo's direct form (negative solref): k and b in units of
     // acceleration (MuJoCo's mj_makeImpedance divides them by dmax² and dmax, and the solver
     // multiplies the stiffness term by the impedance d, so with dmin = dmax = d the pushing
-    // contact has f̈ = (1 − d)·a₀ − b ḟ − k f; docs/engines.md).
+    // contact has f̈ = (1 − w)·a₀ − (b ḟ + k f)/(d + (1 − d) c), w = d/(d + (1 − d) c), c the
+    // ratio of MuJoCo's diagonal approximation to J M⁻¹ Jᵀ: 2/3 for a sphere's contact, 1 for a
+    // tendon; docs/engines.md).
     std::string xml;
     xml.append("<mujoco model=\"crbench\">\n");
     xml.append("  <compiler angle=\"radian\" inertiafromgeom=\"false\"/>\n");
     xml.append("  <option timestep=\"" + num(h) + "\" gravity=\"0 0 0\" integrator=\"" +
-               (implicit ? std::string("implicit") : std::string("Euler")) + "\">\n");
+               (implicit ? std::string("implicit") : std::string(runge_kutta_ ? "RK4" : "Euler")) +
+               "\">\n");
     xml.append(std::string("    <flag refsafe=\"") + (refsafe ? "enable" : "disable") +
                "\" warmstart=\"enable\"/>\n");
     xml.append("  </option>\n");
@@ -103,6 +132,8 @@ class MujocoWorld final : public EngineWorld {
     // have no direction and its invweight0 no value.
     const bool tendons = scene.has_tendons();
     offset_ = Eigen::VectorXd::Zero(n_);
+    stage_p_.resize(n_);
+    stage_u_.resize(n_);
     if (tendons) {
       xml.append("    <site name=\"origin\" pos=\"0 0 0\"/>\n");
       for (const EngineBody& body : scene.bodies) {
@@ -143,8 +174,11 @@ class MujocoWorld final : public EngineWorld {
       const double inverse_mass = contact_inverse_mass(scene, c);
       const double k = law.stiffness * inverse_mass, b = law.damping * inverse_mass;
       // Semi-implicit Euler with the contact's force taken at the step's start is stable for
-      // h b + h² k / 2 < 2 (the damped oscillator f̈ = −b ḟ − k f).
-      worst_stability = std::max(worst_stability, h * b + 0.5 * h * h * k);
+      // h b + h² k / 2 < 2 (the damped oscillator f̈ = −b ḟ − k f); Runge–Kutta where its
+      // amplification |R(hλ)| ≤ 1 at both roots λ of λ² + b λ + k (expressed on the same scale:
+      // 2 at the bound).
+      worst_stability = std::max(worst_stability, runge_kutta_ ? 2.0 * runge_kutta_growth(h, b, k)
+                                                               : h * b + 0.5 * h * h * k);
       return std::string(" ") + solref + "=\"" + num(-k) + " " + num(-b) + "\" " + solimp + "=\"" +
              num(impedance) + " " + num(impedance) + " 0.001 0.5 2\"";
     };
@@ -174,7 +208,13 @@ class MujocoWorld final : public EngineWorld {
                  softness(c, "solref", "solimp") + "/>\n");
     }
     xml.append("  </contact>\n</mujoco>\n");
-    if (worst_stability >= 2.0) {
+    if (runge_kutta_ && worst_stability > 2.0) {
+      warnings_.push_back(
+          "MuJoCo's Runge-Kutta step amplifies the contact's oscillation f'' = -b f' - k f (b, k "
+          "the mass-normalized damping and stiffness) by " +
+          num(0.5 * worst_stability) +
+          " > 1 a step: it is past the method's stability bound; take a smaller h");
+    } else if (!runge_kutta_ && worst_stability >= 2.0) {
       warnings_.push_back(
           "MuJoCo takes the contact force at the step's start (explicit): h b + h^2 k / 2 = " +
           num(worst_stability) +
@@ -223,19 +263,56 @@ class MujocoWorld final : public EngineWorld {
       tolerances["impedance"] = impedance;
       contact_model =
           "direct reference solref = (-k, -b), k = gamma N J M^-1 J^T, b = beta N J M^-1 J^T, "
-          "solimp (d, d, 0.001, 0.5, 2) with d = impedance: while it pushes f'' = (1 - d) a0 - "
-          "b f' - k f (the realization's: f'' = a0 - b f' - k f)";
+          "solimp (d, d, 0.001, 0.5, 2) with d = impedance: while it pushes f'' = (1 - w) a0 - "
+          "(b f' + k f)/(d + (1 - d) c), w = d/(d + (1 - d) c), c = MuJoCo's diagonal "
+          "approximation / J M^-1 J^T (2/3 for a sphere's contact, 1 for a tendon) (the "
+          "realization's: f'' = a0 - b f' - k f)";
     }
-    contact_model += std::string("; ") + (implicit ? "implicit" : "semi-implicit Euler") +
+    contact_model += std::string("; ") +
+                     (implicit ? "implicit"
+                               : (runge_kutta_ ? "Runge-Kutta 4 (the case's force at each stage)"
+                                               : "semi-implicit Euler")) +
                      " integrator, frictionless contact pairs (condim 1)";
   }
 
-  void step(const Eigen::VectorXd& force, double h) override {
+  void step(double t, const Eigen::VectorXd& force, double h) override {
     model_->opt.timestep = h;
+    // The stages' times are t + c h from the step's start, not MuJoCo's running sum of steps.
+    data_->time = t;
+    if (runge_kutta_) {
+      // The force is the passive callback's, evaluated at each of the four stages.
+      stepping_world = this;
+      try {
+        mj_step(model_.get(), data_.get());
+      } catch (...) {
+        stepping_world = nullptr;
+        throw;
+      }
+      stepping_world = nullptr;
+      return;
+    }
     for (int i = 0; i < n_; ++i)
       data_->qfrc_applied[dof_of_[static_cast<std::size_t>(i)]] = force(i);
     mj_step(model_.get(), data_.get());
   }
+
+  void use_stage_force(StageForce stage_force) override { stage_force_ = std::move(stage_force); }
+
+  int force_evaluations_per_step() const override { return runge_kutta_ ? 4 : 1; }
+
+  // The case's force at the stage MuJoCo is evaluating, added to its passive force.
+  void add_stage_force(const mjData* d) {
+    for (int i = 0; i < n_; ++i) {
+      const int k = dof_of_[static_cast<std::size_t>(i)];
+      stage_p_(i) = d->qpos[k] + offset_(i);
+      stage_u_(i) = d->qvel[k];
+    }
+    stage_force_(d->time, stage_p_, stage_u_, stage_generalized_force_);
+    for (int i = 0; i < n_; ++i)
+      data_->qfrc_passive[dof_of_[static_cast<std::size_t>(i)]] += stage_generalized_force_(i);
+  }
+
+  const mjData* data() const { return data_.get(); }
 
   void state(Eigen::VectorXd& q, Eigen::VectorXd& v) const override {
     q.resize(n_);
@@ -304,11 +381,18 @@ class MujocoWorld final : public EngineWorld {
   std::vector<int> dof_of_;
   Eigen::VectorXd offset_;           // the engine coordinate at each joint's zero
   std::vector<int> tendon_contact_;  // the scene contact of each MuJoCo tendon
+  bool runge_kutta_ = false;
+  StageForce stage_force_;
+  Eigen::VectorXd stage_p_, stage_u_, stage_generalized_force_;
   std::unique_ptr<mjModel, ModelDeleter> model_;
   std::unique_ptr<mjData, DataDeleter> data_;
   int warning_counts_[mjNWARNING] = {};
   std::vector<std::string> warnings_;
 };
+
+void stage_force_callback(const mjModel* /*m*/, mjData* d) {
+  if (stepping_world != nullptr && stepping_world->data() == d) stepping_world->add_stage_force(d);
+}
 
 }  // namespace
 
@@ -332,10 +416,11 @@ std::vector<ParamSpec> MujocoSolver::engine_parameters() const {
 
 std::vector<ChoiceSpec> MujocoSolver::engine_choices() const {
   return {{.name = "integrator",
-           .options = {"euler", "implicit"},
+           .options = {"euler", "implicit", "rk4"},
            .default_value = "euler",
-           .description = "MuJoCo's integrator: semi-implicit Euler (its default) or implicit in "
-                          "velocity (joint damping only; the contact stays explicit)"},
+           .description = "MuJoCo's integrator: semi-implicit Euler (its default), implicit in "
+                          "velocity (joint damping only; the contact stays explicit), or "
+                          "Runge-Kutta 4 (the contact and the case's force at each stage)"},
           {.name = "refsafe",
            .options = {"on", "off"},
            .default_value = "on",

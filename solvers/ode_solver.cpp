@@ -131,7 +131,7 @@ class OdeWorld final : public EngineWorld {
   OdeWorld(const OdeWorld&) = delete;
   OdeWorld& operator=(const OdeWorld&) = delete;
 
-  void step(const Eigen::VectorXd& force, double h) override {
+  void step(double /*t*/, const Eigen::VectorXd& force, double h) override {
     for (std::size_t k = 0; k < scene_.contacts.size(); ++k) {
       const EngineContact& c = scene_.contacts[k];
       dContact contact{};

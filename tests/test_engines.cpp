@@ -225,6 +225,84 @@ TEST_CASE("mujoco: the mapped contact holds the body and leaks (1 - d) c of the 
   CHECK(*engine.lift_off_time - 1.0 < (*reference.lift_off_time - 1.0) / 50.0);
 }
 
+TEST_CASE("mujoco: a tendon's limit leaks (1 - d) of the free acceleration (c = 1)", "[engines]") {
+  // A tendon limit's diagonal approximation is the tendon's invweight0, J M^-1 J^T at the
+  // reference configuration; for a point of mass m on two slide joints and a tendon from a fixed
+  // point that is 1/m in every direction, the exact J M^-1 J^T anywhere: c = 1. The point hangs
+  // on pendulum-string's string (started at the bottom with a speed of 1e-6) and the viscous
+  // limit lets it sink at r' = g (1 - d)/b, b = beta N.
+  for (const double d : {0.99, 0.9}) {
+    INFO("impedance " << d);
+    std::vector<crbench::TrajectorySample> samples;
+    const RunRecord r = run("pendulum-string", "mujoco",
+                            {{"N", "1e3"}, {"h", "1e-5"}, {"impedance", crbench::format_number(d)}},
+                            {{"v0", "1e-6"}}, 1.0, {0.5},
+                            [&](const crbench::TrajectorySample& s) { samples.push_back(s); });
+    REQUIRE(r.status == "ok");
+    REQUIRE(samples.size() == 1u);
+    // Measured: 1.0000000000769842e-05 at d = 0.99.
+    CHECK(samples[0].x.v(0) == Approx((1.0 - d) / 1e3).epsilon(1e-6));
+  }
+}
+
+TEST_CASE(
+    "mujoco: a tendon's limit cancels the applied force but not the velocity-product term "
+    "(the string stretches at r theta'^2 / b)",
+    "[engines]") {
+  // MuJoCo's constraint solver sets the limit's J q'' to its reference; the tendon's length has
+  // r'' = J q'' + J' q', and J' q' = r theta'^2 on pendulum-string (the string from the pivot) is
+  // left to act. With the viscous reference the string then stretches at r' = r theta'^2 / b, b =
+  // beta N, where the realization's medium stretches at lambda / b = (r theta'^2 + g cos(theta))
+  // / b. Measured at t = 0.3, N = 1e3: r' = 4.02391e-3 against r theta'^2 / b = 4.02148e-3 (the
+  // rest is the leak (1 - d) of g cos(theta) and the lag of the sinking rate).
+  std::vector<crbench::TrajectorySample> samples;
+  const RunRecord r = run("pendulum-string", "mujoco", {{"N", "1e3"}, {"h", "1e-5"}}, {}, 0.6,
+                          {0.3}, [&](const crbench::TrajectorySample& s) { samples.push_back(s); });
+  REQUIRE(r.status == "ok");
+  REQUIRE(samples.size() == 1u);
+  const auto& x = samples[0].x;
+  const double velocity_product = x.q(0) * x.v(1) * x.v(1) / 1e3;
+  CHECK(x.v(0) == Approx(velocity_product).epsilon(2e-3));
+  CHECK(x.v(0) < 0.9 * (velocity_product + std::cos(x.q(1)) / 1e3));
+}
+
+TEST_CASE("mujoco: Runge-Kutta 4 evaluates the case's force at each stage", "[engines]") {
+  // oscillator-at-wall (c = 0, E = 1) leaves the wall on the free arc q'' = -k1 - k2 q, q(t) = -1
+  // + cos t + sqrt(2) sin t, off the wall until t = 1.9: no contact, only the case's force, which
+  // MuJoCo's Runge-Kutta step must see at its stages for its fourth order (held over the step,
+  // as qfrc_applied, it would be first order, as semi-implicit Euler is).
+  const double exact = -1.0 + std::cos(1.0) + std::sqrt(2.0) * std::sin(1.0);
+  const auto error = [&](const char* integrator, const char* h) {
+    const RunRecord r = run("oscillator-at-wall", "mujoco",
+                            {{"preset", "penalty"}, {"integrator", integrator}, {"h", h}},
+                            {{"c", "0"}, {"E", "1"}}, 1.0);
+    REQUIRE(r.status == "ok");
+    CHECK(r.rhs_evaluations == (std::string(integrator) == "rk4" ? 4 : 1) * r.steps);
+    return std::abs(r.final_state.q(0) - exact);
+  };
+  // Measured: 5.2e-12, 3.7e-13 (rk4); 4.2e-3, 2.1e-3 (euler).
+  const double coarse = error("rk4", "1e-2"), fine = error("rk4", "5e-3");
+  CHECK(coarse < 1e-10);
+  CHECK(coarse / fine > 12.0);
+  const double euler_coarse = error("euler", "1e-2"), euler_fine = error("euler", "5e-3");
+  CHECK(euler_coarse / euler_fine == Approx(2.0).epsilon(0.05));
+  // The contact then as the mapped viscous one on dk-plane: the same lift-off as the
+  // semi-implicit step's to O(h) (measured: 1.0011574 and 1.0011612 at h = 1e-5, d = 0.99).
+  const RunRecord rk4 =
+      run("dk-plane", "mujoco",
+          {{"N", "1e4"}, {"h", "1e-5"}, {"impedance", "0.99"}, {"integrator", "rk4"}}, {}, 1.2);
+  const RunRecord euler =
+      run("dk-plane", "mujoco", {{"N", "1e4"}, {"h", "1e-5"}, {"impedance", "0.99"}}, {}, 1.2);
+  REQUIRE(rk4.lift_off_time);
+  REQUIRE(euler.lift_off_time);
+  CHECK(std::abs(*rk4.lift_off_time - *euler.lift_off_time) < 1e-5);
+  // Past its stability bound (h sqrt(k) = 1 at N = 1e8, h = 1e-4 is inside; b h = 1e4 is not).
+  const RunRecord unstable =
+      run("dk-plane", "mujoco", {{"N", "1e8"}, {"h", "1e-4"}, {"integrator", "rk4"}}, {}, 1.2);
+  REQUIRE(unstable.warnings.size() == 1u);
+  CHECK_THAT(unstable.warnings[0], Catch::Contains("Runge-Kutta step amplifies"));
+}
+
 TEST_CASE(
     "mujoco: the default contact rests at the depth its solref and solimp give, and lifts "
     "off 7.7e-3 late whatever h",

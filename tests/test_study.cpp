@@ -131,6 +131,17 @@ TEST_CASE("malformed studies name the field", "[study]") {
       {"N_max too small", [](json& j) { j["models"][0]["N_max"] = 200; }, "study.models[0].N_max:"},
       {"bad reference", [](json& j) { j["models"][0]["reference"] = "truth"; },
        "study.models[0].reference:"},
+      {"reference settings on the limit",
+       [](json& j) {
+         j["models"][0]["reference_set"] = {{"restitution", 1}};
+       },
+       "study.models[0].reference_set: only a solver reference takes settings"},
+      {"reference settings out of range",
+       [](json& j) {
+         j["models"][0]["reference"] = "event-driven";
+         j["models"][0]["reference_set"] = {{"restitution", 5}};
+       },
+       "study.models[0].reference_set: solver event-driven: parameter 'restitution'"},
       {"duplicate label", [](json& j) { j["models"].push_back(j["models"][0]); },
        "study.models[1].label:"},
       {"expected order of a missing observable",
@@ -264,6 +275,36 @@ TEST_CASE("a study's h and rtol ladders: rungs as written, order 1 of Moreau-Jea
   // Rows of the tables carry the rung with its axis.
   CHECK(read(dir / "max_q_deviation.md").find("| mj | h 0.003 |") != std::string::npos);
   CHECK(read(dir / "max_q_deviation.md").find("| mj | h 3e-05 |") != std::string::npos);
+}
+
+TEST_CASE("a solver reference runs the settings of reference_set", "[study]") {
+  // The penalty wall's limit is the elastic impact; bouncing-ball-siconos carries Newton's 0.9
+  // for event-driven, which reference_set replaces by 1: the reference's rebound is then
+  // sqrt(2 g h0) = 4.4294469973 instead of 0.9 of it.
+  const json j = json::parse(R"({
+    "name": "elastic", "case": "bouncing-ball-siconos",
+    "N": {"from": 1e4, "to": 1e6, "per_decade": 1},
+    "observables": ["post_impact_velocity"], "digits": 2,
+    "models": [{"label": "penalty", "solver": "realization", "set": {"preset": "penalty"},
+                "reference": "event-driven", "reference_set": {"restitution": 1},
+                "expected_order": {"post_impact_velocity": 0.5}}]
+  })");
+  const auto study = crbench::parse_study(j);
+  REQUIRE(study.models[0].reference_assignments.size() == 1u);
+  const fs::path dir = fresh_dir("study_reference_set");
+  crbench::ConvergeOptions options;
+  options.out_dir = dir.string();
+  options.figures = false;
+  const auto result = crbench::run_study(study, options);
+  const auto& model = result.summary["models"][0];
+  INFO(model["reference"].dump());
+  CHECK(model["reference"]["set"]["restitution"] == "1");
+  const double rebound = model["reference"]["values"]["post_impact_velocity"].get<double>();
+  CHECK(rebound == Approx(std::sqrt(2.0 * 9.81)).epsilon(1e-9));
+  // The undamped wall returns the ball with its speed: every row's error is round-off or small.
+  for (const auto& row : model["observables"]["post_impact_velocity"]["rows"]) {
+    CHECK(std::abs(row["error"].get<double>()) < 1e-6);
+  }
 }
 
 TEST_CASE("study files that do not parse or misspell a field are input errors", "[study]") {
