@@ -300,6 +300,13 @@ class Converge {
         // case's; the model's own solver (an rtol ladder against its tight run) the model's.
         if (m.reference != "limit" && m.reference != m.solver) {
           r.solver_assignments = m.reference_assignments;
+        } else {
+          // A parameter ladder's reference: the model's settings with the parameter at its limit.
+          for (const Assignment& a : m.reference_assignments) {
+            std::erase_if(r.solver_assignments,
+                          [&](const Assignment& b) { return b.key == a.key; });
+            r.solver_assignments.push_back(a);
+          }
         }
         if (m.has_ladder && m.axis == LadderAxis::rtol) {
           std::erase_if(r.solver_assignments, [](const Assignment& a) { return a.key == "rtol"; });
@@ -308,7 +315,7 @@ class Converge {
         r.rtol = tight_rtol(study_.rtol, study_.tight_factor);
         r.atol = tight_atol(study_.atol, study_.tight_factor);
         const GridRun run = solve_on_grid(r);
-        if (m.has_ladder && m.axis != LadderAxis::N) {
+        if (m.has_ladder && (m.axis == LadderAxis::h || m.axis == LadderAxis::rtol)) {
           // The rows of an h or rtol ladder have no tight twin: they are flagged against the
           // reference's own error, estimated by the same reference at the study's tolerances.
           const GridRun coarse = solve_on_grid(at_study_tolerances);
@@ -364,7 +371,8 @@ class Converge {
       if (m.has_ladder) {
         for (const double rung : m.ladder) {
           points_.push_back(
-              {head + "|" + axis_name(m.axis) + " " + format_number(rung), "ladder", i, rung, 0.0});
+              {head + "|" + axis_name(m.axis, m.ladder_parameter) + " " + format_number(rung),
+               "ladder", i, rung, 0.0});
         }
       } else {
         points_.push_back({head, "ladder", i, std::nullopt, 0.0});
@@ -444,9 +452,15 @@ class Converge {
       const auto& m = study_.models[p.index];
       RunRequest r = base_request(m);
       const bool ladder_in_N = !m.has_ladder || m.axis == LadderAxis::N;
+      // A row of an N or parameter ladder (or an ideal row) has a tight twin; an h or rtol
+      // ladder's rows do not: the ladder itself is the discretization.
+      const bool tight_twin = ladder_in_N || m.axis == LadderAxis::parameter;
       if (p.rung) {
         if (m.axis == LadderAxis::N) r.solver_assignments.push_back({"N", format_number(*p.rung)});
         if (m.axis == LadderAxis::h) r.solver_assignments.push_back({"h", format_number(*p.rung)});
+        if (m.axis == LadderAxis::parameter) {
+          r.solver_assignments.push_back({m.ladder_parameter, format_number(*p.rung)});
+        }
         if (m.axis == LadderAxis::rtol) {
           // atol keeps the study's ratio to rtol.
           r.rtol = *p.rung;
@@ -456,7 +470,8 @@ class Converge {
       const GridRun normal = solve_on_grid(r);
       const auto case_model = make_model(m.case_name, m.case_assignments);
       line["model"] = m.label;
-      line[ladder_in_N ? std::string("N") : axis_name(m.axis)] = number_or_null(p.rung);
+      line[ladder_in_N ? std::string("N") : axis_name(m.axis, m.ladder_parameter)] =
+          number_or_null(p.rung);
       line["status"] = normal.record.status;
       line["reason"] = normal.record.reason;
       line["tolerances"] = normal.record.tolerances;
@@ -466,7 +481,7 @@ class Converge {
           !each.empty()) {
         line["by_coordinate"] = each;
       }
-      if (ladder_in_N) {
+      if (tight_twin) {
         // The discretization check: the same point at the tight tolerances, or, for a solver
         // with a fixed step and no tolerances (a physics engine's N ladder), at half its step
         // (first order: the difference estimates the step's error). An h or rtol ladder has
@@ -835,7 +850,7 @@ ojson Converge::assemble() {
     jm["case_params"] = case_params;
     jm["solver"] = m.solver;
     // The ladder's axis: "N", "h" or "rtol" (the key of each row's rung), null for an ideal row.
-    jm["axis"] = m.has_ladder ? ojson(axis_name(m.axis)) : ojson();
+    jm["axis"] = m.has_ladder ? ojson(axis_name(m.axis, m.ladder_parameter)) : ojson();
     ojson set = ojson::object();
     for (const auto& a : m.assignments) set[a.key] = a.value;
     jm["set"] = set;
@@ -873,12 +888,13 @@ ojson Converge::assemble() {
       }
       std::vector<LadderInput> inputs;
       const bool own_axis = m.has_ladder && m.axis != LadderAxis::N;
-      const std::string rung_key = own_axis ? axis_name(m.axis) : std::string("N");
+      const std::string rung_key =
+          own_axis ? axis_name(m.axis, m.ladder_parameter) : std::string("N");
       const auto uncertainty = ref.uncertainty.find(o);
       for (const ojson* line : lines) {
         LadderInput in;
         in.rung = optional_of(line->value(rung_key, ojson()));
-        if (own_axis) {
+        if (m.has_ladder && (m.axis == LadderAxis::h || m.axis == LadderAxis::rtol)) {
           // Without the reference's error estimate (its run failed) the row cannot be trusted.
           in.reference_uncertainty = uncertainty != ref.uncertainty.end()
                                          ? uncertainty->second
@@ -894,11 +910,25 @@ ojson Converge::assemble() {
         inputs.push_back(in);
       }
       const auto expected = m.expected_order.find(o);
-      const LadderAnalysis analysis = analyse_ladder(inputs, reference_value,
-                                                     expected != m.expected_order.end()
-                                                         ? std::optional<double>(expected->second)
-                                                         : std::nullopt,
-                                                     has_limit_value(o), rules, ref.why, m.axis);
+      LadderAnalysis analysis = analyse_ladder(
+          inputs, reference_value,
+          expected != m.expected_order.end() ? std::optional<double>(expected->second)
+                                             : std::nullopt,
+          has_limit_value(o), rules, ref.why, m.axis, m.ladder_parameter);
+      // The theory's leading coefficients, where it states them: part of the verdict.
+      std::optional<CoefficientFit> coefficients;
+      if (const auto c = m.expected_coefficients.find(o);
+          c != m.expected_coefficients.end() && analysis.expected_order) {
+        coefficients = fit_coefficients(analysis, *analysis.expected_order, c->second);
+        const std::string head = "CONFIRMED: ";
+        if (analysis.confirmed && !coefficients->agrees) {
+          analysis.confirmed = false;
+          analysis.verdict = "NOT CONFIRMED: " + analysis.verdict.substr(head.size()) +
+                             "; but the leading coefficients do not agree: " + coefficients->text;
+        } else {
+          analysis.verdict += "; coefficients " + coefficients->text;
+        }
+      }
       ojson rows = ojson::array();
       for (std::size_t k = 0; k < analysis.rows.size(); ++k) {
         const LadderRow& row = analysis.rows[k];
@@ -917,11 +947,11 @@ ojson Converge::assemble() {
              {"by_coordinate", line.value("by_coordinate", ojson::object()).value(o, ojson())},
              {"steps", line.value("steps", 0L)},
              {"rhs_evaluations", line.value("rhs_evaluations", 0L)}});
-        tables[o].rows.push_back({m.label, row.rung ? rung_label(m.axis, *row.rung) : "ideal",
-                                  has_limit_value(o) ? full(row.value) : sci(row.value),
-                                  sci(row.error), fixed(row.local_order, 3),
-                                  sci(row.discretization), row.flag,
-                                  compact_tolerances(tolerances_of(line))});
+        tables[o].rows.push_back(
+            {m.label, row.rung ? rung_label(m.axis, *row.rung, m.ladder_parameter) : "ideal",
+             has_limit_value(o) ? full(row.value) : sci(row.value), sci(row.error),
+             fixed(row.local_order, 3), sci(row.discretization), row.flag,
+             compact_tolerances(tolerances_of(line))});
         if (!unit_column[o].empty()) tables[o].rows.back().push_back(unit_column[o][m.label]);
         if (grid_deviation(o)) {
           // "x 1.20e-03; y 4.00e-05", in the case's order of coordinates.
@@ -941,6 +971,13 @@ ojson Converge::assemble() {
       fit["points_in_fit"] = analysis.points_in_fit;
       fit["expected_order"] = number_or_null(analysis.expected_order);
       fit["agrees"] = analysis.order_agrees ? ojson(*analysis.order_agrees) : ojson();
+      if (coefficients) {
+        fit["expected_coefficients"] = coefficients->expected;
+        fit["fitted_coefficients"] = coefficients->fitted;
+        fit["coefficient_uncertainty"] = coefficients->uncertainty;
+        fit["coefficients_agree"] = coefficients->agrees;
+        fit["coefficient_source"] = m.coefficient_source;
+      }
       observables[o] = {{"rows", rows},
                         {"fit", fit},
                         {"flagged_rows", analysis.flagged_rows},

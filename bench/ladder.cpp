@@ -1,5 +1,6 @@
 #include "crbench/bench/ladder.hpp"
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -62,7 +63,7 @@ Triple aitken(double N_b, double N_c, double a, double b, double c, double noise
 
 }  // namespace
 
-std::string axis_name(LadderAxis axis) {
+std::string axis_name(LadderAxis axis, const std::string& parameter) {
   switch (axis) {
     case LadderAxis::N:
       return "N";
@@ -70,6 +71,8 @@ std::string axis_name(LadderAxis axis) {
       return "h";
     case LadderAxis::rtol:
       return "rtol";
+    case LadderAxis::parameter:
+      return parameter.empty() ? std::string("parameter") : parameter;
   }
   return "N";
 }
@@ -115,8 +118,8 @@ double atol_for_rtol(double rung, double rtol, double atol) {
   return rung / std::strtod(buffer, nullptr);
 }
 
-std::string rung_label(LadderAxis axis, double rung) {
-  return axis == LadderAxis::N ? N_label(rung) : axis_name(axis) + " " + N_label(rung);
+std::string rung_label(LadderAxis axis, double rung, const std::string& parameter) {
+  return axis == LadderAxis::N ? N_label(rung) : axis_name(axis, parameter) + " " + N_label(rung);
 }
 
 double tight_rtol(double rtol, double factor) { return std::max(rtol / factor, kRtolSpec.min); }
@@ -133,13 +136,13 @@ std::string N_label(double N) {
 
 Extrapolated extrapolate(const std::vector<double>& rungs, const std::vector<double>& values,
                          const std::vector<double>& discretization, const LadderRules& rules,
-                         LadderAxis axis) {
+                         LadderAxis axis, const std::string& parameter) {
   Extrapolated out;
   const std::size_t n = std::min({rungs.size(), values.size(), discretization.size()});
   std::vector<double> N;  // the resolutions
   for (std::size_t i = 0; i < n; ++i) N.push_back(resolution(axis, rungs[i]));
   const std::string finer =
-      axis == LadderAxis::N ? "one N coarser" : "one " + axis_name(axis) + " larger";
+      axis == LadderAxis::N ? "one N coarser" : "one " + axis_name(axis, parameter) + " larger";
   if (n < 3) {
     out.no_uncertainty_reason = "too short a ladder: " + std::to_string(n) +
                                 " trusted rows at the fine end, an extrapolation needs 3";
@@ -185,7 +188,8 @@ Extrapolated extrapolate(const std::vector<double>& rungs, const std::vector<dou
 LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                               std::optional<double> reference, std::optional<double> expected_order,
                               bool extrapolate_limit, const LadderRules& rules,
-                              const std::string& no_reference_why, LadderAxis axis) {
+                              const std::string& no_reference_why, LadderAxis axis,
+                              const std::string& parameter) {
   LadderAnalysis out;
   out.axis = axis;
   out.expected_order = expected_order;
@@ -255,7 +259,7 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
   if (expected_order && out.fitted_order) {
     out.order_agrees = std::abs(*out.fitted_order - *expected_order) <= rules.order_tolerance;
   }
-  const std::string name = axis_name(axis);
+  const std::string name = axis_name(axis, parameter);
   const bool N_axis = axis == LadderAxis::N;
 
   if (!has_rung) {
@@ -341,7 +345,7 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     values.push_back(*out.rows[i].value);
     discretization.push_back(*out.rows[i].discretization);
   }
-  out.extrapolation = extrapolate(rungs, values, discretization, rules, axis);
+  out.extrapolation = extrapolate(rungs, values, discretization, rules, axis, parameter);
   const Extrapolated& x = out.extrapolation;
   if (reference && x.limit) out.digits_of_agreement = digits_of(*x.limit - *reference, *reference);
   if (reference && x.uncertainty) out.digits_supported = digits_of(*x.uncertainty, *reference);
@@ -403,6 +407,68 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                   format_number(*expected_order) + "; the reference lies within the " + limit_text +
                   ", which supports " + fixed_text(*out.digits_supported, 1) +
                   " digits (agreement " + fixed_text(*out.digits_of_agreement, 1) + " digits)";
+  }
+  return out;
+}
+
+}  // namespace crbench
+
+namespace crbench {
+
+CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
+                                const std::vector<double>& expected) {
+  CoefficientFit out;
+  out.expected = expected;
+  const std::size_t k = expected.size();
+  // The trusted rows with an error, finest first: x = 1/resolution (N^-1, h, rtol or the
+  // parameter), e the error, d its discretization estimate.
+  std::vector<double> x, e, d;
+  for (auto row = analysis.rows.rbegin(); row != analysis.rows.rend(); ++row) {
+    if (row->flagged || !row->rung || !row->error) continue;
+    x.push_back(1.0 / resolution(analysis.axis, *row->rung));
+    e.push_back(*row->error);
+    d.push_back(row->discretization.value_or(0.0) + 4.0 * kEpsilon * std::abs(*row->value));
+  }
+  if (k == 0) return out;
+  if (x.size() < k + 1) {
+    out.text = "no coefficients: " + std::to_string(x.size()) + " trusted rows, " +
+               std::to_string(k) + " coefficients and their error bars need " +
+               std::to_string(k + 1);
+    return out;
+  }
+  // The coefficients through the rows first … first + k − 1, and the sensitivity of each to
+  // each row's error (the inverse of the power matrix).
+  const auto solve = [&](std::size_t first, Eigen::MatrixXd& inverse) {
+    Eigen::MatrixXd powers(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(k));
+    Eigen::VectorXd errors(static_cast<Eigen::Index>(k));
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j < k; ++j) {
+        powers(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) =
+            std::pow(x[first + i], order * static_cast<double>(j + 1));
+      }
+      errors(static_cast<Eigen::Index>(i)) = e[first + i];
+    }
+    inverse = powers.inverse();
+    return Eigen::VectorXd(inverse * errors);
+  };
+  Eigen::MatrixXd inverse, inverse_coarser;
+  const Eigen::VectorXd fine = solve(0, inverse);
+  const Eigen::VectorXd coarser = solve(1, inverse_coarser);
+  out.agrees = true;
+  for (std::size_t j = 0; j < k; ++j) {
+    const auto J = static_cast<Eigen::Index>(j);
+    double propagated = 0.0;
+    for (std::size_t i = 0; i < k; ++i) {
+      propagated += std::abs(inverse(J, static_cast<Eigen::Index>(i))) * d[i];
+    }
+    out.fitted.push_back(fine(J));
+    out.uncertainty.push_back(std::abs(fine(J) - coarser(J)) + 2.0 * propagated);
+    const bool agrees = std::abs(fine(J) - expected[j]) <= out.uncertainty.back();
+    out.agrees = out.agrees && agrees;
+    out.text += (j == 0 ? "" : "; ") + std::string("a") + std::to_string(j + 1) + " = " +
+                format_number(fine(J)) + " +/- " + scientific_text(out.uncertainty.back(), 1) +
+                " (theory " + format_number(expected[j]) + (agrees ? "" : ", outside the bar") +
+                ")";
   }
   return out;
 }

@@ -11,15 +11,16 @@
 
 namespace crbench {
 
-// What a ladder refines. Errors fall as N grows and as h or rtol shrink; the analysis works in the
-// resolution N, 1/h or 1/rtol, so that an order p means error ∝ N^−p, h^p or rtol^p alike.
-enum class LadderAxis { N, h, rtol };
+// What a ladder refines. Errors fall as N grows and as h, rtol or a model parameter x shrink
+// (x → 0: the added mass α of Deryabin & Kozlov 1995 §5, for example); the analysis works in the
+// resolution N, 1/h, 1/rtol or 1/x, so that an order p means error ∝ N^−p, h^p, rtol^p or x^p.
+enum class LadderAxis { N, h, rtol, parameter };
 
-// "N", "h", "rtol".
-std::string axis_name(LadderAxis axis);
+// "N", "h", "rtol", "parameter"; with a parameter's name, that name.
+std::string axis_name(LadderAxis axis, const std::string& parameter = "");
 // The axis named `name`, or InputError naming `where` and the accepted names.
 LadderAxis parse_axis(const std::string& name, const std::string& where);
-// N, 1/h or 1/rtol.
+// N, 1/h, 1/rtol or 1/x.
 double resolution(LadderAxis axis, double rung);
 // The rungs from `coarse` to `fine` (N: increasing, h and rtol: decreasing), per_decade a decade,
 // with a 1e-9 decade slack at the fine end: coarse · 10^(i/per_decade) for N (the study's N
@@ -109,10 +110,29 @@ struct LadderAnalysis {
 };
 
 // The three-point extrapolation with its error bar (see Extrapolated), on the values of a
-// geometric ladder whose every entry is trusted; `rungs` on `axis`. Exposed for the tests.
+// geometric ladder whose every entry is trusted; `rungs` on `axis` (`parameter`: the name of a
+// parameter axis, for the texts). Exposed for the tests.
 Extrapolated extrapolate(const std::vector<double>& rungs, const std::vector<double>& values,
                          const std::vector<double>& discretization,
-                         const LadderRules& rules = LadderRules{}, LadderAxis axis = LadderAxis::N);
+                         const LadderRules& rules = LadderRules{}, LadderAxis axis = LadderAxis::N,
+                         const std::string& parameter = "");
+
+// The leading coefficients of a ladder's error as a series in its rung x (N^-1, h, rtol or the
+// parameter): error ≈ a1 x^p + a2 x^(2p) + … with p the stated order, from the finest trusted
+// rows (as many as coefficients), and the same one row coarser: the error bar of each is their
+// distance (an upper bound while the truncation falls by at least 2 from one row to the next,
+// which rungs a factor √10 apart give) plus twice the discretization propagated through the
+// solve. Compared with the theory's coefficients: they agree when each lies within its bar.
+struct CoefficientFit {
+  std::vector<double> expected;
+  std::vector<double> fitted;       // empty when there are too few trusted rows
+  std::vector<double> uncertainty;  // the bars, same size as fitted
+  bool agrees = false;
+  std::string text;  // "a1 = 1.00003 +/- 4.1e-05 (theory 1); a2 = ..." or why there is none
+};
+struct LadderAnalysis;
+CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
+                                const std::vector<double>& expected);
 
 // `reference` is what the errors are measured against (the limit model's value or a closed
 // form); nullopt when there is none (the verdict says so, with `no_reference_why`).
@@ -122,7 +142,7 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                               std::optional<double> reference, std::optional<double> expected_order,
                               bool extrapolate_limit, const LadderRules& rules,
                               const std::string& no_reference_why = "",
-                              LadderAxis axis = LadderAxis::N);
+                              LadderAxis axis = LadderAxis::N, const std::string& parameter = "");
 
 // "1e2", "10^2.5", or the number when N is not a power of ten to a tenth of a decade (also for h
 // and rtol: "1e-3", "10^-2.5").
@@ -138,7 +158,7 @@ int step_ladder_samples(LadderAxis axis, double coarsest_rung, double duration, 
 // that 1e-12 / 1e-14 gives 100 and 1e-5 / 100 is the double nearest 1e-7).
 double atol_for_rtol(double rung, double rtol, double atol);
 
-// N_label for an N rung; "h 1e-3", "rtol 1e-8" on the other axes.
-std::string rung_label(LadderAxis axis, double rung);
+// N_label for an N rung; "h 1e-3", "rtol 1e-8", "alpha 1e-3" on the other axes.
+std::string rung_label(LadderAxis axis, double rung, const std::string& parameter = "");
 
 }  // namespace crbench

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -262,6 +263,18 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
         if (fs::exists(dir / (name + ".png"))) {
           md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
         }
+      }
+      // Each parameter ladder's axis (the added mass alpha, ...) has its figure.
+      std::set<std::string> parameters;
+      for (const StudyModel& m : study.models) {
+        if (m.has_ladder && m.axis == LadderAxis::parameter) parameters.insert(m.ladder_parameter);
+      }
+      for (const std::string& parameter : parameters) {
+        const std::string name = "error_vs_" + parameter;
+        if (!fs::exists(dir / (name + ".png"))) continue;
+        const std::string caption = "Each " + parameter + " ladder's errors against " + parameter +
+                                    ", log-log, per observable (hollow markers: flagged rows)";
+        md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
       }
       // A study without a lift-off (kinematic constraints) draws its first deviation instead,
       // and the impact observables each have one.

@@ -203,25 +203,49 @@ Study parse_study(const nlohmann::json& j) {
       // An h or rtol ladder of the model's own.
       Fields ladder(*own, m.path("ladder"));
       const std::string axis_text = ladder.text("axis");
-      sm.axis = parse_axis(axis_text, m.path("ladder.axis"));
+      const std::vector<ParamSpec> parameters = solver->parameters();
+      const auto spec_named = [&](const std::string& name) {
+        return std::find_if(parameters.begin(), parameters.end(),
+                            [&](const ParamSpec& p) { return p.name == name; });
+      };
+      // A model parameter of the solver (the added mass alpha as it tends to 0, Deryabin &
+      // Kozlov 1995 §5), other than N, h and rtol, which have their own axes.
+      const bool parameter_axis = axis_text != "N" && axis_text != "h" && axis_text != "rtol" &&
+                                  spec_named(axis_text) != parameters.end();
+      if (parameter_axis) {
+        sm.axis = LadderAxis::parameter;
+        sm.ladder_parameter = axis_text;
+      } else {
+        try {
+          sm.axis = parse_axis(axis_text, m.path("ladder.axis"));
+        } catch (const InputError&) {
+          std::string names;
+          for (const ParamSpec& p : parameters) {
+            if (p.name != "N" && p.name != "h") names += ", " + p.name;
+          }
+          throw InputError(
+              m.path("ladder.axis") + ": '" + axis_text +
+              "' is not h, rtol or a parameter of solver " + sm.solver +
+              (names.empty() ? std::string(" (it has none)") : " (" + names.substr(2) + ")"));
+        }
+      }
       if (sm.axis == LadderAxis::N) {
         throw InputError(m.path("ladder.axis") +
                          ": 'N' ladders come from study.N (with N_min, N_max); a model's own "
-                         "ladder is in h or rtol");
+                         "ladder is in h, rtol or a solver parameter");
       }
       const bool in_h = sm.axis == LadderAxis::h;
-      const std::vector<ParamSpec> parameters = solver->parameters();
-      const auto h_spec = std::find_if(parameters.begin(), parameters.end(),
-                                       [](const ParamSpec& p) { return p.name == "h"; });
+      const auto h_spec = spec_named("h");
       if (in_h && h_spec == parameters.end()) {
         throw InputError(m.path("ladder.axis") + ": solver " + sm.solver +
                          " has no step h (an h ladder needs a fixed-step solver)");
       }
-      if (!in_h && !solver->takes_tolerances()) {
+      if (sm.axis == LadderAxis::rtol && !solver->takes_tolerances()) {
         throw InputError(m.path("ladder.axis") + ": solver " + sm.solver +
                          " takes no rtol (an rtol ladder needs an adaptive solver)");
       }
-      const ParamSpec bounds = in_h ? *h_spec : kRtolSpec;
+      const ParamSpec bounds =
+          parameter_axis ? *spec_named(axis_text) : (in_h ? *h_spec : kRtolSpec);
       const double from = ladder.number("from", std::nullopt, bounds);
       const double to =
           ladder.number("to", std::nullopt, range(bounds.min, from, bounds.min_inclusive));
@@ -254,6 +278,10 @@ Study parse_study(const nlohmann::json& j) {
       if (a.key == "h" && sm.has_ladder && sm.axis == LadderAxis::h) {
         throw InputError(m.path("set") + ".h: h comes from the model's ladder");
       }
+      if (sm.axis == LadderAxis::parameter && a.key == sm.ladder_parameter) {
+        throw InputError(m.path("set") + "." + a.key + ": " + a.key +
+                         " comes from the model's ladder");
+      }
     }
     sm.limit_model = limit_model_of(*solver, sm.assignments, m.path("set"));
     if (!sm.has_ladder && solver_has_N(*solver)) {
@@ -276,7 +304,10 @@ Study parse_study(const nlohmann::json& j) {
     sm.reference =
         m.text("reference",
                std::string(sm.has_ladder && sm.axis != LadderAxis::N ? "closed-form" : "limit"));
-    if (sm.has_ladder && sm.axis != LadderAxis::N && sm.reference == "limit") {
+    const bool own_solver_reference =
+        sm.reference == sm.solver || (sm.reference == "limit" && sm.solver == "limit");
+    if (sm.has_ladder && (sm.axis == LadderAxis::h || sm.axis == LadderAxis::rtol) &&
+        sm.reference == "limit") {
       // The limit solver runs the (alpha, beta, gamma) model's N -> infinity, not the scheme's
       // h -> 0 or rtol -> 0.
       throw InputError(m.path("reference") + ": an " + axis_name(sm.axis) +
@@ -295,7 +326,8 @@ Study parse_study(const nlohmann::json& j) {
                          " has no closed-form lift-off or trajectory for model '" + sm.limit_model +
                          "'");
       }
-    } else if (sm.reference != "limit") {
+    } else if (sm.reference != "limit" || sm.axis == LadderAxis::parameter) {
+      // A solver; "limit" too on a parameter ladder (the limit solver at the parameter's limit).
       const Solver* reference_solver = nullptr;
       try {
         reference_solver = &find_solver(sm.reference);
@@ -305,7 +337,7 @@ Study parse_study(const nlohmann::json& j) {
                          ")");
       }
       if (const auto* own = m.find("reference_set")) {
-        if (sm.reference == sm.solver) {
+        if (own_solver_reference && sm.axis != LadderAxis::parameter) {
           throw InputError(m.path("reference_set") +
                            ": the model's own solver as its reference runs the model's settings");
         }
@@ -313,8 +345,19 @@ Study parse_study(const nlohmann::json& j) {
         limit_model_of(*reference_solver, sm.reference_assignments, m.path("reference_set"));
       }
     }
+    if (sm.axis == LadderAxis::parameter && (own_solver_reference || sm.reference == "limit") &&
+        std::none_of(sm.reference_assignments.begin(), sm.reference_assignments.end(),
+                     [&](const Assignment& a) { return a.key == sm.ladder_parameter; })) {
+      // The model's solver (or the limit solver) at the parameter's own limit, e.g. alpha = 0:
+      // the reference_set must say which value the ladder tends to.
+      throw InputError(m.path("reference_set") + ": a ladder in " + sm.ladder_parameter +
+                       " against " + sm.reference + " needs the limit value of " +
+                       sm.ladder_parameter + " in reference_set (e.g. {\"" + sm.ladder_parameter +
+                       "\": 0})");
+    }
     if (m.find("reference_set") && sm.reference_assignments.empty() &&
-        (sm.reference == "limit" || sm.reference == "closed-form")) {
+        ((sm.reference == "limit" && sm.axis != LadderAxis::parameter) ||
+         sm.reference == "closed-form")) {
       throw InputError(m.path("reference_set") +
                        ": only a solver reference takes settings (the reference is \"" +
                        sm.reference + "\")");
@@ -340,6 +383,31 @@ Study parse_study(const nlohmann::json& j) {
                          " has no N and the model no h or rtol ladder, so there is no order");
       }
     }
+    if (const auto* coefficients = m.find("expected_coefficients")) {
+      if (!coefficients->is_object()) {
+        throw InputError(m.path("expected_coefficients") +
+                         ": must be an object observable: [a1, a2, ...]");
+      }
+      for (const auto& [key, value] : coefficients->items()) {
+        const std::string where = m.path("expected_coefficients") + "." + key;
+        if (sm.expected_order.find(key) == sm.expected_order.end()) {
+          throw InputError(where + ": needs an expected_order for " + key +
+                           " (the coefficients are those of its powers)");
+        }
+        if (!value.is_array() || value.empty() || value.size() > 3) {
+          throw InputError(where + ": must be an array of 1 to 3 numbers");
+        }
+        std::vector<double> list;
+        for (const auto& a : value) {
+          if (!a.is_number() || !std::isfinite(a.get<double>())) {
+            throw InputError(where + ": must be an array of 1 to 3 finite numbers");
+          }
+          list.push_back(a.get<double>());
+        }
+        sm.expected_coefficients[key] = list;
+      }
+    }
+    sm.coefficient_source = m.text("coefficient_source", "");
     sm.order_source = m.text("order_source", "");
     sm.note = m.text("note", "");
     m.finish();

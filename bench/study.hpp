@@ -35,9 +35,14 @@ struct StudyModel {
   // [N_min, N_max]), or in h or rtol (the model's own "ladder"); otherwise one ideal row.
   bool has_ladder = false;
   LadderAxis axis = LadderAxis::N;
-  std::vector<double> ladder;  // the rungs on `axis`, coarse to fine (has_ladder), else empty
+  std::string ladder_parameter;  // the solver parameter of a parameter ladder (axis == parameter)
+  std::vector<double> ladder;    // the rungs on `axis`, coarse to fine (has_ladder), else empty
   std::map<std::string, double> expected_order;  // observable → order the theory states
   std::string order_source;                      // where that order comes from
+  // observable → the theory's leading coefficients a1, a2, … of its error as a series in the
+  // rung x (a1 x^p + a2 x^(2p) + …, p the expected order), and where they come from.
+  std::map<std::string, std::vector<double>> expected_coefficients;
+  std::string coefficient_source;
   std::string note;
 };
 

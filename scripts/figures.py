@@ -68,31 +68,67 @@ def fit_label(label, fit, decimals):
 
 
 def error_vs_step(study, folder, axis):
-    """Each h (or rtol) ladder's judged observable against its rung, one panel per observable,
-    with the least-squares line through the trusted rows (hollow: flagged rows)."""
+    """Each h, rtol or parameter ladder's observables against its rung, one panel per observable
+    (hollow: flagged rows; dashed: the theory's series where it states its coefficients), and,
+    where the theory states a second coefficient, a panel of the error less its leading term
+    a1 x^p against the theory's a2 x^2p: the part of the error the leading term does not explain."""
     models = [m for m in study["models"] if m.get("axis") == axis]
     if not models:
         return
     observables = [o for o in study["observables"] if ladder_models(study, o, axis)]
     if not observables:
         return
-    fig, axes = plt.subplots(1, len(observables), figsize=(5.2 * len(observables), 4.6),
-                             squeeze=False)
-    for ax, observable in zip(axes[0], observables):
+
+    def coefficients(m, observable):
+        fit = m["observables"][observable]["fit"]
+        return fit.get("expected_coefficients") or [], fit.get("expected_order")
+
+    panels = [(o, False) for o in observables]
+    panels += [(o, True) for o in observables
+               if any(len(coefficients(m, o)[0]) >= 2 for m in models)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.6 * len(panels), 4.8), squeeze=False)
+    for ax, (observable, remainder) in zip(axes[0], panels):
         for k, m in enumerate(models):
-            trusted, flagged = split_rows(m["observables"][observable]["rows"])
             color = "C%d" % k
+            expected, p = coefficients(m, observable)
+            if remainder and len(expected) < 2:
+                continue
+            rows = m["observables"][observable]["rows"]
+
+            def shown(r):
+                # The error, or what is left of it after the theory's leading term.
+                return abs(r["error"] - expected[0] * r[axis] ** p) if remainder else abs(r["error"])
+
+            trusted, flagged = split_rows(rows)
             label = fit_label(m["label"], m["observables"][observable]["fit"], 2)
-            ax.loglog([r[axis] for r in trusted], [abs(r["error"]) for r in trusted], "o-",
+            if remainder:
+                label = "%s (theory a2 = %.6g)" % (m["label"], expected[1])
+            ax.loglog([r[axis] for r in trusted], [shown(r) for r in trusted], "o-",
                       color=color, label=label, markersize=4, linewidth=0.8)
             if flagged:
-                ax.loglog([r[axis] for r in flagged], [abs(r["error"]) for r in flagged], "o",
+                ax.loglog([r[axis] for r in flagged], [shown(r) for r in flagged], "o",
                           color=color, markerfacecolor="none")
+            if expected and p:
+                # The theory's series a1 x^p + a2 x^2p + ... (dashed) over the ladder, or its
+                # terms after the first.
+                rungs = [r[axis] for r in rows if r[axis]]
+                lo, hi = min(rungs), max(rungs)
+                xs = [lo * (hi / lo) ** (i / 40.0) for i in range(41)]
+                terms = list(enumerate(expected))[1 if remainder else 0:]
+                series = [abs(sum(a * x ** (p * (j + 1)) for j, a in terms)) for x in xs]
+                if any(v > 0 for v in series):
+                    ax.loglog(xs, series, "--", color=color, linewidth=0.8)
         ax.invert_xaxis()
         ax.set_xlabel(axis + " (finer to the right)")
         unit = study.get("observable_units", {}).get(observable, "")
-        ax.set_ylabel("|error| of " + observable + (" [%s]" % unit if unit else ""))
-        ax.set_title(observable, fontsize=10)
+        in_unit = " [%s]" % unit if unit else ""
+        if remainder:
+            ax.set_ylabel("|error - a1 %s^p| of %s%s" % (axis, observable, in_unit))
+            ax.set_title("%s less the theory's leading term (dashed: a2 %s^2p)"
+                         % (observable, axis), fontsize=10)
+        else:
+            ax.set_ylabel("|error| of " + observable + in_unit)
+            ax.set_title(observable, fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle("%s: error against %s (hollow: flagged rows)" % (study["study"], axis))
@@ -567,6 +603,10 @@ def main():
             error_vs_N(study, folder, observable)
     error_vs_step(study, folder, "h")
     error_vs_step(study, folder, "rtol")
+    # The model parameters the ladders run over (the added mass alpha, ...).
+    for parameter in sorted({m["axis"] for m in study["models"]
+                             if m.get("axis") not in (None, "N", "h", "rtol")}):
+        error_vs_step(study, folder, parameter)
     collapse(study, folder)
     paths(study, folder)
     work_precision(study, folder)

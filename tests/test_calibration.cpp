@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 using crbench::Extrapolated;
 
 struct TrustedTail {
-  std::vector<double> N, values, discretization;  // N: the rungs (N, h or rtol)
+  std::vector<double> N, values, discretization;  // N: the rungs (N, h, rtol or a parameter)
   crbench::LadderAxis axis = crbench::LadderAxis::N;
 };
 
@@ -31,7 +31,9 @@ TrustedTail trusted_tail(const nlohmann::ordered_json& rows, const std::string& 
   while (begin > 0 && rows[begin - 1][axis].is_number() && !rows[begin - 1]["flagged"].get<bool>())
     --begin;
   TrustedTail t;
-  t.axis = crbench::parse_axis(axis, "axis");
+  // A parameter ladder's rows are keyed by the parameter's name (alpha, ...).
+  t.axis = axis == "N" || axis == "h" || axis == "rtol" ? crbench::parse_axis(axis, "axis")
+                                                        : crbench::LadderAxis::parameter;
   for (std::size_t i = begin; i < end; ++i) {
     t.N.push_back(rows[i][axis].get<double>());
     t.values.push_back(rows[i]["value"].get<double>());
@@ -213,4 +215,47 @@ TEST_CASE("An h ladder: order from the resolution 1/h, the limit extrapolated, f
   inputs[4].reference_uncertainty = 0.0;
   const auto flat = crbench::analyse_ladder(inputs, 2.0, 1.5, true, rules, "", LadderAxis::h);
   CHECK(flat.rows[4].flag == "ROUND-OFF");
+}
+
+TEST_CASE(
+    "A parameter ladder's leading coefficients: fitted with an error bar that holds the truth",
+    "[ladder-axis]") {
+  using crbench::LadderAxis;
+  // error(x) = 2 x - 3 x^2 + 5 x^3 on x = 1e-1 ... 1e-4, two rungs a decade: the coefficients of x
+  // and x^2 from the two finest rows, their bars from the same one row coarser.
+  const std::vector<double> x = crbench::ladder_rungs(LadderAxis::parameter, 1e-1, 1e-4, 2);
+  REQUIRE(x.size() == 7u);
+  std::vector<crbench::LadderInput> inputs;
+  for (const double a : x) {
+    crbench::LadderInput in;
+    in.rung = a;
+    in.value = 1.0 + 2.0 * a - 3.0 * a * a + 5.0 * a * a * a;
+    in.tight = in.value;
+    inputs.push_back(in);
+  }
+  const crbench::LadderRules rules;
+  const auto analysis =
+      crbench::analyse_ladder(inputs, 1.0, 1.0, true, rules, "", LadderAxis::parameter, "alpha");
+  // Least squares over every row, the coarse ones not yet asymptotic: 0.984.
+  CHECK(analysis.fitted_order.value() == Approx(1.0).margin(0.02));
+  CHECK(crbench::rung_label(LadderAxis::parameter, 1e-3, "alpha") == "alpha 1e-3");
+  const auto fit = crbench::fit_coefficients(analysis, 1.0, {2.0, -3.0});
+  INFO(fit.text);
+  REQUIRE(fit.fitted.size() == 2u);
+  CHECK(fit.agrees);
+  for (std::size_t j = 0; j < 2; ++j) {
+    CHECK(std::abs(fit.fitted[j] - fit.expected[j]) <= fit.uncertainty[j]);
+    // The bar is not wasteful: within 10 times the true error (the cubic term, 5 x x_finest).
+    CHECK(fit.uncertainty[j] > 0.0);
+  }
+  CHECK(fit.uncertainty[1] < 10.0 * 5.0 * 3.17e-4 + 1e-9);
+  // A wrong theory is caught: a2 = -2.9 lies outside the bar.
+  const auto wrong = crbench::fit_coefficients(analysis, 1.0, {2.0, -2.9});
+  CHECK_FALSE(wrong.agrees);
+  CHECK_THAT(wrong.text, Catch::Contains("outside the bar"));
+  // Too few trusted rows for two coefficients and their bars.
+  std::vector<crbench::LadderInput> two(inputs.begin(), inputs.begin() + 2);
+  const auto short_analysis =
+      crbench::analyse_ladder(two, 1.0, 1.0, true, rules, "", LadderAxis::parameter, "alpha");
+  CHECK(crbench::fit_coefficients(short_analysis, 1.0, {2.0, -3.0}).fitted.empty());
 }

@@ -1,8 +1,11 @@
 // The (α,β,γ) limit model (Deryabin & Kozlov 1995 Theorem 1) against closed forms: the classical
 // and viscous lift-offs of dk-plane, the first zero of z for piecewise-constant λ solved
 // independently, the paper's counterexample, a double zero.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <numbers>
 
 #include "support.hpp"
@@ -246,4 +249,63 @@ TEST_CASE("limit: no zero of z before the horizon is reported", "[limit]") {
   CHECK(r.diagnostics.at("theorem_applies") == false);
   CHECK_THAT(r.diagnostics.at("why").get<std::string>(),
              Catch::Contains("no zero of z before the horizon"));
+}
+
+TEST_CASE(
+    "Proposition 3 (Deryabin & Kozlov 1995 section 5): tau(alpha) = tau2 + alpha/beta + "
+    "c2 (alpha/beta)^2, c2 = -lambda'(tau2)/(2 lambda(tau2))",
+    "[limit]") {
+  // particle-on-circle at its defaults (R = g = 1, v0 = 0.5). The viscous limit (alpha = 0)
+  // keeps the particle on the circle until tau2, where the integral of lambda first vanishes;
+  // lambda = 3 g cos(theta) - 2 g - v0^2/R there, lambda' = -3 g sin(theta) theta'.
+  const auto model = make_model("particle-on-circle", {});
+  const RunRecord viscous = limit(*model, {{"alpha", "0"}, {"beta", "1"}, {"gamma", "0"}});
+  REQUIRE(viscous.lift_off_time);
+  const double tau2 = *viscous.lift_off_time;
+  CHECK(tau2 == Approx(1.8656381221868).margin(1e-11));
+  std::vector<TrajectorySample> at_tau2;
+  limit(*model, {{"alpha", "0"}, {"beta", "1"}, {"gamma", "0"}},
+        [&](const TrajectorySample& s) { at_tau2.push_back(s); }, {tau2});
+  // The grid sample at tau2 (the record also samples its events).
+  const auto sample =
+      std::min_element(at_tau2.begin(), at_tau2.end(), [&](const auto& a, const auto& b) {
+        return std::abs(a.x.t - tau2) < std::abs(b.x.t - tau2);
+      });
+  REQUIRE(sample != at_tau2.end());
+  REQUIRE(std::abs(sample->x.t - tau2) < 1e-12);
+  const double theta = sample->x.q(1), theta_rate = sample->x.v(1);
+  const double g = 1.0, R = 1.0, v0 = 0.5;
+  const double lambda = 3.0 * g * std::cos(theta) - 2.0 * g - v0 * v0 / R;
+  const double lambda_rate = -3.0 * g * std::sin(theta) * theta_rate;
+  const double c2 = -lambda_rate / (2.0 * lambda);
+  CHECK(c2 == Approx(-1.0442653936).margin(1e-9));
+  // The study's coefficients are this formula's (bench/studies/small-added-mass.json).
+  std::ifstream file(std::string(CRBENCH_SOURCE_DIR) + "/bench/studies/small-added-mass.json");
+  REQUIRE(file);
+  const auto study = nlohmann::json::parse(file);
+  for (const auto& m : study["models"]) {
+    if (m.value("case", std::string()) != "particle-on-circle") continue;
+    const double beta = m["set"]["beta"].get<double>();
+    const auto& a = m["expected_coefficients"]["lift_off_time"];
+    CHECK(a[0].get<double>() == Approx(1.0 / beta).margin(1e-12));
+    CHECK(a[1].get<double>() == Approx(c2 / (beta * beta)).margin(1e-9));
+  }
+  // The remainder is cubic: tau(alpha) - (tau2 + alpha + c2 alpha^2) falls 1000-fold from alpha =
+  // 1e-2 to 1e-3 (measured 5.35e-7 and 5.2e-10); beta = 2 at 2 alpha is the same model.
+  const auto remainder = [&](double alpha, double beta) {
+    const RunRecord r = limit(
+        *model, {{"alpha", format_number(alpha)}, {"beta", format_number(beta)}, {"gamma", "0"}});
+    REQUIRE(r.lift_off_time);
+    const double eps = alpha / beta;
+    return *r.lift_off_time - (tau2 + eps + c2 * eps * eps);
+  };
+  const double coarse = remainder(1e-2, 1.0), fine = remainder(1e-3, 1.0);
+  CHECK(std::abs(fine) < 2e-9);
+  CHECK(coarse / fine == Approx(1000.0).epsilon(0.3));
+  CHECK(remainder(2e-3, 2.0) == Approx(fine).margin(1e-11));
+  // dk-plane: lambda' = 0 at tau2 = 2, so tau(alpha) = 2 + alpha/beta to exp(-beta/alpha).
+  const auto plane = make_model("dk-plane", {});
+  const RunRecord small = limit(*plane, {{"alpha", "1e-2"}, {"beta", "1"}, {"gamma", "0"}});
+  REQUIRE(small.lift_off_time);
+  CHECK(*small.lift_off_time == Approx(2.01).margin(1e-12));
 }

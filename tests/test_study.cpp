@@ -131,6 +131,35 @@ TEST_CASE("malformed studies name the field", "[study]") {
       {"N_max too small", [](json& j) { j["models"][0]["N_max"] = 200; }, "study.models[0].N_max:"},
       {"bad reference", [](json& j) { j["models"][0]["reference"] = "truth"; },
        "study.models[0].reference:"},
+      {"ladder over a name the solver does not have",
+       [](json& j) {
+         j["models"][0]["ladder"] = {{"axis", "zeta"}, {"from", 0.1}, {"to", 1e-3}};
+       },
+       "study.models[0].ladder.axis: 'zeta' is not h, rtol or a parameter of solver realization"},
+      {"parameter ladder with its parameter in set",
+       [](json& j) {
+         j["models"][0] = {{"label", "a"},
+                           {"solver", "limit"},
+                           {"set", {{"alpha", 0.1}, {"beta", 1}, {"gamma", 0}}},
+                           {"ladder", {{"axis", "alpha"}, {"from", 0.1}, {"to", 1e-3}}},
+                           {"reference", "limit"},
+                           {"reference_set", {{"alpha", 0}}}};
+       },
+       "study.models[0].set.alpha: alpha comes from the model's ladder"},
+      {"parameter ladder against its own solver without the parameter's limit",
+       [](json& j) {
+         j["models"][0] = {{"label", "a"},
+                           {"solver", "limit"},
+                           {"set", {{"beta", 1}, {"gamma", 0}}},
+                           {"ladder", {{"axis", "alpha"}, {"from", 0.1}, {"to", 1e-3}}},
+                           {"reference", "limit"}};
+       },
+       "study.models[0].reference_set: a ladder in alpha against limit needs the limit value"},
+      {"coefficients without an order",
+       [](json& j) {
+         j["models"][0]["expected_coefficients"] = {{"lift_off_time", {1, 0}}};
+       },
+       "study.models[0].expected_coefficients.lift_off_time: needs an expected_order"},
       {"reference settings on the limit",
        [](json& j) {
          j["models"][0]["reference_set"] = {{"restitution", 1}};
