@@ -198,22 +198,6 @@ std::string canonical_sweeps(const std::filesystem::path& out_dir, int jobs,
   return overview.str();
 }
 
-// The first solver a study file names that this build does not have, if any.
-std::optional<std::string> unbuilt_solver(const std::filesystem::path& file) {
-  const nlohmann::json study = nlohmann::json::parse(read_text(file));
-  if (!study.contains("models") || !study["models"].is_array()) return std::nullopt;
-  for (const auto& model : study["models"]) {
-    if (!model.is_object() || !model.contains("solver") || !model["solver"].is_string()) continue;
-    const std::string name = model["solver"].get<std::string>();
-    const auto& solvers = solver_registry();
-    if (std::none_of(solvers.begin(), solvers.end(),
-                     [&](const auto& s) { return s->name() == name; })) {
-      return name;
-    }
-  }
-  return std::nullopt;
-}
-
 // The canonical studies (bench/studies/*.json, in name order), each into
 // out_dir/studies/<name>/ with a README of its own.
 std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir, int jobs,
@@ -316,6 +300,21 @@ std::string verdict_head(const std::string& verdict) {
 }
 
 }  // namespace
+
+std::optional<std::string> unbuilt_solver(const std::filesystem::path& file) {
+  const nlohmann::json study = nlohmann::json::parse(read_text(file));
+  if (!study.contains("models") || !study["models"].is_array()) return std::nullopt;
+  for (const auto& model : study["models"]) {
+    if (!model.is_object() || !model.contains("solver") || !model["solver"].is_string()) continue;
+    const std::string name = model["solver"].get<std::string>();
+    const auto& solvers = solver_registry();
+    if (std::none_of(solvers.begin(), solvers.end(),
+                     [&](const auto& s) { return s->name() == name; })) {
+      return name;
+    }
+  }
+  return std::nullopt;
+}
 
 int write_report(const std::string& out, int jobs, std::ostream& progress) {
   namespace fs = std::filesystem;

@@ -381,3 +381,57 @@ TEST_CASE("verify confirms the viscous prediction on vibrating-table to >= 6 dig
                                 "3.2e5",   "--per-decade", "2"};
   check_confirmed(args, 6.0);
 }
+
+TEST_CASE(
+    "body-with-channel: the period of the Routh system, event-driven's impacts, and the sqrt(E) "
+    "law with its first correction",
+    "[cases]") {
+  // The period integral of the Routh system (the case's facts) against the same integral in
+  // 40-digit arithmetic (mpmath, outside the suite), event-driven's full two-degree-of-freedom
+  // motion with elastic impacts at s = 0 against both, and T = c1 sqrt(E) (1 + kappa E + O(E^2)):
+  // the remainder falls like E^(5/2) (84.5 E^(5/2) at the defaults).
+  const std::vector<std::pair<double, double>> mpmath{
+      {1e-2, 0.78015848461742094}, {1e-3, 0.25288674930737070}, {1e-4, 0.080172472558056831}};
+  std::vector<double> remainders;
+  for (const auto& [E, exact] : mpmath) {
+    INFO("E = " << E);
+    const auto model = make_model("body-with-channel", {{"E", format_number(E)}});
+    const Facts facts = model->facts();
+    const double period = *facts.value("period");
+    CHECK(period == Approx(exact).epsilon(1e-13));
+    const RunRecord r = testing::solve(*model);
+    REQUIRE(r.status == "ok");
+    std::vector<double> impacts;
+    for (const auto& e : r.events) {
+      if (e.kind == "impact") {
+        CHECK(e.index == 0);  // the wall s = 0; the channel's end is not reached
+        impacts.push_back(e.t);
+      }
+    }
+    REQUIRE(impacts.size() >= 4);
+    CHECK(std::abs(impacts.front() - period) <= 1e-10);
+    const double mean =
+        (impacts.back() - impacts.front()) / static_cast<double>(impacts.size() - 1);
+    CHECK(std::abs(mean - period) <= 1e-10);
+    const double leading = *facts.value("small-energy period 2 sqrt(2 a(0) E)/W'(0)");
+    const double corrected =
+        *facts.value("period with its first correction c1 sqrt(E) (1 + kappa E)");
+    remainders.push_back((period - corrected) / std::pow(E, 2.5));
+    // The correction is what is left of the leading law: (T - c1 sqrt(E)) / E^(3/2) tends to
+    // c1 kappa = -22.6106 (mpmath: -21.79, -22.53, -22.60 at these E).
+    CHECK(std::abs(period - corrected) < std::abs(period - leading));
+  }
+  CHECK(remainders[1] == Approx(84.27).epsilon(0.01));
+  CHECK(remainders[2] == Approx(84.52).epsilon(0.01));
+  // The angular momentum about the post is conserved through the impacts.
+  const auto model = make_model("body-with-channel", {});
+  std::vector<double> momenta;
+  crbench::testing::SolveOptions o;
+  o.output_times = testing::grid(0.0, model->horizon(), 11);
+  o.on_sample = [&](const TrajectorySample& s) {
+    const double s_pos = s.x.q(0), xi = 1.0 - s_pos;
+    momenta.push_back(0.5 * s.x.v(0) + (0.5 + xi * xi + 0.25) * s.x.v(1));
+  };
+  REQUIRE(testing::solve(*model, o).status == "ok");
+  for (const double k : momenta) CHECK(k == Approx(1.0).margin(1e-10));
+}
