@@ -169,6 +169,16 @@ def panel_grid(count):
     return fig, flat[:count]
 
 
+def title_panels(fig, axes, panels, title):
+    """One panel: the figure's title on it; several: the case over each, the title above all."""
+    if len(panels) == 1:
+        axes[0].set_title(title)
+        return
+    for ax, (case, _) in zip(axes, panels):
+        ax.set_title(case, fontsize=10)
+    fig.suptitle(title)
+
+
 def draw_error_vs_N(ax, models, observable, legend_size):
     for k, m in enumerate(models):
         lift = m["observables"][observable]
@@ -209,15 +219,10 @@ def error_vs_N(study, folder, observable="lift_off_time"):
     else:
         ylabel = "|%s - reference|%s" % (observable, in_unit)
         title = "%s: %s against N (hollow: flagged rows)" % (study["study"], observable)
-    for ax, (case, models) in zip(axes, panels):
+    for ax, (_, models) in zip(axes, panels):
         draw_error_vs_N(ax, models, observable, 8 if len(panels) == 1 else 7)
         ax.set_ylabel(ylabel)
-        if len(panels) > 1:
-            ax.set_title(case, fontsize=10)
-    if len(panels) == 1:
-        axes[0].set_title(title)
-    else:
-        fig.suptitle(title)
+    title_panels(fig, axes, panels, title)
     save(fig, folder, "error_vs_N" if observable == "lift_off_time" else observable + "_vs_N")
 
 
@@ -250,15 +255,10 @@ def lift_off_vs_N(study, folder):
     panels = case_panels(ladder_models(study))
     fig, axes = panel_grid(len(panels))
     title = "%s: lift-off time against N" % study["study"]
-    for ax, (case, models) in zip(axes, panels):
+    for ax, (_, models) in zip(axes, panels):
         draw_lift_off_vs_N(ax, models, study.get("classical_lift_off_time"),
                            8 if len(panels) == 1 else 7)
-        if len(panels) > 1:
-            ax.set_title(case, fontsize=10)
-    if len(panels) == 1:
-        axes[0].set_title(title)
-    else:
-        fig.suptitle(title)
+    title_panels(fig, axes, panels, title)
     save(fig, folder, "lift_off_vs_N")
 
 
