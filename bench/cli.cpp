@@ -351,14 +351,25 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       options.progress_line = mpi::is_root() && isatty(fileno(stderr)) != 0;
       const ConvergeResult result = run_study(study, options);
       if (!mpi::is_root()) return 0;
+      write_study_readme(study, result, options.out_dir, study_path, "");
+      int not_confirmed = 0;
       for (const auto& m : result.summary["models"]) {
-        out << "  " << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>()
-            << "\n";
+        const std::string verdict = m["verdict"].get<std::string>();
+        out << "  " << m["label"].get<std::string>() << ": " << verdict << "\n";
+        not_confirmed += verdict.rfind("NOT CONFIRMED", 0) == 0 ? 1 : 0;
       }
       if (result.points_internal_error > 0) {
         err << "crbench: " << result.points_internal_error
             << " points ended in internal_error (reasons in points.jsonl); the tables leave them "
                "out\n";
+        return 1;
+      }
+      // As verify: 0 when every model with a stated prediction is confirmed (a model with no
+      // stated rate or no prediction does not count), 1 when one is NOT CONFIRMED, 2 bad input.
+      if (not_confirmed > 0) {
+        err << "crbench: " << not_confirmed << " of " << result.summary["models"].size()
+            << " models NOT CONFIRMED (their verdicts above; " << options.out_dir
+            << "/README.md)\n";
         return 1;
       }
       return 0;

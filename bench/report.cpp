@@ -218,75 +218,8 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
     options.jobs = jobs;
     options.log = &progress;
     const ConvergeResult result = run_study(study, options);
-    std::ostringstream md;
-    md << "# Study `" << study.name << "`\n\n"
-       << "Study file: `bench/studies/" << file.filename().string() << "`; " << result.points_total
-       << " points. Run it alone with `crbench converge --study bench/studies/"
-       << file.filename().string() << "`.\n\n"
-       << study.description << "\n\n"
-       << "The convergence method (flags, extrapolation, error bars, verdicts) is "
-          "docs/theory.md §4 in the repository.\n\n"
-       << read_text(dir / "models.md") << "\n";
-    if (result.figures_written) {
-      for (const auto& [name, caption] : std::vector<std::pair<std::string, std::string>>{
-               {"error_vs_N",
-                "Lift-off error against N, log-log, with the fitted slopes "
-                "(hollow markers: flagged rows)"},
-               {"lift_off_vs_N", "Lift-off time against N with the predicted and classical lines"},
-               {"collapse", "N f(q_N(t)) for several N over z(t) (Deryabin & Kozlov 1995 (2.6))"},
-               {"near_lift_off", "The constraint value near lift-off"},
-               {"paths",
-                "Paths in the coordinate plane: each limit (thick) with its "
-                "realizations (thin)"},
-               {"error_vs_h",
-                "Each h ladder's errors against h, log-log, per observable (hollow markers: "
-                "flagged rows)"},
-               {"error_vs_rtol",
-                "Each rtol ladder's errors against rtol, log-log, per observable (hollow "
-                "markers: flagged rows)"}}) {
-        if (fs::exists(dir / (name + ".png"))) {
-          md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
-        }
-      }
-      // Each parameter ladder's axis (the added mass alpha, ...) has its figure.
-      std::set<std::string> parameters;
-      for (const StudyModel& m : study.models) {
-        if (m.has_ladder && m.axis == LadderAxis::parameter) parameters.insert(m.ladder_parameter);
-      }
-      for (const std::string& parameter : parameters) {
-        const std::string name = "error_vs_" + parameter;
-        if (!fs::exists(dir / (name + ".png"))) continue;
-        const std::string caption = "Each " + parameter + " ladder's errors against " + parameter +
-                                    ", log-log, per observable (hollow markers: flagged rows)";
-        md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
-      }
-      // A study without a lift-off (kinematic constraints) draws its first deviation instead,
-      // and the impact observables each have one.
-      for (const auto& o : study.observables) {
-        const std::string name = o + "_vs_N";
-        if (!fs::exists(dir / (name + ".png"))) continue;
-        const std::string caption = o +
-                                    ": each N ladder's error against its reference, against N, "
-                                    "log-log, with the fitted slopes (hollow markers: flagged "
-                                    "rows)";
-        md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
-      }
-    } else {
-      md << "**" << result.figures_message << ".**\n\n";
-    }
-    for (const auto& o : study.observables) md << read_text(dir / (o + ".md")) << "\n";
-    if (fs::exists(dir / "work_precision.md")) {
-      md << "### Work–precision (case " << study.work_precision_case << ")\n\n"
-         << "Cost against accuracy on " << study.work_precision_case
-         << ": [work_precision.md](work_precision.md) and work_precision.png. They hold wall "
-            "times, which differ from run to run (see ../../timing.md); steps and right-hand-side "
-            "evaluations are in work_precision.csv beside them.\n";
-    }
-    {
-      std::ostringstream text;
-      text << md.str();
-      write_file(dir / "README.md", text.str());
-    }
+    write_study_readme(study, result, dir, "bench/studies/" + file.filename().string(),
+                       "../../timing.md");
     outcomes.push_back(
         {study.name, file.filename().string(), result.summary, result.points_internal_error});
   }
@@ -300,6 +233,78 @@ std::string verdict_head(const std::string& verdict) {
 }
 
 }  // namespace
+
+void write_study_readme(const Study& study, const ConvergeResult& result,
+                        const std::filesystem::path& dir, const std::string& study_file,
+                        const std::string& timing) {
+  namespace fs = std::filesystem;
+  std::ostringstream md;
+  md << "# Study `" << study.name << "`\n\n"
+     << "Study file: `" << study_file << "`; " << result.points_total
+     << " points. Run it alone with `crbench converge --study " << study_file << "`.\n\n"
+     << study.description << "\n\n"
+     << "The convergence method (flags, extrapolation, error bars, verdicts) is "
+        "docs/theory.md §4 in the repository.\n\n"
+     << read_text(dir / "models.md") << "\n";
+  if (result.figures_written) {
+    for (const auto& [name, caption] : std::vector<std::pair<std::string, std::string>>{
+             {"error_vs_N",
+              "Lift-off error against N, log-log, with the fitted slopes "
+              "(hollow markers: flagged rows)"},
+             {"lift_off_vs_N", "Lift-off time against N with the predicted and classical lines"},
+             {"collapse", "N f(q_N(t)) for several N over z(t) (Deryabin & Kozlov 1995 (2.6))"},
+             {"near_lift_off", "The constraint value near lift-off"},
+             {"paths",
+              "Paths in the coordinate plane: each limit (thick) with its "
+              "realizations (thin)"},
+             {"error_vs_h",
+              "Each h ladder's errors against h, log-log, per observable (hollow markers: "
+              "flagged rows)"},
+             {"error_vs_rtol",
+              "Each rtol ladder's errors against rtol, log-log, per observable (hollow "
+              "markers: flagged rows)"}}) {
+      if (fs::exists(dir / (name + ".png"))) {
+        md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
+      }
+    }
+    // Each parameter ladder's axis (the added mass alpha, ...) has its figure.
+    std::set<std::string> parameters;
+    for (const StudyModel& m : study.models) {
+      if (m.has_ladder && m.axis == LadderAxis::parameter) parameters.insert(m.ladder_parameter);
+    }
+    for (const std::string& parameter : parameters) {
+      const std::string name = "error_vs_" + parameter;
+      if (!fs::exists(dir / (name + ".png"))) continue;
+      const std::string caption = "Each " + parameter + " ladder's errors against " + parameter +
+                                  ", log-log, per observable (hollow markers: flagged rows)";
+      md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
+    }
+    // A study without a lift-off (kinematic constraints) draws its first deviation instead,
+    // and the impact observables each have one.
+    for (const auto& o : study.observables) {
+      const std::string name = o + "_vs_N";
+      if (!fs::exists(dir / (name + ".png"))) continue;
+      const std::string caption = o +
+                                  ": each N ladder's error against its reference, against N, "
+                                  "log-log, with the fitted slopes (hollow markers: flagged "
+                                  "rows)";
+      md << "![" << caption << "](" << name << ".png)\n\n*" << caption << ".*\n\n";
+    }
+  } else {
+    md << "**" << result.figures_message << ".**\n\n";
+  }
+  for (const auto& o : study.observables) md << read_text(dir / (o + ".md")) << "\n";
+  if (fs::exists(dir / "work_precision.md")) {
+    md << "### Work–precision (case " << study.work_precision_case << ")\n\n"
+       << "Cost against accuracy on " << study.work_precision_case
+       << ": [work_precision.md](work_precision.md) and work_precision.png. They hold wall "
+          "times, which differ from run to run" +
+              (timing.empty() ? std::string() : " (see " + timing + ")") +
+              "; steps and right-hand-side "
+              "evaluations are in work_precision.csv beside them.\n";
+  }
+  write_file(dir / "README.md", md.str());
+}
 
 std::optional<std::string> unbuilt_solver(const std::filesystem::path& file) {
   const nlohmann::json study = nlohmann::json::parse(read_text(file));

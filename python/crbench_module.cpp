@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "crbench/bench/report.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
 #include "crbench/bench/verify.hpp"
@@ -261,6 +262,7 @@ py::dict converge(const std::string& study_path, const std::optional<std::string
   {
     const py::gil_scoped_release release;
     result = run_study(study, options);
+    write_study_readme(study, result, options.out_dir, study_path, "");
   }
   py::dict out = from_json(result.summary);
   out["out"] = options.out_dir;

@@ -276,3 +276,28 @@ TEST_CASE("Every built-in case names its coordinates and their units, and the re
   const auto chain = crbench::make_model("ball-chain", {{"n", "3"}});
   CHECK(chain->coordinate_name(2) == "x2");
 }
+
+TEST_CASE("converge exits 1 when a model is NOT CONFIRMED, 0 when all are, and writes README.md",
+          "[cli][study]") {
+  // tests/data/studies/small.json: its viscous ladder of three rows gives a limit but no error
+  // bar, so that model is NOT CONFIRMED; the ideal model alone is CONFIRMED.
+  const auto dir = crbench::testing::fresh_dir("cli_converge_exit");
+  const std::string small = std::string(CRBENCH_TEST_DATA) + "/studies/small.json";
+  const CliResult r = cli({"converge", "--study", small, "--out", (dir / "small").string(),
+                           "--no-figures", "--jobs", "2"});
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Catch::Contains("models NOT CONFIRMED"));
+  const std::string readme = crbench::testing::read_text_file(dir / "small" / "README.md");
+  CHECK_THAT(readme, Catch::Contains("# Study `small`"));
+  CHECK_THAT(readme, Catch::Contains("crbench converge --study " + small));
+  CHECK_THAT(readme, Catch::Contains("NOT CONFIRMED"));
+  CHECK_THAT(readme, Catch::Contains("### small: lift_off_time"));
+  std::ofstream(dir / "ideal.json") << R"({
+    "name": "ideal", "case": "dk-plane", "observables": ["lift_off_time"],
+    "models": [{"label": "classical", "solver": "event-driven", "reference": "closed-form"}]
+  })";
+  const CliResult ideal = cli({"converge", "--study", (dir / "ideal.json").string(), "--out",
+                               (dir / "ideal").string(), "--no-figures"});
+  CHECK(ideal.status == 0);
+  CHECK(std::filesystem::exists(dir / "ideal" / "README.md"));
+}

@@ -86,8 +86,11 @@ TEST_CASE("Faults: a study writes every point, the failed ones with status and r
   std::filesystem::remove_all(dir);
   const CliResult r = converge_into(dir, data_study("faults.json"), false);
   INFO(r.out << r.err);
-  // Solver statuses are results, not crbench faults: exit 0.
-  CHECK(r.status == 0);
+  // Solver statuses are results, not crbench faults: no internal error, and exit 1 only because a
+  // model the failed points leave without rows is NOT CONFIRMED.
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Catch::Contains("NOT CONFIRMED"));
+  CHECK_THAT(r.err, !Catch::Contains("internal_error"));
   std::ifstream in(dir / "points.jsonl");
   std::map<std::string, int> statuses;
   int lines = 0;
@@ -216,7 +219,9 @@ TEST_CASE(
   for (const bool resume : {false, true}) {
     const CliResult r = converge_into(dir, study, resume);
     INFO(r.out << r.err);
-    CHECK(r.status == 0);
+    // Exit 1: the classical model, stopped, is NOT CONFIRMED (not an internal error).
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, !Catch::Contains("internal_error"));
     // 1 classical point, 3 viscous points and their tighter-tolerance checks: all computed again
     // on resume, all stopped.
     CHECK_THAT(r.out,
@@ -392,7 +397,9 @@ TEST_CASE("A resumed study computes again a trajectory whose file is empty", "[r
   const auto converge = [&](bool resume) {
     const CliResult r = converge_into(dir, data_study("small.json"), resume);
     INFO(r.out << r.err);
-    REQUIRE(r.status == 0);
+    // Exit 1: the small study's viscous ladder has no error bar (NOT CONFIRMED).
+    REQUIRE(r.status == 1);
+    REQUIRE_THAT(r.err, !Catch::Contains("internal_error"));
     return r.out;
   };
   converge(false);
@@ -414,7 +421,7 @@ TEST_CASE("A read-only --out exits 2 naming the path and leaves the previous fil
   const std::string study = (fs::temp_directory_path() / "crbench-test-read-only.json").string();
   fs::copy_file(data_study("faults.json"), study, fs::copy_options::overwrite_existing);
   register_fault_case();
-  REQUIRE(converge_into(dir, study, false).status == 0);
+  REQUIRE(converge_into(dir, study, false).status == 1);  // a model NOT CONFIRMED, files whole
   const auto read = [](const fs::path& p) {
     std::ifstream in(p);
     std::stringstream s;

@@ -192,8 +192,10 @@ class VerifyAndConverge(unittest.TestCase):
             python_out = os.path.join(scratch, "python")
             cli_out = os.path.join(scratch, "cli")
             summary = crbench.converge(SMALL_STUDY, out=python_out, jobs=2, figures=False)
-            subprocess.run([EXE, "converge", "--study", SMALL_STUDY, "--out", cli_out,
-                            "--no-figures"], capture_output=True, check=True)
+            # Exit 1: the small study's viscous ladder is NOT CONFIRMED (no error bar).
+            cli = subprocess.run([EXE, "converge", "--study", SMALL_STUDY, "--out", cli_out,
+                                  "--no-figures"], capture_output=True, check=False)
+            self.assertEqual(cli.returncode, 1, cli.stderr)
             self.assertEqual(summary["points_total"], summary["points_computed"])
             with open(os.path.join(python_out, "study.json"), encoding="utf-8") as f:
                 self.assertEqual(summary["study"], json.load(f)["study"])
