@@ -266,6 +266,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                      "the discretization check runs at tolerances / this (default 100)");
   verify->add_option("--rtol", verify_rtol, "relative tolerance (default 1e-12)");
   verify->add_option("--atol", verify_atol, "absolute tolerance (default 1e-14)");
+  std::string verify_t_end;
+  verify->add_option("--t-end", verify_t_end, "end of every run's horizon (default: the case's)");
   verify->add_flag("--json", verify_request.json, "print the verdict table as JSON");
 
   auto* converge = app.add_subcommand(
@@ -422,6 +424,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       }
       if (!verify_rtol.empty()) verify_request.rtol = parse_finite("--rtol", verify_rtol);
       if (!verify_atol.empty()) verify_request.atol = parse_finite("--atol", verify_atol);
+      if (!verify_t_end.empty()) verify_request.t_end = parse_finite("--t-end", verify_t_end);
       return run_verify(verify_request, out);
     }
 

@@ -53,6 +53,7 @@ RunRequest model_request(const VerifyRequest& request, const std::string& solver
   if (N) r.solver_assignments.push_back({"N", format_number(*N)});
   r.rtol = tight ? tight_rtol(request.rtol, request.tight_factor) : request.rtol;
   r.atol = tight ? tight_atol(request.atol, request.tight_factor) : request.atol;
+  r.t_end = request.t_end;
   return r;
 }
 
@@ -164,7 +165,7 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
                        std::ostream& out) {
   const Solver& solver = find_solver(request.solver);
   const auto model = make_model(request.case_name, request.case_assignments);
-  const double t0 = model->initial_state().t, t1 = model->horizon();
+  const double t0 = model->initial_state().t, t1 = request.t_end.value_or(model->horizon());
   const int kSamples = step_ladder_samples(request.axis, ladder.front(), t1 - t0, 601);
   std::vector<Assignment> solver_assignments = request.model_assignments;
   if (request.N_fixed) solver_assignments.push_back({"N", format_number(*request.N_fixed)});
@@ -188,6 +189,7 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
     // atol keeps the request's ratio to rtol.
     r.atol = atol_for_rtol(relative, request.rtol, request.atol);
     r.samples = kSamples;
+    r.t_end = request.t_end;
     return r;
   };
 

@@ -36,6 +36,8 @@ struct VerifyRequest {
   // The discretization check runs each point again at (rtol, atol) / tight_factor (as a study's
   // tolerances.tight_factor).
   double tight_factor = 100.0;
+  // The end of every run's horizon (default: the case's).
+  std::optional<double> t_end;
   bool json = false;
 };
 

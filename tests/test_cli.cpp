@@ -301,3 +301,19 @@ TEST_CASE("converge exits 1 when a model is NOT CONFIRMED, 0 when all are, and w
   CHECK(ideal.status == 0);
   CHECK(std::filesystem::exists(dir / "ideal" / "README.md"));
 }
+
+TEST_CASE("verify takes --t-end: every run of the ladder ends there", "[cli][verify]") {
+  // dk-plane's viscous lift-off at 2 + 1/N: a horizon of 3 keeps it (the case's default horizon
+  // is longer); a horizon before the start is refused, naming --t-end.
+  const CliResult r = cli({"verify", "--case", "dk-plane", "--t-end", "3", "--from", "1e2", "--to",
+                           "1e5", "--digits", "4", "--json"});
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.dump().find("CONFIRMED") != std::string::npos);
+  const CliResult short_horizon =
+      cli({"verify", "--case", "dk-plane", "--t-end", "1.5", "--from", "1e2", "--to", "1e4"});
+  // The viscous lift-off at 2 lies beyond a horizon of 1.5: no prediction, said so.
+  CHECK_THAT(short_horizon.out, Catch::Contains("before the horizon t = 1.5"));
+  crbench::testing::check_refused({"verify", "--case", "dk-plane", "--t-end", "-1"}, "--t-end");
+}
