@@ -529,9 +529,9 @@ class Converge {
         r.solver_assignments.push_back({"h", format_number(p.value)});
       } else {
         r.rtol = p.value;
-        // Divided rather than multiplied: 1e-4 / 100 is the double nearest 1e-6, 1e-4 · 0.01 is
-        // not.
-        r.atol = p.value / (1.0 / study_.work_precision_atol_ratio);
+        // Rounded to 12 digits: 1e-5 / 100 is 1.0000000000000001e-07, not the double nearest
+        // 1e-7.
+        r.atol = twelve_digits(p.value * study_.work_precision_atol_ratio);
       }
       RunRecord best;
       double wall = INFINITY;

@@ -112,10 +112,14 @@ int step_ladder_samples(LadderAxis axis, double coarsest_rung, double duration, 
   return static_cast<int>(std::floor(steps / per_interval)) + 1;
 }
 
-double atol_for_rtol(double rung, double rtol, double atol) {
+double twelve_digits(double x) {
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.12g", rtol / atol);
-  return rung / std::strtod(buffer, nullptr);
+  std::snprintf(buffer, sizeof buffer, "%.12g", x);
+  return std::strtod(buffer, nullptr);
+}
+
+double atol_for_rtol(double rung, double rtol, double atol) {
+  return twelve_digits(rung / twelve_digits(rtol / atol));
 }
 
 std::string rung_label(LadderAxis axis, double rung, const std::string& parameter) {

@@ -154,8 +154,11 @@ std::string N_label(double N);
 // between two step ends of the coarsest rung.
 int step_ladder_samples(LadderAxis axis, double coarsest_rung, double duration, int samples);
 
-// atol of an rtol rung: rtol / ratio, ratio = rtol / atol of the settings rounded to 12 digits (so
-// that 1e-12 / 1e-14 gives 100 and 1e-5 / 100 is the double nearest 1e-7).
+// x rounded to 12 significant digits: a tolerance computed as a quotient (1e-5 / 100 is
+// 1.0000000000000001e-07 in floating point) is then the double nearest the number it stands for.
+double twelve_digits(double x);
+// atol of an rtol rung: rtol / ratio, ratio = rtol / atol of the settings, both rounded to 12
+// digits (so that 1e-12 / 1e-14 gives 100 and 1e-5 / 100 is the double nearest 1e-7).
 double atol_for_rtol(double rung, double rtol, double atol);
 
 // N_label for an N rung; "h 1e-3", "rtol 1e-8", "alpha 1e-3" on the other axes.

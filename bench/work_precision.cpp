@@ -135,7 +135,7 @@ void solve_point(const std::vector<CaseSetup>& cases, int repeats, WorkPoint& p)
     r.solver_assignments.push_back({"h", format_number(p.rung)});
   } else {
     r.rtol = p.rung;
-    r.atol = p.rung / kAtolRatio;
+    r.atol = twelve_digits(p.rung / kAtolRatio);
   }
   GridRun run;
   double wall = INFINITY;
