@@ -571,10 +571,19 @@ def work_precision_overview(overview, folder):
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        sys.stdout.write(__doc__)
+        return 0
     if len(sys.argv) != 2:
         sys.stderr.write("usage: figures.py DIR\n")
         return 2
     folder = sys.argv[1]
+    if not any(os.path.exists(os.path.join(folder, name)) for name in
+               ("work_precision_overview.json", "sweep.json", "study.json")):
+        sys.stderr.write("figures.py: %s has no study.json, sweep.json or "
+                         "work_precision_overview.json (a folder written by crbench converge, "
+                         "sweep or report)\n" % folder)
+        return 2
     overview_path = os.path.join(folder, "work_precision_overview.json")
     if os.path.exists(overview_path):
         with open(overview_path) as f:
