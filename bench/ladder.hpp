@@ -130,7 +130,6 @@ struct CoefficientFit {
   bool agrees = false;
   std::string text;  // "a1 = 1.00003 +/- 4.1e-05 (theory 1); a2 = ..." or why there is none
 };
-struct LadderAnalysis;
 CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
                                 const std::vector<double>& expected);
 

@@ -7,23 +7,8 @@
 #
 # Usage: bash scripts/engine_benchmarks.sh [REPETITIONS] [CORE]
 #   default: 3 repetitions (medians), core 0
-set -euo pipefail
-cd "$(dirname "$0")/.."
-repetitions=${1:-3}
-core=${2:-0}
-perf=build/release/crbench_perf
-[ -x "$perf" ] || bash scripts/build.sh > /dev/null
-if ! "$perf" --benchmark_list_tests=true | grep -q "^BM_Engines"; then
-  echo "engine_benchmarks: crbench_perf has no engine benchmarks (built without the engines: bash scripts/setup.sh)" >&2
-  exit 1
-fi
-pin=()
-command -v taskset > /dev/null && pin=(taskset -c "$core")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-"${pin[@]}" "$perf" --benchmark_filter='^BM_Engines' --benchmark_repetitions="$repetitions" \
-  --benchmark_report_aggregates_only=true --benchmark_format=json > "$work/perf.json"
-mkdir -p results/benchmarks
+source "$(dirname "$0")/benchmark_common.sh"
+run_family Engines engine_benchmarks engine
 /usr/bin/python3 - "$work/perf.json" "$repetitions" "${pin[*]:-unpinned}" > results/benchmarks/engines.md <<'PY'
 import json, re, sys
 

@@ -7,24 +7,10 @@
 #
 # Usage: bash scripts/siconos_benchmarks.sh [REPETITIONS] [CORE]
 #   default: 3 repetitions (medians), core 0
-set -euo pipefail
-cd "$(dirname "$0")/.."
-repetitions=${1:-3}
-core=${2:-0}
-perf=build/release/crbench_perf
-[ -x "$perf" ] || bash scripts/build.sh > /dev/null
-if ! "$perf" --benchmark_list_tests=true | grep -q "^BM_Siconos"; then
-  echo "siconos_benchmarks: crbench_perf has no Siconos benchmarks (built without the Siconos kernel: bash scripts/setup.sh)" >&2
-  exit 1
-fi
-pin=()
-command -v taskset > /dev/null && pin=(taskset -c "$core")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-OPENBLAS_NUM_THREADS=1 "${pin[@]}" "$perf" --benchmark_filter='^BM_Siconos' \
-  --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true \
-  --benchmark_format=json > "$work/perf.json"
-mkdir -p results/benchmarks
+source "$(dirname "$0")/benchmark_common.sh"
+# The kernel's OpenBLAS on one thread (its threaded LU spins on a loaded machine).
+export OPENBLAS_NUM_THREADS=1
+run_family Siconos siconos_benchmarks Siconos
 /usr/bin/python3 - "$work/perf.json" "$repetitions" "${pin[*]:-unpinned}" > results/benchmarks/siconos.md <<'PY'
 import json, re, sys
 
