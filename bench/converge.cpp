@@ -46,6 +46,7 @@ struct Reference {
   std::optional<double> lift_off;
   std::vector<Eigen::VectorXd> q;  // on the study's grid; empty when not known
   std::vector<Eigen::VectorXd> v;  // the same for q' (a solver reference's; closed forms give q)
+  std::vector<double> z;           // a limit reference's z over its first contact (first_contact_z)
   bool theorem_applies = true;
   // Theorem 1, or its continuation past zeros of z with lambda > 0 (docs/theory.md §3): either
   // gives a prediction; "none" does not.
@@ -66,7 +67,8 @@ struct Reference {
 // q deviations, the penetration depth).
 bool has_limit_value(const std::string& observable) {
   return observable == "lift_off_time" || observable == "post_impact_velocity" ||
-         observable == "energy_drift" || observable == "total_impulse";
+         observable == "energy_drift" || observable == "total_impulse" ||
+         observable == "z_first_zero";
 }
 
 // The observables measured against the reference motion on the grid (their reference value is
@@ -86,7 +88,8 @@ std::optional<GridDeviation> grid_deviation(const std::string& o) {
 // The reference value of an observable that tends to 0 whatever the reference run gives (the
 // deviations from the reference motion, the drift of a kinematic constraint).
 bool zero_reference(const std::string& o) {
-  return grid_deviation(o).has_value() || o == "kinematic_drift";
+  return grid_deviation(o).has_value() || o == "kinematic_drift" || o == "z_deviation" ||
+         o == "z_oscillation_remainder" || o == "z_period_average_deviation";
 }
 
 std::vector<double> by_coordinate(const std::string& o, const GridRun& run,
@@ -100,8 +103,10 @@ std::vector<double> by_coordinate(const std::string& o, const GridRun& run,
 
 std::optional<double> observe_one(const std::string& o, const GridRun& run, const Model& model,
                                   const std::vector<Eigen::VectorXd>& reference_q,
-                                  const std::vector<Eigen::VectorXd>& reference_v) {
+                                  const std::vector<Eigen::VectorXd>& reference_v,
+                                  const std::vector<double>& reference_z = {}) {
   if (o == "lift_off_time") return run.record.lift_off_time;
+  if (o == "z_deviation") return z_deviation(run, reference_z);
   if (const auto d = grid_deviation(o)) {
     const std::vector<double> each = by_coordinate(o, run, reference_q, reference_v);
     if (each.empty()) return std::nullopt;
@@ -119,7 +124,7 @@ ojson observe(const std::vector<std::string>& observables, const GridRun& run,
               const Reference& reference, const Model& model) {
   ojson values = ojson::object();
   for (const auto& o : observables) {
-    values[o] = number_or_null(observe_one(o, run, model, reference.q, reference.v));
+    values[o] = number_or_null(observe_one(o, run, model, reference.q, reference.v, reference.z));
   }
   return values;
 }
@@ -236,6 +241,7 @@ class Converge {
     r.rtol = study_.rtol;
     r.atol = study_.atol;
     r.samples = samples_of(model);
+    r.t_end = model.t_end;
     r.max_wall_time = study_.max_wall_time;
     return r;
   }
@@ -261,7 +267,8 @@ class Converge {
   }
   int grid_samples(const StudyModel& m, const Model& model) const {
     if (!m.has_ladder || m.axis != LadderAxis::h) return study_.samples;
-    return step_ladder_samples(m.axis, m.ladder.front(), model.horizon() - model.initial_state().t,
+    return step_ladder_samples(m.axis, m.ladder.front(),
+                               m.t_end.value_or(model.horizon()) - model.initial_state().t,
                                study_.samples);
   }
 
@@ -274,7 +281,18 @@ class Converge {
       samples_[m.label] = samples;
       Reference ref;
       ref.kind = m.reference;
-      if (m.reference == "closed-form") {
+      if (m.reference == "value") {
+        // Numbers the theory gives (reference_source says which): no run, no error of its own.
+        ref.tolerances = "exact: " + m.reference_source;
+        for (const auto& [o, value] : m.reference_values) {
+          if (o == "lift_off_time") {
+            ref.lift_off = value;
+          } else {
+            ref.values[o] = value;
+          }
+          ref.uncertainty[o] = 0.0;
+        }
+      } else if (m.reference == "closed-form") {
         ref.lift_off = facts.lift_off_time(m.limit_model);
         ref.tolerances = "closed form";
         for (const auto& o : study_.observables) ref.uncertainty[o] = 0.0;
@@ -282,7 +300,7 @@ class Converge {
         // the case's facts.
         ref.values["penetration_depth"] = 0.0;
         if (const auto* exact = facts.trajectory(m.limit_model)) {
-          const double t0 = model->initial_state().t, t1 = model->horizon();
+          const double t0 = model->initial_state().t, t1 = m.t_end.value_or(model->horizon());
           for (int i = 0; i < samples; ++i) {
             const double t = i + 1 == samples ? t1 : t0 + (t1 - t0) * i / (samples - 1);
             const auto q = exact->q(t, std::nan(""));
@@ -325,7 +343,7 @@ class Converge {
               // No estimate: the rows are flagged REFERENCE.
             } else if (grid_deviation(o)) {
               // The coarse reference's deviation from the fine one.
-              d = observe_one(o, coarse, *model, run.q, run.v);
+              d = observe_one(o, coarse, *model, run.q, run.v, first_contact_z(run));
             } else {
               const auto fine = observe_one(o, run, *model, {}, {});
               const auto rough = observe_one(o, coarse, *model, {}, {});
@@ -339,6 +357,7 @@ class Converge {
         ref.lift_off = run.record.lift_off_time;
         ref.q = run.q;
         ref.v = run.v;
+        ref.z = first_contact_z(run);
         for (const auto& o : study_.observables) {
           if (o == "lift_off_time" || zero_reference(o)) continue;
           if (const auto x = run_observable(o, run, *model); x && run.record.status == "ok") {
@@ -361,13 +380,13 @@ class Converge {
     const std::string config = config_key();
     for (std::size_t i = 0; i < study_.models.size(); ++i) {
       const auto& m = study_.models[i];
-      const std::string head = "ladder|" + m.label + "|" + m.case_name + "{" +
-                               assignments_text(m.case_assignments) + "}|" + m.solver + "{" +
-                               assignments_text(m.assignments) + "}|ref " + m.reference +
-                               (m.reference_assignments.empty()
-                                    ? std::string()
-                                    : "{" + assignments_text(m.reference_assignments) + "}") +
-                               "|" + config;
+      const std::string head =
+          "ladder|" + m.label + "|" + m.case_name + "{" + assignments_text(m.case_assignments) +
+          "}|" + m.solver + "{" + assignments_text(m.assignments) + "}|ref " + m.reference +
+          (m.reference_assignments.empty()
+               ? std::string()
+               : "{" + assignments_text(m.reference_assignments) + "}") +
+          (m.t_end ? "|t_end " + format_number(*m.t_end) : std::string()) + "|" + config;
       if (m.has_ladder) {
         for (const double rung : m.ladder) {
           points_.push_back(
@@ -779,7 +798,25 @@ ojson Converge::assemble() {
           " (the largest over the constraints of |integral of lambda_k dt + impact impulses "
           "P_k| over the run, per constraint in each record's constraint_impulse; error = "
           "value - the reference run's)";
-    } else {
+    } else if (o == "z_first_zero") {
+      what =
+          " (the limit model's first zero of z, of any constraint; error = value - the "
+          "reference)";
+    } else if (o == "z_deviation") {
+      what =
+          " (max over the grid of |z - z_ref| along the first contact, before the first zero of "
+          "z in either run)";
+    } else if (o == "z_oscillation_remainder") {
+      what =
+          " (max over the grid, along the first contact before the first zero of z, of |z(t) - "
+          "(lambda(t0) cos((t - t0)/nu) - lambda(t))/gamma|, nu = sqrt(alpha/gamma): the "
+          "remainder of Deryabin & Kozlov 1995 (4.2), models (alpha, 0, gamma))";
+    } else if (o == "z_period_average_deviation") {
+      what =
+          " (max over the grid, along the first contact before the first zero of z, of "
+          "|<z>(t) + lambda(t)/gamma|, <z> the average of z over the fast period [t - pi nu, t + "
+          "pi nu]: Deryabin & Kozlov 1995 (4.3), models (alpha, 0, gamma))";
+    } else if (o == "energy_drift") {
       what =
           " (max over the grid of |E(t) - E(t0)|, E = T + V of the case without a medium's "
           "energy: impacts with restitution below 1 and dampers lose energy by design; error = "
@@ -855,6 +892,7 @@ ojson Converge::assemble() {
     for (const auto& a : m.assignments) set[a.key] = a.value;
     jm["set"] = set;
     jm["note"] = m.note;
+    if (m.t_end) jm["t_end"] = *m.t_end;
     jm["reference"] = {{"kind", ref.kind},
                        {"status", ref.status},
                        {"lift_off_time", number_or_null(ref.lift_off)},
@@ -870,6 +908,7 @@ ojson Converge::assemble() {
       for (const auto& a : m.reference_assignments) reference_set[a.key] = a.value;
       jm["reference"]["set"] = reference_set;
     }
+    if (ref.kind == "value") jm["reference"]["source"] = m.reference_source;
     ojson observables = ojson::object();
     LadderRules rules;
     rules.digits = study_.digits;
@@ -883,6 +922,10 @@ ojson Converge::assemble() {
         reference_value = ref.lift_off;
       } else if (zero_reference(o)) {
         reference_value = 0.0;
+      } else if (ref.kind == "value") {
+        if (const auto v = m.reference_values.find(o); v != m.reference_values.end()) {
+          reference_value = v->second;
+        }
       } else if (const auto v = ref.values.find(o); v != ref.values.end()) {
         reference_value = v->second;
       }
@@ -914,12 +957,18 @@ ojson Converge::assemble() {
           inputs, reference_value,
           expected != m.expected_order.end() ? std::optional<double>(expected->second)
                                              : std::nullopt,
-          has_limit_value(o), rules, ref.why, m.axis, m.ladder_parameter);
+          // A limit of 0 is approached, not extrapolated: the verdict rests on the order (and
+          // the coefficients), as for a deviation.
+          has_limit_value(o) && !(reference_value && *reference_value == 0.0), rules, ref.why,
+          m.axis, m.ladder_parameter);
       // The theory's leading coefficients, where it states them: part of the verdict.
       std::optional<CoefficientFit> coefficients;
       if (const auto c = m.expected_coefficients.find(o);
           c != m.expected_coefficients.end() && analysis.expected_order) {
-        coefficients = fit_coefficients(analysis, *analysis.expected_order, c->second);
+        const auto powers = m.coefficient_powers.find(o);
+        coefficients = fit_coefficients(
+            analysis, *analysis.expected_order, c->second,
+            powers != m.coefficient_powers.end() ? powers->second : std::vector<double>{});
         const std::string head = "CONFIRMED: ";
         if (analysis.confirmed && !coefficients->agrees) {
           analysis.confirmed = false;
@@ -976,6 +1025,10 @@ ojson Converge::assemble() {
         fit["fitted_coefficients"] = coefficients->fitted;
         fit["coefficient_uncertainty"] = coefficients->uncertainty;
         fit["coefficients_agree"] = coefficients->agrees;
+        if (const auto powers = m.coefficient_powers.find(o);
+            powers != m.coefficient_powers.end()) {
+          fit["coefficient_powers"] = powers->second;
+        }
         fit["coefficient_source"] = m.coefficient_source;
       }
       observables[o] = {{"rows", rows},
@@ -997,8 +1050,8 @@ ojson Converge::assemble() {
 
     // A model is judged by the other observables with a stated order when its lift-off has none
     // (Moreau-Jean's h ladder: the largest q deviation, order 1, its lift-off not a power law in
-    // h; a realization of an impact: its penetration depth and rebound velocity): CONFIRMED when
-    // every one of them is.
+    // h; a realization of an impact: its penetration depth and rebound velocity), and by them and
+    // its lift-off when both are stated: CONFIRMED when every one of them is.
     if (lift_off && !lift_off->expected_order && !stated_others.empty()) lift_off.reset();
     // The verdict on the lift-off prediction.
     std::string verdict;
@@ -1035,6 +1088,21 @@ ojson Converge::assemble() {
       confirmed = lift_off->confirmed;
       digits = lift_off->digits_of_agreement;
       digits_supported = lift_off->digits_supported;
+      // Other observables with a stated order (the distance of z from its viscous limit beside
+      // the lift-off of Proposition 3) must be confirmed too.
+      if (!stated_others.empty()) {
+        // Those not confirmed first, so that the verdict's head says whether the model is.
+        std::vector<std::pair<std::string, bool>> parts{
+            {lift_off->verdict + " (lift_off_time)", lift_off->confirmed}};
+        for (const auto& [o, analysis] : stated_others) {
+          parts.emplace_back(analysis.verdict + " (" + o + ")", analysis.confirmed);
+          confirmed = confirmed && analysis.confirmed;
+        }
+        std::stable_partition(parts.begin(), parts.end(),
+                              [](const auto& part) { return !part.second; });
+        verdict.clear();
+        for (const auto& part : parts) verdict += (verdict.empty() ? "" : "; and ") + part.first;
+      }
     }
     const auto from = [&](std::optional<double> Extrapolated::*field) {
       return number_or_null(extrapolation ? extrapolation->*field : std::nullopt);

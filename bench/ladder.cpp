@@ -420,7 +420,8 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
 namespace crbench {
 
 CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
-                                const std::vector<double>& expected) {
+                                const std::vector<double>& expected,
+                                const std::vector<double>& powers) {
   CoefficientFit out;
   out.expected = expected;
   const std::size_t k = expected.size();
@@ -443,16 +444,16 @@ CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
   // The coefficients through the rows first … first + k − 1, and the sensitivity of each to
   // each row's error (the inverse of the power matrix).
   const auto solve = [&](std::size_t first, Eigen::MatrixXd& inverse) {
-    Eigen::MatrixXd powers(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(k));
+    Eigen::MatrixXd matrix(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(k));
     Eigen::VectorXd errors(static_cast<Eigen::Index>(k));
     for (std::size_t i = 0; i < k; ++i) {
       for (std::size_t j = 0; j < k; ++j) {
-        powers(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) =
-            std::pow(x[first + i], order * static_cast<double>(j + 1));
+        matrix(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = std::pow(
+            x[first + i], j < powers.size() ? powers[j] : order * static_cast<double>(j + 1));
       }
       errors(static_cast<Eigen::Index>(i)) = e[first + i];
     }
-    inverse = powers.inverse();
+    inverse = matrix.inverse();
     return Eigen::VectorXd(inverse * errors);
   };
   Eigen::MatrixXd inverse, inverse_coarser;

@@ -130,8 +130,11 @@ struct CoefficientFit {
   bool agrees = false;
   std::string text;  // "a1 = 1.00003 +/- 4.1e-05 (theory 1); a2 = ..." or why there is none
 };
+// `powers`: the exponents of the series when they are not p, 2p, 3p (an expansion in √x with a
+// missing term, for example); empty: p, 2p, ….
 CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
-                                const std::vector<double>& expected);
+                                const std::vector<double>& expected,
+                                const std::vector<double>& powers = {});
 
 // `reference` is what the errors are measured against (the limit model's value or a closed
 // form); nullopt when there is none (the verdict says so, with `no_reference_why`).

@@ -11,9 +11,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <numbers>
 #include <system_error>
 
 #include "crbench/cases/registry.hpp"
@@ -271,18 +273,163 @@ RunRecord solve(const RunRequest& request) {
 
 GridRun solve_on_grid(RunRequest request) {
   GridRun run;
-  request.observer = [&run](const TrajectorySample& s) {
+  std::vector<Eigen::Index> z_columns;
+  request.on_extra_columns = [&z_columns](const std::vector<std::string>& names) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::string& c = names[i];
+      if (c.size() > 1 && c[0] == 'z' &&
+          std::all_of(c.begin() + 1, c.end(), [](char d) { return d >= '0' && d <= '9'; })) {
+        z_columns.push_back(static_cast<Eigen::Index>(i));
+      }
+    }
+  };
+  request.observer = [&run, &z_columns](const TrajectorySample& s) {
     if (!s.label.empty()) return;
     run.t.push_back(s.x.t);
     run.q.push_back(s.x.q);
     run.v.push_back(s.x.v);
+    run.lambda.push_back(s.lambda);
+    if (z_columns.empty()) return;
+    Eigen::VectorXd z(static_cast<Eigen::Index>(z_columns.size()));
+    for (std::size_t k = 0; k < z_columns.size(); ++k) {
+      const Eigen::Index column = z_columns[k];
+      z(static_cast<Eigen::Index>(k)) = column < s.extra.size() ? s.extra(column) : std::nan("");
+    }
+    run.z.push_back(z);
   };
   run.record = execute(request);
   return run;
 }
 
+namespace {
+
+// The window of the z observables: the first contact episode's constraint k and [start, end),
+// end the first zero of z_k after the start (or the episode's end, or +inf).
+struct ZWindow {
+  int constraint = -1;
+  double start = 0.0;
+  double end = std::numeric_limits<double>::infinity();
+};
+std::optional<ZWindow> z_window(const GridRun& run) {
+  if (run.z.empty() || run.record.contact_episodes.empty()) return std::nullopt;
+  const ContactEpisode& first = run.record.contact_episodes.front();
+  ZWindow w{.constraint = first.constraint, .start = first.start};
+  if (first.end) w.end = *first.end;
+  for (const Event& e : run.record.events) {
+    if (e.kind == "z_zero" && e.index == first.constraint && e.t >= first.start) {
+      w.end = std::min(w.end, e.t);
+      break;
+    }
+  }
+  if (w.constraint < 0 || w.constraint >= run.z.front().size()) return std::nullopt;
+  return w;
+}
+
+// α, β, γ of a limit run whose model is (α, 0, γ) with α, γ > 0.
+struct SpringModel {
+  double alpha, gamma;
+};
+std::optional<SpringModel> spring_model(const RunRecord& r) {
+  const auto get = [&](const char* name) {
+    const auto it = r.solver_params.find(name);
+    return it == r.solver_params.end() ? std::nan("") : it->second;
+  };
+  const double alpha = get("alpha"), beta = get("beta"), gamma = get("gamma");
+  if (r.solver != "limit" || !(alpha > 0.0) || beta != 0.0 || !(gamma > 0.0)) return std::nullopt;
+  return SpringModel{alpha, gamma};
+}
+
+// ∫ from t_i to t_i + θδ of the cubic through (t_{i−1..i+2}, f_{i−1..i+2}) on a uniform grid of
+// spacing δ, θ in [0, 1]: the Lagrange basis integrated (θ = 1 gives δ(−f₋₁ + 13f₀ + 13f₁ −
+// f₂)/24).
+double cubic_partial_integral(const double* f, double theta, double delta) {
+  const double t = theta, t2 = t * t, t3 = t2 * t, t4 = t3 * t;
+  const double w_minus = -(t4 / 4.0 - t3 + t2) / 6.0;
+  const double w0 = (t4 / 4.0 - 2.0 * t3 / 3.0 - t2 / 2.0 + 2.0 * t) / 2.0;
+  const double w1 = -(t4 / 4.0 - t3 / 3.0 - t2) / 2.0;
+  const double w2 = (t4 / 4.0 - t2 / 2.0) / 6.0;
+  return delta * (w_minus * f[-1] + w0 * f[0] + w1 * f[1] + w2 * f[2]);
+}
+
+}  // namespace
+
+std::vector<double> first_contact_z(const GridRun& run) {
+  const auto w = z_window(run);
+  if (!w) return {};
+  std::vector<double> out(run.t.size(), std::nan(""));
+  for (std::size_t i = 0; i < run.t.size() && i < run.z.size(); ++i) {
+    if (run.t[i] >= w->start && run.t[i] < w->end) out[i] = run.z[i](w->constraint);
+  }
+  return out;
+}
+
+std::optional<double> z_deviation(const GridRun& run, const std::vector<double>& reference_z) {
+  const std::vector<double> z = first_contact_z(run);
+  if (z.empty() || z.size() != reference_z.size()) return std::nullopt;
+  std::optional<double> worst;
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    if (std::isnan(z[i]) || std::isnan(reference_z[i])) continue;
+    worst = std::max(worst.value_or(0.0), std::abs(z[i] - reference_z[i]));
+  }
+  return worst;
+}
+
 std::optional<double> run_observable(const std::string& observable, const GridRun& run,
                                      const Model& model) {
+  if (observable == "z_first_zero") {
+    for (const Event& e : run.record.events) {
+      if (e.kind == "z_zero") return e.t;
+    }
+    return std::nullopt;
+  }
+  if (observable == "z_oscillation_remainder" || observable == "z_period_average_deviation") {
+    const auto spring = spring_model(run.record);
+    const auto w = z_window(run);
+    if (!spring || !w || run.t.empty() || run.t.front() != w->start ||
+        run.lambda.size() != run.t.size()) {
+      return std::nullopt;
+    }
+    const auto k = static_cast<Eigen::Index>(w->constraint);
+    const double nu = std::sqrt(spring->alpha / spring->gamma);
+    const double lambda0 = run.lambda.front()(k);
+    std::size_t end = 0;  // one past the window's last grid point
+    while (end < run.t.size() && run.t[end] < w->end) ++end;
+    if (observable == "z_oscillation_remainder") {
+      std::optional<double> worst;
+      for (std::size_t i = 0; i < end; ++i) {
+        const double form =
+            (lambda0 * std::cos((run.t[i] - w->start) / nu) - run.lambda[i](k)) / spring->gamma;
+        worst = std::max(worst.value_or(0.0), std::abs(run.z[i](k) - form));
+      }
+      return worst;
+    }
+    // The period average on the uniform output grid: the integral of the cubic interpolant from
+    // the window's first grid point, C(t) = ∫ z, at any t whose cubic has its four points inside.
+    if (end < 6) return std::nullopt;
+    const double delta = (run.t[end - 1] - run.t[0]) / static_cast<double>(end - 1);
+    std::vector<double> z(end), cumulative(end, 0.0);
+    for (std::size_t i = 0; i < end; ++i) z[i] = run.z[i](k);
+    for (std::size_t i = 1; i + 2 < end; ++i) {
+      cumulative[i + 1] = cumulative[i] + cubic_partial_integral(&z[i], 1.0, delta);
+    }
+    // C at t, for t in [t_1, t_{end−2}]: its cell i and the fraction θ.
+    const auto integral_to = [&](double t) {
+      const double position = (t - run.t[0]) / delta;
+      auto i = static_cast<std::size_t>(std::floor(position));
+      i = std::clamp<std::size_t>(i, 1, end - 3);
+      const double theta = position - static_cast<double>(i);
+      return cumulative[i] + cubic_partial_integral(&z[i], theta, delta);
+    };
+    const double half = std::numbers::pi * nu;
+    std::optional<double> worst;
+    for (std::size_t i = 1; i + 2 < end; ++i) {
+      const double from = run.t[i] - half, to = run.t[i] + half;
+      if (from < run.t[1] || to > run.t[end - 2]) continue;
+      const double average = (integral_to(to) - integral_to(from)) / (to - from);
+      worst = std::max(worst.value_or(0.0), std::abs(average + run.lambda[i](k) / spring->gamma));
+    }
+    return worst;
+  }
   if (observable == "penetration_depth") {
     std::optional<double> depth;
     for (int k = 0; k < model.constraint_count(); ++k) {
@@ -367,7 +514,12 @@ std::string observable_unit(const std::string& observable, const Model& model) {
     }
     return out;
   };
-  if (observable == "lift_off_time") return "time";
+  if (observable == "lift_off_time" || observable == "z_first_zero") return "time";
+  // z = lim N f has the unit of λ over that of γ, which the cases do not state.
+  if (observable == "z_deviation" || observable == "z_oscillation_remainder" ||
+      observable == "z_period_average_deviation") {
+    return "";
+  }
   if (observable == "energy_drift") return "energy";
   std::vector<std::string> units;
   if (observable == "max_q_deviation" || observable == "final_q_deviation" ||

@@ -56,6 +56,10 @@ struct GridRun {
   std::vector<double> t;
   std::vector<Eigen::VectorXd> q;
   std::vector<Eigen::VectorXd> v;
+  std::vector<Eigen::VectorXd> lambda;  // the multipliers of the given f (0 where inactive)
+  // The limit solver's z of each constraint (its columns z0, z1, …; 0 off the constraints);
+  // empty for every other solver.
+  std::vector<Eigen::VectorXd> z;
 };
 GridRun solve_on_grid(RunRequest request);
 
@@ -71,8 +75,26 @@ GridRun solve_on_grid(RunRequest request);
 // - "kinematic_drift": max over the grid of |a q' + b| over the kinematic rows that always hold
 //   (a one-sided row counts only its violation, max(0, −(a q' + b)); rows conditioned on a contact
 //   are left out), nullopt without such rows.
+// The limit solver's z along its first contact (Deryabin & Kozlov 1995 §4; docs/theory.md §5):
+// the window is the first contact episode from its start up to (not including) the first zero of
+// z on that constraint, where z stops being the solution of α z'' + β z' + γ z = −λ from rest:
+// - "z_first_zero": the time of the first zero of z (of any constraint), or nullopt;
+// - "z_oscillation_remainder" (β = 0, α, γ > 0, ν = √(α/γ), a contact from the run's start):
+//   max over the window's grid points of |z(t) − (λ(t0) cos((t − t0)/ν) − λ(t))/γ|, the
+//   remainder of (4.2), O(ν);
+// - "z_period_average_deviation" (the same models): max over the grid points t of the window
+//   whose fast period [t − πν, t + πν] lies inside it (a grid point away from its ends) of
+//   |⟨z⟩(t) + λ(t)/γ|, ⟨z⟩ the average of z over that period (cubic interpolation of the grid
+//   values, accurate to O(δ⁴) in the spacing δ): (4.3) with the period as the averaging window,
+//   O(ν²).
 std::optional<double> run_observable(const std::string& observable, const GridRun& run,
                                      const Model& model);
+// z of the first contact's constraint on the grid over the window of the z observables above,
+// NaN elsewhere; empty without z or contact.
+std::vector<double> first_contact_z(const GridRun& run);
+// "z_deviation": max over the grid points in both runs' windows of |z − z_reference|.
+std::optional<double> z_deviation(const GridRun& run, const std::vector<double>& reference_z);
+
 // Per coordinate, the distance of q (or v) from a reference on the same grid: the largest over
 // the grid ("max"), at its last point ("final"), or the root mean square over the grid ("l2");
 // empty when the grids differ or are empty. The scalar observables are the largest entry (max,

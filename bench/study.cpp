@@ -20,10 +20,20 @@ namespace crbench {
 namespace {
 
 // The observables a study may ask for; without "observables" it gets the first three.
-const std::vector<std::string> kObservables{
-    "lift_off_time",     "max_q_deviation",   "final_q_deviation",    "l2_q_deviation",
-    "final_v_deviation", "penetration_depth", "post_impact_velocity", "energy_drift",
-    "kinematic_drift",   "total_impulse"};
+const std::vector<std::string> kObservables{"lift_off_time",
+                                            "max_q_deviation",
+                                            "final_q_deviation",
+                                            "l2_q_deviation",
+                                            "final_v_deviation",
+                                            "penetration_depth",
+                                            "post_impact_velocity",
+                                            "energy_drift",
+                                            "kinematic_drift",
+                                            "total_impulse",
+                                            "z_first_zero",
+                                            "z_deviation",
+                                            "z_oscillation_remainder",
+                                            "z_period_average_deviation"};
 const std::vector<std::string> kDefaultObservables{"lift_off_time", "max_q_deviation",
                                                    "final_q_deviation"};
 
@@ -126,6 +136,9 @@ Study parse_study(const nlohmann::json& j) {
   study.samples = static_cast<int>(top.number("samples", study.samples, range(11.0, 1e6)));
   study.digits = top.number("digits", study.digits, range(1.0, 15.0));
   study.max_wall_time = top.number("max_wall_time", study.max_wall_time, kMaxWallTimeSpec);
+  if (top.find("t_end")) {
+    study.t_end = top.number("t_end", std::nullopt, range(0.0, 1e9, false));
+  }
 
   if (top.find("N")) {
     Fields ladder(top.require("N"), "study.N");
@@ -190,6 +203,13 @@ Study parse_study(const nlohmann::json& j) {
       model_case = make_model(sm.case_name, sm.case_assignments);
     } catch (const InputError& e) {
       throw InputError(m.path("params") + ": " + e.what());
+    }
+    sm.t_end = study.t_end;
+    if (m.find("t_end")) sm.t_end = m.number("t_end", std::nullopt, range(0.0, 1e9, false));
+    if (sm.t_end && !(*sm.t_end > model_case->initial_state().t)) {
+      throw InputError(
+          m.path("t_end") + ": " + format_number(*sm.t_end) +
+          " is not after the case's start t = " + format_number(model_case->initial_state().t));
     }
     sm.solver = m.text("solver");
     const Solver* solver = nullptr;
@@ -318,7 +338,39 @@ Study parse_study(const nlohmann::json& j) {
       throw InputError(m.path("reference") + ": an h ladder of " + sm.solver +
                        " needs a reference from another solver (or \"closed-form\")");
     }
-    if (sm.reference == "closed-form") {
+    if (sm.reference == "value") {
+      const auto* values = m.find("reference_values");
+      if (!values || !values->is_object() || values->empty()) {
+        throw InputError(m.path("reference_values") +
+                         ": required with reference \"value\": an object observable: number");
+      }
+      for (const auto& [key, value] : values->items()) {
+        if (std::find(study.observables.begin(), study.observables.end(), key) ==
+            study.observables.end()) {
+          throw InputError(m.path("reference_values") + "." + key +
+                           ": not one of the study's observables (" + join(study.observables) +
+                           ")");
+        }
+        if (!value.is_number() || !std::isfinite(value.get<double>())) {
+          throw InputError(m.path("reference_values") + "." + key + ": must be a finite number");
+        }
+        sm.reference_values[key] = value.get<double>();
+      }
+      sm.reference_source = m.text("reference_source", "");
+      if (sm.reference_source.empty()) {
+        throw InputError(m.path("reference_source") +
+                         ": required with reference \"value\": where the numbers come from");
+      }
+    } else if (m.find("reference_values") || m.find("reference_source")) {
+      throw InputError(
+          m.path(m.find("reference_values") ? "reference_values" : "reference_source") +
+          ": only with reference \"value\"");
+    }
+    if (sm.reference == "value") {
+      if (m.find("reference_set")) {
+        throw InputError(m.path("reference_set") + ": a \"value\" reference runs no solver");
+      }
+    } else if (sm.reference == "closed-form") {
       // Only here: some cases' facts take quadratures (particle-on-circle's viscous lift-off).
       const Facts model_facts = facts_of(*model_case);
       if (!model_facts.lift_off_time(sm.limit_model) && !model_facts.trajectory(sm.limit_model)) {
@@ -346,6 +398,7 @@ Study parse_study(const nlohmann::json& j) {
       }
     }
     if (sm.axis == LadderAxis::parameter && (own_solver_reference || sm.reference == "limit") &&
+        sm.reference != "value" &&
         std::none_of(sm.reference_assignments.begin(), sm.reference_assignments.end(),
                      [&](const Assignment& a) { return a.key == sm.ladder_parameter; })) {
       // The model's solver (or the limit solver) at the parameter's own limit, e.g. alpha = 0:
@@ -405,6 +458,38 @@ Study parse_study(const nlohmann::json& j) {
           list.push_back(a.get<double>());
         }
         sm.expected_coefficients[key] = list;
+      }
+    }
+    if (const auto* powers = m.find("coefficient_powers")) {
+      if (!powers->is_object()) {
+        throw InputError(m.path("coefficient_powers") +
+                         ": must be an object observable: [p1, p2, ...]");
+      }
+      for (const auto& [key, value] : powers->items()) {
+        const std::string where = m.path("coefficient_powers") + "." + key;
+        const auto c = sm.expected_coefficients.find(key);
+        if (c == sm.expected_coefficients.end()) {
+          throw InputError(where + ": needs expected_coefficients for " + key);
+        }
+        if (!value.is_array() || value.size() != c->second.size()) {
+          throw InputError(where + ": must be an array of " + std::to_string(c->second.size()) +
+                           " increasing positive numbers, one per expected coefficient");
+        }
+        std::vector<double> list;
+        for (const auto& a : value) {
+          if (!a.is_number() || !(a.get<double>() > (list.empty() ? 0.0 : list.back())) ||
+              a.get<double>() > 10.0) {
+            throw InputError(where + ": must be an array of " + std::to_string(c->second.size()) +
+                             " increasing positive numbers in (0, 10]");
+          }
+          list.push_back(a.get<double>());
+        }
+        if (list.front() != sm.expected_order.at(key)) {
+          throw InputError(where + "[0]: " + format_number(list.front()) +
+                           " must be the expected order " +
+                           format_number(sm.expected_order.at(key)) + " of " + key);
+        }
+        sm.coefficient_powers[key] = list;
       }
     }
     sm.coefficient_source = m.text("coefficient_source", "");

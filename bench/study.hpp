@@ -26,8 +26,14 @@ struct StudyModel {
   std::vector<Assignment> assignments;  // the solver's parameters and choices, without N
   std::string limit_model;              // Solver::limit_model of these settings (Facts' name)
   // What the errors are measured against: "limit" (the limit solver with the same model),
-  // "closed-form" (the case's facts) or the name of a solver run at the tight tolerances.
+  // "closed-form" (the case's facts), "value" (numbers the theory gives, reference_values) or the
+  // name of a solver run at the tight tolerances.
   std::string reference;
+  // "value": observable → the number it tends to, and where that comes from.
+  std::map<std::string, double> reference_values;
+  std::string reference_source;
+  // The horizon of every run of this model (the study's t_end, or the case's horizon).
+  std::optional<double> t_end;
   // A solver reference's own parameters and choices ("reference_set"; otherwise its defaults and
   // the case's carried settings): Newton's restitution 1 for a penalty contact's elastic limit.
   std::vector<Assignment> reference_assignments;
@@ -42,6 +48,8 @@ struct StudyModel {
   // observable → the theory's leading coefficients a1, a2, … of its error as a series in the
   // rung x (a1 x^p + a2 x^(2p) + …, p the expected order), and where they come from.
   std::map<std::string, std::vector<double>> expected_coefficients;
+  // observable → the powers of x of those coefficients, where they are not p, 2p, …
+  std::map<std::string, std::vector<double>> coefficient_powers;
   std::string coefficient_source;
   std::string note;
 };
@@ -84,9 +92,10 @@ struct Study {
   // there, and the references of h and rtol ladders also at the study's tolerances, their
   // difference being the reference's error estimate.
   double tight_factor = 100.0;
-  int samples = 2001;          // output grid for the trajectory observables
-  double digits = 8.0;         // digits of agreement a ladder model needs to be confirmed
-  std::vector<double> ladder;  // the N ladder (study.N); empty when no model runs one
+  int samples = 2001;           // output grid for the trajectory observables
+  std::optional<double> t_end;  // the horizon of every run (a model may set its own)
+  double digits = 8.0;          // digits of agreement a ladder model needs to be confirmed
+  std::vector<double> ladder;   // the N ladder (study.N); empty when no model runs one
   std::vector<std::string> observables;
   std::vector<StudyModel> models;
   std::optional<CollapseFigure> collapse;

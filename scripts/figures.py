@@ -57,6 +57,10 @@ def split_rows(rows):
     return [r for r in ok if not r["flagged"]], [r for r in ok if r["flagged"]]
 
 
+# Markers of successive series, so that series that coincide remain distinguishable.
+MARKERS = "osD^v<>ph"
+
+
 def fit_label(label, fit, decimals):
     """A model's legend entry with its fitted order and the theory's."""
     if fit["fitted_order"] is None:
@@ -80,42 +84,59 @@ def error_vs_step(study, folder, axis):
         return
 
     def coefficients(m, observable):
+        """The theory's coefficients a1, a2, ... and their powers of the rung (p, 2p, ... unless
+        the study states others)."""
         fit = m["observables"][observable]["fit"]
-        return fit.get("expected_coefficients") or [], fit.get("expected_order")
+        expected = fit.get("expected_coefficients") or []
+        p = fit.get("expected_order")
+        powers = fit.get("coefficient_powers") or [p * (j + 1) for j in range(len(expected))]
+        return expected, powers
 
     panels = [(o, False) for o in observables]
     panels += [(o, True) for o in observables
                if any(len(coefficients(m, o)[0]) >= 2 for m in models)]
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.6 * len(panels), 4.8), squeeze=False)
-    for ax, (observable, remainder) in zip(axes[0], panels):
+    # At most three panels a row, so that each keeps a readable size.
+    columns = min(3, len(panels))
+    grid_rows = (len(panels) + columns - 1) // columns
+    fig, axes = plt.subplots(grid_rows, columns, figsize=(6.0 * columns, 4.8 * grid_rows),
+                             squeeze=False)
+    flat = [a for row in axes for a in row]
+    for extra in flat[len(panels):]:
+        extra.set_visible(False)
+    for ax, (observable, remainder) in zip(flat, panels):
         for k, m in enumerate(models):
             color = "C%d" % k
-            expected, p = coefficients(m, observable)
+            expected, powers = coefficients(m, observable)
             if remainder and len(expected) < 2:
                 continue
             rows = m["observables"][observable]["rows"]
 
             def shown(r):
                 # The error, or what is left of it after the theory's leading term.
-                return abs(r["error"] - expected[0] * r[axis] ** p) if remainder else abs(r["error"])
+                if remainder:
+                    return abs(r["error"] - expected[0] * r[axis] ** powers[0])
+                return abs(r["error"])
 
             trusted, flagged = split_rows(rows)
             label = fit_label(m["label"], m["observables"][observable]["fit"], 2)
             if remainder:
                 label = "%s (theory a2 = %.6g)" % (m["label"], expected[1])
-            ax.loglog([r[axis] for r in trusted], [shown(r) for r in trusted], "o-",
-                      color=color, label=label, markersize=4, linewidth=0.8)
+            # A marker of its own and a size falling with k: series that coincide stay visible
+            # (one marker inside the other).
+            marker, size = MARKERS[k % len(MARKERS)], max(3.0, 8.0 - 0.8 * k)
+            ax.loglog([r[axis] for r in trusted], [shown(r) for r in trusted], marker + "-",
+                      color=color, label=label, markersize=size, linewidth=0.8)
             if flagged:
-                ax.loglog([r[axis] for r in flagged], [shown(r) for r in flagged], "o",
-                          color=color, markerfacecolor="none")
-            if expected and p:
-                # The theory's series a1 x^p + a2 x^2p + ... (dashed) over the ladder, or its
+                ax.loglog([r[axis] for r in flagged], [shown(r) for r in flagged], marker,
+                          color=color, markersize=size, markerfacecolor="none")
+            if expected:
+                # The theory's series a1 x^p1 + a2 x^p2 + ... (dashed) over the ladder, or its
                 # terms after the first.
                 rungs = [r[axis] for r in rows if r[axis]]
                 lo, hi = min(rungs), max(rungs)
                 xs = [lo * (hi / lo) ** (i / 40.0) for i in range(41)]
-                terms = list(enumerate(expected))[1 if remainder else 0:]
-                series = [abs(sum(a * x ** (p * (j + 1)) for j, a in terms)) for x in xs]
+                terms = list(zip(expected, powers))[1 if remainder else 0:]
+                series = [abs(sum(a * x ** q for a, q in terms)) for x in xs]
                 if any(v > 0 for v in series):
                     ax.loglog(xs, series, "--", color=color, linewidth=0.8)
         ax.invert_xaxis()
@@ -123,12 +144,13 @@ def error_vs_step(study, folder, axis):
         unit = study.get("observable_units", {}).get(observable, "")
         in_unit = " [%s]" % unit if unit else ""
         if remainder:
-            ax.set_ylabel("|error - a1 %s^p| of %s%s" % (axis, observable, in_unit))
-            ax.set_title("%s less the theory's leading term (dashed: a2 %s^2p)"
-                         % (observable, axis), fontsize=10)
+            ax.set_ylabel("|error - a1 %s^p1|%s" % (axis, in_unit))
+            ax.set_title("%s less the theory's leading term\n(dashed: the theory's next term)"
+                         % observable, fontsize=10)
         else:
-            ax.set_ylabel("|error| of " + observable + in_unit)
-            ax.set_title(observable, fontsize=10)
+            ax.set_ylabel("|error|" + in_unit)
+            ax.set_title(observable + ("\n(dashed: the theory's series)" if any(
+                coefficients(m, observable)[0] for m in models) else ""), fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle("%s: error against %s (hollow: flagged rows)" % (study["study"], axis))

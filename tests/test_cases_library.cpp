@@ -186,6 +186,32 @@ TEST_CASE("vibrating-table: classical lift-off at sin(omega t) = g/(a omega^2)",
   }
 }
 
+TEST_CASE("vibrating-table with a phase: both lift-off facts against scipy and the solvers",
+          "[cases]") {
+  // Independent values: scipy brentq on a 2e5-point scan of the first period (a = 0.1, omega =
+  // 5, g = 1): phase 5.5 (lambda(0) = 2.76) classical 0.23894043064941478, viscous
+  // 0.5521448970058423; phase pi classical 0.7106218999314563, and no zero of the integral g t +
+  // a omega (1 - cos(omega t)) > 0; phase 2 starts with lambda(0) = -1.27 < 0: no facts.
+  const auto facts = [](const char* phase) {
+    return make_model("vibrating-table", {{"phase", phase}})->facts();
+  };
+  const Facts late = facts("5.5");
+  CHECK(std::abs(*late.lift_off_time("classical") - 0.23894043064941478) < 1e-14);
+  CHECK(std::abs(*late.lift_off_time("viscous") - 0.5521448970058423) < 1e-14);
+  const Facts rising = facts("3.141592653589793");
+  CHECK(std::abs(*rising.lift_off_time("classical") - 0.7106218999314563) < 1e-14);
+  CHECK_FALSE(rising.lift_off_time("viscous"));
+  CHECK(facts("2").lift_off.empty());
+  // The solvers integrate the same table: event-driven leaves at the classical fact, the limit at
+  // the viscous one.
+  const RunRecord classical = run("vibrating-table", "event-driven", {}, {{"phase", "5.5"}});
+  REQUIRE(classical.lift_off_time);
+  CHECK(std::abs(*classical.lift_off_time - 0.23894043064941478) < 1e-11);
+  const RunRecord viscous = run("vibrating-table", "limit", {}, {{"phase", "5.5"}});
+  REQUIRE(viscous.lift_off_time);
+  CHECK(std::abs(*viscous.lift_off_time - 0.5521448970058423) < 1e-11);
+}
+
 TEST_CASE(
     "oscillator-at-wall: period proportional to sqrt(E) over four decades (Berezinskaya, Sorokina "
     "& Kugushev 2003 (9.2))",

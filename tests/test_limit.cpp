@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 
+#include "crbench/bench/run_support.hpp"
 #include "support.hpp"
 #include "test_cases.hpp"
 
@@ -308,4 +309,155 @@ TEST_CASE(
   const RunRecord small = limit(*plane, {{"alpha", "1e-2"}, {"beta", "1"}, {"gamma", "0"}});
   REQUIRE(small.lift_off_time);
   CHECK(*small.lift_off_time == Approx(2.01).margin(1e-12));
+}
+
+namespace {
+
+// vibrating-table under (nu^2, 0, 1): the exact solution of nu^2 z'' + z = -lambda, lambda = g - a
+// omega^2 sin(omega t + p), z = z' = 0 at 0 (a particular solution and the free oscillation).
+struct TableSpring {
+  double a, omega, g, phase, nu;
+  double z(double t) const {
+    const double d = 1.0 - nu * nu * omega * omega;
+    const double particular = -g + a * omega * omega * std::sin(omega * t + phase) / d;
+    const double A = g - a * omega * omega * std::sin(phase) / d;
+    const double B = -nu * a * omega * omega * omega * std::cos(phase) / d;
+    return particular + A * std::cos(t / nu) + B * std::sin(t / nu);
+  }
+};
+
+crbench::GridRun table_spring_run(const std::string& phase, double alpha, double t_end) {
+  crbench::RunRequest r;
+  r.case_name = "vibrating-table";
+  r.solver_name = "limit";
+  r.case_assignments = {{"a", "0.1"}, {"omega", "6"}, {"g", "1"}, {"phase", phase}};
+  r.solver_assignments = {{"alpha", format_number(alpha)}, {"beta", "0"}, {"gamma", "1"}};
+  r.t_end = t_end;
+  r.samples = 200001;
+  return crbench::solve_on_grid(r);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Spring with a small added mass (Deryabin & Kozlov 1995 section 4): the remainder of (4.2), "
+    "the period average of (4.3) and the first zero of z against the exact solution",
+    "[limit]") {
+  const auto model = make_model("vibrating-table", {{"a", "0.1"}, {"omega", "6"}, {"g", "1"}});
+  const double a = 0.1, omega = 6.0, g = 1.0, alpha = 1e-6, nu = std::sqrt(alpha);
+  // Phase pi: lambda rises first, z < 0 until t = pi/omega. The remainder of (4.2) over that
+  // window is a omega^3 nu/(1 - nu omega) at its largest; the period average of z misses -lambda
+  // by a omega^2 |sinc(pi nu omega)/(1 - nu^2 omega^2) - 1| where |sin(omega t + p)| = 1.
+  const crbench::GridRun rising = table_spring_run("3.141592653589793", alpha, 0.7);
+  REQUIRE(rising.record.status == "ok");
+  const auto remainder = crbench::run_observable("z_oscillation_remainder", rising, *model);
+  REQUIRE(remainder);
+  CHECK(*remainder / (a * std::pow(omega, 3) * nu / (1.0 - nu * omega)) ==
+        Approx(1.0).margin(1e-5));
+  const double x = std::numbers::pi * nu * omega;
+  const double average_exact =
+      a * omega * omega * std::abs(std::sin(x) / x / (1.0 - nu * nu * omega * omega) - 1.0);
+  const auto average = crbench::run_observable("z_period_average_deviation", rising, *model);
+  REQUIRE(average);
+  CHECK(*average / average_exact == Approx(1.0).margin(1e-6));
+  // The first zero of z comes after t* = pi/omega, within 2 pi nu; the lift-off (continued past
+  // the zeros with lambda > 0) after the classical one, the first zero of lambda, within 2 pi nu.
+  const auto first_zero = crbench::run_observable("z_first_zero", rising, *model);
+  REQUIRE(first_zero);
+  CHECK(*first_zero > std::numbers::pi / omega - 1e-9);
+  CHECK(*first_zero < std::numbers::pi / omega + 2.0 * std::numbers::pi * nu);
+  CHECK(rising.record.diagnostics.at("prediction_rule") == "continuation");
+  const double classical = (std::numbers::pi + std::asin(g / (a * omega * omega))) / omega;
+  REQUIRE(rising.record.lift_off_time);
+  CHECK(*rising.record.lift_off_time > classical);
+  CHECK(*rising.record.lift_off_time < classical + 2.0 * std::numbers::pi * nu);
+  // Phase 0: z vanishes in the first fast period, at the root of the exact solution near
+  // t = 2 pi nu (bisection on it), close to 2 pi nu - sqrt(4 pi a omega^3/g) nu^(3/2).
+  for (const double small : {1e-6, 1e-8}) {
+    const double n = std::sqrt(small);
+    const crbench::GridRun falling = table_spring_run("0", small, 0.15);
+    REQUIRE(falling.record.status == "ok");
+    const TableSpring exact{a, omega, g, 0.0, n};
+    double lo = std::numbers::pi * n, hi = 2.0 * std::numbers::pi * n;
+    REQUIRE(exact.z(lo) < 0.0);
+    REQUIRE(exact.z(hi) > 0.0);
+    for (int i = 0; i < 200 && hi - lo > 1e-17; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (exact.z(mid) < 0.0 ? lo : hi) = mid;
+    }
+    const auto zero = crbench::run_observable("z_first_zero", falling, *model);
+    REQUIRE(zero);
+    CHECK(*zero / lo == Approx(1.0).margin(1e-9));
+    const double two_terms =
+        2.0 * std::numbers::pi * n -
+        std::sqrt(4.0 * std::numbers::pi * a * std::pow(omega, 3) / g) * std::pow(n, 1.5);
+    // The next term is of order nu^(5/2): measured 158 nu^(5/2) and 177 nu^(5/2).
+    CHECK(std::abs(*zero - two_terms) < 300.0 * std::pow(n, 2.5));
+    // The grid's z follows the exact solution before its first zero.
+    const std::vector<double> z = crbench::first_contact_z(falling);
+    REQUIRE(z.size() == falling.t.size());
+    int compared = 0;
+    for (std::size_t i = 0; i < z.size(); ++i) {
+      if (std::isnan(z[i])) continue;
+      CHECK(std::abs(z[i] - exact.z(falling.t[i])) < 1e-9);
+      ++compared;
+    }
+    CHECK(compared > 10);
+  }
+}
+
+TEST_CASE("The study elastic-realization states the coefficients of the exact solution",
+          "[limit]") {
+  // The expected coefficients are the formulas' (docs/theory.md section 3), at the study's
+  // a = 0.1, omega = 6, g = 1.
+  std::ifstream file(std::string(CRBENCH_SOURCE_DIR) + "/bench/studies/elastic-realization.json");
+  REQUIRE(file);
+  const auto study = nlohmann::json::parse(file);
+  const double a = study["params"]["a"], omega = study["params"]["omega"], g = study["params"]["g"];
+  const double pi = std::numbers::pi;
+  int checked = 0;
+  for (const auto& m : study["models"]) {
+    const auto& c = m["expected_coefficients"];
+    if (c.contains("z_oscillation_remainder")) {
+      CHECK(c["z_oscillation_remainder"][0] == Approx(a * std::pow(omega, 3)).epsilon(1e-14));
+      CHECK(c["z_oscillation_remainder"][1] == Approx(a * std::pow(omega, 4)).epsilon(1e-14));
+      CHECK(c["z_period_average_deviation"][0] ==
+            Approx(a * std::pow(omega, 4) * (pi * pi / 6.0 - 1.0)).epsilon(1e-14));
+      CHECK(c["z_period_average_deviation"][1] ==
+            Approx(-a * std::pow(omega, 6) * (1.0 - pi * pi / 6.0 + std::pow(pi, 4) / 120.0))
+                .epsilon(1e-14));
+      ++checked;
+    }
+    if (c.contains("z_first_zero")) {
+      CHECK(c["z_first_zero"][0] == Approx(2.0 * pi).epsilon(1e-15));
+      CHECK(c["z_first_zero"][1] ==
+            Approx(-std::sqrt(4.0 * pi * a * std::pow(omega, 3) / g)).epsilon(1e-14));
+      ++checked;
+    }
+  }
+  CHECK(checked == 2);
+}
+
+TEST_CASE("The (alpha, beta, 0) z tends to -M/beta like alpha (Deryabin & Kozlov 1995 section 5)",
+          "[limit]") {
+  // dk-plane: z + M/beta integrates to (g eps/beta)(1 - exp(-t/eps)) before the switch at t = 1
+  // and tends to -g eps/beta after it, eps = alpha/beta: z_deviation = g alpha/beta^2.
+  const auto model = make_model("dk-plane", {});
+  const auto run = [&](const std::string& alpha) {
+    crbench::RunRequest r;
+    r.case_name = "dk-plane";
+    r.solver_name = "limit";
+    r.solver_assignments = {{"alpha", alpha}, {"beta", "2"}, {"gamma", "0"}};
+    r.samples = 2001;
+    return crbench::solve_on_grid(r);
+  };
+  const crbench::GridRun viscous = run("0");
+  for (const double alpha : {1e-2, 1e-3}) {
+    const crbench::GridRun r = run(format_number(alpha));
+    const auto d = crbench::z_deviation(r, crbench::first_contact_z(viscous));
+    REQUIRE(d);
+    CHECK(*d == Approx(alpha / 4.0).epsilon(1e-8));
+  }
+  // Against a reference on another grid there is none.
+  CHECK_FALSE(crbench::z_deviation(viscous, {}));
 }

@@ -171,6 +171,41 @@ TEST_CASE("malformed studies name the field", "[study]") {
          j["models"][0]["reference_set"] = {{"restitution", 5}};
        },
        "study.models[0].reference_set: solver event-driven: parameter 'restitution'"},
+      {"value reference without values", [](json& j) { j["models"][0]["reference"] = "value"; },
+       "study.models[0].reference_values: required with reference \"value\""},
+      {"value reference of an observable the study does not have",
+       [](json& j) {
+         j["models"][0]["reference"] = "value";
+         j["models"][0]["reference_values"] = {{"z_first_zero", 0}};
+         j["models"][0]["reference_source"] = "theory";
+       },
+       "study.models[0].reference_values.z_first_zero: not one of the study's observables"},
+      {"value reference without its source",
+       [](json& j) {
+         j["models"][0]["reference"] = "value";
+         j["models"][0]["reference_values"] = {{"lift_off_time", 1}};
+       },
+       "study.models[0].reference_source: required with reference \"value\""},
+      {"reference values on another reference",
+       [](json& j) {
+         j["models"][0]["reference_values"] = {{"lift_off_time", 1}};
+       },
+       "study.models[0].reference_values: only with reference \"value\""},
+      {"t_end before the start", [](json& j) { j["t_end"] = 0; }, "study.t_end:"},
+      {"coefficient powers not starting at the order",
+       [](json& j) {
+         j["models"][0]["expected_order"] = {{"lift_off_time", 1}};
+         j["models"][0]["expected_coefficients"] = {{"lift_off_time", {1, 0}}};
+         j["models"][0]["coefficient_powers"] = {{"lift_off_time", {0.5, 0.75}}};
+       },
+       "study.models[0].coefficient_powers.lift_off_time[0]: 0.5 must be the expected order 1"},
+      {"coefficient powers not increasing",
+       [](json& j) {
+         j["models"][0]["expected_order"] = {{"lift_off_time", 1}};
+         j["models"][0]["expected_coefficients"] = {{"lift_off_time", {1, 0}}};
+         j["models"][0]["coefficient_powers"] = {{"lift_off_time", {1, 0.5}}};
+       },
+       "study.models[0].coefficient_powers.lift_off_time: must be an array of 2 increasing"},
       {"duplicate label", [](json& j) { j["models"].push_back(j["models"][0]); },
        "study.models[1].label:"},
       {"expected order of a missing observable",
