@@ -68,7 +68,7 @@ struct Reference {
 bool has_limit_value(const std::string& observable) {
   return observable == "lift_off_time" || observable == "post_impact_velocity" ||
          observable == "energy_drift" || observable == "total_impulse" ||
-         observable == "z_first_zero";
+         observable == "z_first_zero" || observable == "first_contact_time";
 }
 
 // The observables measured against the reference motion on the grid (their reference value is
@@ -477,7 +477,9 @@ class Converge {
       if (p.rung) {
         if (m.axis == LadderAxis::N) r.solver_assignments.push_back({"N", format_number(*p.rung)});
         if (m.axis == LadderAxis::h) r.solver_assignments.push_back({"h", format_number(*p.rung)});
-        if (m.axis == LadderAxis::parameter) {
+        if (m.axis == LadderAxis::parameter && m.ladder_on_case) {
+          r.case_assignments.push_back({m.ladder_parameter, format_number(*p.rung)});
+        } else if (m.axis == LadderAxis::parameter) {
           r.solver_assignments.push_back({m.ladder_parameter, format_number(*p.rung)});
         }
         if (m.axis == LadderAxis::rtol) {
@@ -487,7 +489,7 @@ class Converge {
         }
       }
       const GridRun normal = solve_on_grid(r);
-      const auto case_model = make_model(m.case_name, m.case_assignments);
+      const auto case_model = make_model(m.case_name, r.case_assignments);
       line["model"] = m.label;
       line[ladder_in_N ? std::string("N") : axis_name(m.axis, m.ladder_parameter)] =
           number_or_null(p.rung);
@@ -798,6 +800,10 @@ ojson Converge::assemble() {
           " (the largest over the constraints of |integral of lambda_k dt + impact impulses "
           "P_k| over the run, per constraint in each record's constraint_impulse; error = "
           "value - the reference run's)";
+    } else if (o == "first_contact_time") {
+      what =
+          " (the start of the first contact episode after the run's start: an impact, an "
+          "entry into the medium; error = value - the reference)";
     } else if (o == "z_first_zero") {
       what =
           " (the limit model's first zero of z, of any constraint; error = value - the "

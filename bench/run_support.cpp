@@ -376,6 +376,13 @@ std::optional<double> z_deviation(const GridRun& run, const std::vector<double>&
 
 std::optional<double> run_observable(const std::string& observable, const GridRun& run,
                                      const Model& model) {
+  if (observable == "first_contact_time") {
+    const double t0 = run.t.empty() ? run.record.final_state.t : run.t.front();
+    for (const ContactEpisode& e : run.record.contact_episodes) {
+      if (e.start > t0) return e.start;
+    }
+    return std::nullopt;
+  }
   if (observable == "z_first_zero") {
     for (const Event& e : run.record.events) {
       if (e.kind == "z_zero") return e.t;
@@ -514,7 +521,10 @@ std::string observable_unit(const std::string& observable, const Model& model) {
     }
     return out;
   };
-  if (observable == "lift_off_time" || observable == "z_first_zero") return "time";
+  if (observable == "lift_off_time" || observable == "z_first_zero" ||
+      observable == "first_contact_time") {
+    return "time";
+  }
   // z = lim N f has the unit of λ over that of γ, which the cases do not state.
   if (observable == "z_deviation" || observable == "z_oscillation_remainder" ||
       observable == "z_period_average_deviation") {

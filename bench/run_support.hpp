@@ -75,6 +75,9 @@ GridRun solve_on_grid(RunRequest request);
 // - "kinematic_drift": max over the grid of |a q' + b| over the kinematic rows that always hold
 //   (a one-sided row counts only its violation, max(0, −(a q' + b)); rows conditioned on a contact
 //   are left out), nullopt without such rows.
+// - "first_contact_time": the start of the first contact episode that begins after the run's
+//   start (the first impact of a body that starts leaving the constraint: one period of an
+//   oscillation with impacts), or nullopt;
 // The limit solver's z along its first contact (Deryabin & Kozlov 1995 §4; docs/theory.md §5):
 // the window is the first contact episode from its start up to (not including) the first zero of
 // z on that constraint, where z stops being the solution of α z'' + β z' + γ z = −λ from rest:

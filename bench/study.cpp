@@ -33,7 +33,8 @@ const std::vector<std::string> kObservables{"lift_off_time",
                                             "z_first_zero",
                                             "z_deviation",
                                             "z_oscillation_remainder",
-                                            "z_period_average_deviation"};
+                                            "z_period_average_deviation",
+                                            "first_contact_time"};
 const std::vector<std::string> kDefaultObservables{"lift_off_time", "max_q_deviation",
                                                    "final_q_deviation"};
 
@@ -232,9 +233,17 @@ Study parse_study(const nlohmann::json& j) {
       // Kozlov 1995 §5), other than N, h and rtol, which have their own axes.
       const bool parameter_axis = axis_text != "N" && axis_text != "h" && axis_text != "rtol" &&
                                   spec_named(axis_text) != parameters.end();
-      if (parameter_axis) {
+      // Else a parameter of the model's case that tends to its lower bound (an oscillation's
+      // energy E → 0, Berezinskaya, Sorokina & Kugushev 2003 (9.2)).
+      const auto case_parameters = model_case->info().params;
+      const auto case_spec = std::find_if(case_parameters.begin(), case_parameters.end(),
+                                          [&](const ParamSpec& p) { return p.name == axis_text; });
+      const bool case_axis = !parameter_axis && axis_text != "N" && axis_text != "h" &&
+                             axis_text != "rtol" && case_spec != case_parameters.end();
+      if (parameter_axis || case_axis) {
         sm.axis = LadderAxis::parameter;
         sm.ladder_parameter = axis_text;
+        sm.ladder_on_case = case_axis;
       } else {
         try {
           sm.axis = parse_axis(axis_text, m.path("ladder.axis"));
@@ -264,8 +273,10 @@ Study parse_study(const nlohmann::json& j) {
         throw InputError(m.path("ladder.axis") + ": solver " + sm.solver +
                          " takes no rtol (an rtol ladder needs an adaptive solver)");
       }
-      const ParamSpec bounds =
-          parameter_axis ? *spec_named(axis_text) : (in_h ? *h_spec : kRtolSpec);
+      const ParamSpec bounds = parameter_axis ? *spec_named(axis_text)
+                               : case_axis    ? *case_spec
+                               : in_h         ? *h_spec
+                                              : kRtolSpec;
       const double from = ladder.number("from", std::nullopt, bounds);
       const double to =
           ladder.number("to", std::nullopt, range(bounds.min, from, bounds.min_inclusive));
@@ -298,9 +309,17 @@ Study parse_study(const nlohmann::json& j) {
       if (a.key == "h" && sm.has_ladder && sm.axis == LadderAxis::h) {
         throw InputError(m.path("set") + ".h: h comes from the model's ladder");
       }
-      if (sm.axis == LadderAxis::parameter && a.key == sm.ladder_parameter) {
+      if (sm.axis == LadderAxis::parameter && !sm.ladder_on_case && a.key == sm.ladder_parameter) {
         throw InputError(m.path("set") + "." + a.key + ": " + a.key +
                          " comes from the model's ladder");
+      }
+    }
+    if (sm.ladder_on_case) {
+      for (const auto& a : sm.case_assignments) {
+        if (a.key == sm.ladder_parameter) {
+          throw InputError(m.path("params") + "." + a.key + ": " + a.key +
+                           " comes from the model's ladder");
+        }
       }
     }
     sm.limit_model = limit_model_of(*solver, sm.assignments, m.path("set"));
@@ -324,6 +343,12 @@ Study parse_study(const nlohmann::json& j) {
     sm.reference =
         m.text("reference",
                std::string(sm.has_ladder && sm.axis != LadderAxis::N ? "closed-form" : "limit"));
+    if (sm.ladder_on_case && sm.reference != "value") {
+      // Every rung is another system: no one run or closed form is the limit of all of them.
+      throw InputError(m.path("reference") + ": a ladder in the case's parameter " +
+                       sm.ladder_parameter +
+                       " is measured against \"value\" (the limit the theory gives)");
+    }
     const bool own_solver_reference =
         sm.reference == sm.solver || (sm.reference == "limit" && sm.solver == "limit");
     if (sm.has_ladder && (sm.axis == LadderAxis::h || sm.axis == LadderAxis::rtol) &&

@@ -41,8 +41,11 @@ struct StudyModel {
   // [N_min, N_max]), or in h or rtol (the model's own "ladder"); otherwise one ideal row.
   bool has_ladder = false;
   LadderAxis axis = LadderAxis::N;
-  std::string ladder_parameter;  // the solver parameter of a parameter ladder (axis == parameter)
-  std::vector<double> ladder;    // the rungs on `axis`, coarse to fine (has_ladder), else empty
+  // The parameter of a parameter ladder (axis == parameter): the solver's, or with
+  // ladder_on_case the case's (the energy E of an oscillation, for example).
+  std::string ladder_parameter;
+  bool ladder_on_case = false;
+  std::vector<double> ladder;  // the rungs on `axis`, coarse to fine (has_ladder), else empty
   std::map<std::string, double> expected_order;  // observable → order the theory states
   std::string order_source;                      // where that order comes from
   // observable → the theory's leading coefficients a1, a2, … of its error as a series in the

@@ -236,7 +236,9 @@ def error_vs_N(study, folder, observable="lift_off_time"):
         ylabel = "|lift-off time - predicted lift-off time|" + in_unit
         title = "%s: lift-off error against N (hollow: flagged rows)" % study["study"]
     elif observable in ("max_q_deviation", "final_q_deviation"):
-        ylabel = "%s from the reference motion%s" % (observable, in_unit)
+        # Short enough to stay inside the canvas beside a panel (the title says which).
+        ylabel = ("max over t of |q - q_ref|" if observable == "max_q_deviation"
+                  else "|q - q_ref| at the end") + in_unit
         title = "%s: %s against N (hollow: flagged rows)" % (study["study"], observable)
     else:
         ylabel = "|%s - reference|%s" % (observable, in_unit)

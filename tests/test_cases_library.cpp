@@ -2,6 +2,7 @@
 // case's facts are checked against the solvers; verify confirms the viscous predictions.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <sstream>
@@ -449,6 +450,44 @@ TEST_CASE(
   }
   CHECK(remainders[1] == Approx(84.27).epsilon(0.01));
   CHECK(remainders[2] == Approx(84.52).epsilon(0.01));
+  // Moreau-Jean (restitution 1, the case's) sees each impact at the end of a step after the
+  // crossing: the k-th impact lies in (k T, k (T + 2h)] (measured: 1.13 h, then 1.13 h more per
+  // period at h = 1e-4; 1.33 h at 1e-5).
+  for (const double h : {1e-4, 1e-5}) {
+    const auto model = make_model("body-with-channel", {});
+    testing::SolveOptions o;
+    o.solver = "moreau-jean";
+    o.solver_params = {{"h", format_number(h)}};
+    const RunRecord r = testing::solve(*model, o);
+    REQUIRE(r.status == "ok");
+    const double T = mpmath[1].second;
+    int k = 0;
+    for (const auto& e : r.events) {
+      if (e.kind != "impact") continue;
+      ++k;
+      CHECK(e.t > k * T);
+      CHECK(e.t <= k * (T + 2.0 * h));
+    }
+    CHECK(k == 5);
+  }
+  // The study equilibrium-on-constraint states these coefficients, c1 and c1 kappa.
+  {
+    const double E = 1e-3;
+    const Facts facts = make_model("body-with-channel", {{"E", format_number(E)}})->facts();
+    const double c1 = *facts.value("small-energy period 2 sqrt(2 a(0) E)/W'(0)") / std::sqrt(E);
+    const double c1_kappa =
+        (*facts.value("period with its first correction c1 sqrt(E) (1 + kappa E)") / std::sqrt(E) -
+         c1) /
+        E;
+    std::ifstream file(std::string(CRBENCH_SOURCE_DIR) +
+                       "/bench/studies/equilibrium-on-constraint.json");
+    REQUIRE(file);
+    const auto study = nlohmann::json::parse(file);
+    const auto& a = study["models"][0]["expected_coefficients"]["first_contact_time"];
+    CHECK(a[0].get<double>() == Approx(c1).epsilon(1e-14));
+    CHECK(a[1].get<double>() == Approx(c1_kappa).epsilon(1e-11));
+    CHECK(c1_kappa == Approx(-22.6106).margin(1e-4));
+  }
   // The angular momentum about the post is conserved through the impacts.
   const auto model = make_model("body-with-channel", {});
   std::vector<double> momenta;

@@ -476,3 +476,65 @@ TEST_CASE(
   CHECK(j["least_squares_order"].get<double>() == Approx(1.0).margin(0.05));
   CHECK(j["points"].size() == 4);
 }
+
+TEST_CASE(
+    "kirgetov-bicycle: the controlled nonholonomic motion of event-driven and of the limit "
+    "against the reduced (Chaplygin) equation integrated independently",
+    "[kinematic]") {
+  // The facts integrate the reduced equation in sigma = phi1' (cases/kirgetov_bicycle.hpp) by
+  // Runge-Kutta-Fehlberg 7(8); event-driven integrates the five coordinates with the four
+  // time-dependent rows (6.2), (6.3) and their multipliers, the limit solver the (0, 1) member.
+  const auto check = [](const std::vector<Assignment>& set, const char* solver,
+                        std::vector<Assignment> params, double tolerance) {
+    const auto model = make_model("kirgetov-bicycle", set);
+    const Facts facts = model->facts();
+    const ClosedFormTrajectory* exact = facts.trajectory("classical");
+    REQUIRE(exact);
+    double worst = 0.0;
+    testing::SolveOptions o;
+    o.solver = solver;
+    o.solver_params = std::move(params);
+    o.output_times = testing::grid(0.0, model->horizon(), 101);
+    o.on_sample = [&](const TrajectorySample& s) {
+      worst = std::max(worst, (s.x.q - *exact->q(s.x.t, std::nan(""))).lpNorm<Eigen::Infinity>());
+    };
+    const RunRecord r = testing::solve(*model, o);
+    INFO(solver << ": distance from the reduced motion " << worst);
+    REQUIRE(r.status == "ok");
+    CHECK(worst <= tolerance);
+    return r.final_state;
+  };
+  const State ideal = check({}, "event-driven", {}, 1e-9);
+  check({}, "limit", {{"alpha", "0"}, {"beta", "1"}, {"gamma", "0"}}, 1e-9);
+  // The bicycle turns: the heading moves by more than 0.5 rad over the horizon.
+  CHECK(std::abs(ideal.q(2)) > 0.5);
+  // The centre of mass's offset c enters the motion only through J + m c^2: c = 0 with J = 0.26
+  // rolls the same way as the defaults (c = 0.4, J = 0.1).
+  const State moved = check({{"c", "0"}, {"J", "0.26"}}, "event-driven", {}, 1e-9);
+  CHECK((moved.q - ideal.q).lpNorm<Eigen::Infinity>() < 1e-9);
+  // The front wheel's rate is not constant (the steering works on the wheels): from 3 to 3.0111.
+  CHECK(std::abs(ideal.v(4) - 3.0) > 0.005);
+}
+
+TEST_CASE(
+    "kirgetov-bicycle: the viscous realization tends to the nonholonomic motion like 1/N, "
+    "the added mass picks another motion",
+    "[kinematic][realization]") {
+  const auto model = make_model("kirgetov-bicycle", {});
+  const Facts facts = model->facts();
+  const ClosedFormTrajectory* exact = facts.trajectory("viscous");
+  REQUIRE(exact);
+  const auto distance = [&](std::vector<Assignment> params) {
+    testing::SolveOptions o;
+    o.solver = "realization";
+    o.solver_params = std::move(params);
+    const RunRecord r = testing::solve(*model, o);
+    REQUIRE(r.status == "ok");
+    return (r.final_state.q - *exact->q(r.final_state.t, std::nan(""))).lpNorm<Eigen::Infinity>();
+  };
+  const double at_1e4 = distance({{"alpha", "0"}, {"beta", "1"}, {"gamma", "0"}, {"N", "1e4"}});
+  const double at_1e6 = distance({{"alpha", "0"}, {"beta", "1"}, {"gamma", "0"}, {"N", "1e6"}});
+  INFO("distance at N = 1e4: " << at_1e4 << ", at 1e6: " << at_1e6);
+  CHECK(at_1e4 / at_1e6 == Approx(100.0).epsilon(0.05));
+  CHECK(distance({{"alpha", "1"}, {"beta", "0"}, {"gamma", "0"}, {"N", "1e6"}}) > 0.01);
+}

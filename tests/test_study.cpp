@@ -206,6 +206,39 @@ TEST_CASE("malformed studies name the field", "[study]") {
          j["models"][0]["coefficient_powers"] = {{"lift_off_time", {1, 0.5}}};
        },
        "study.models[0].coefficient_powers.lift_off_time: must be an array of 2 increasing"},
+      {"ladder in a case parameter against a solver",
+       [](json& j) {
+         j["models"][0] = {{"label", "a"},
+                           {"case", "body-with-channel"},
+                           {"solver", "event-driven"},
+                           {"ladder", {{"axis", "E"}, {"from", 1e-2}, {"to", 1e-4}}},
+                           {"reference", "limit"}};
+       },
+       "study.models[0].reference: a ladder in the case's parameter E is measured against "
+       "\"value\""},
+      {"ladder in a case parameter the model also sets",
+       [](json& j) {
+         j["models"][0] = {{"label", "a"},
+                           {"case", "body-with-channel"},
+                           {"params", {{"E", 1e-3}}},
+                           {"solver", "event-driven"},
+                           {"ladder", {{"axis", "E"}, {"from", 1e-2}, {"to", 1e-4}}},
+                           {"reference", "value"},
+                           {"reference_values", {{"lift_off_time", 0}}},
+                           {"reference_source", "theory"}};
+       },
+       "study.models[0].params.E: E comes from the model's ladder"},
+      {"ladder in a case parameter beyond its range",
+       [](json& j) {
+         j["models"][0] = {{"label", "a"},
+                           {"case", "body-with-channel"},
+                           {"solver", "event-driven"},
+                           {"ladder", {{"axis", "E"}, {"from", 1e4}, {"to", 1e-4}}},
+                           {"reference", "value"},
+                           {"reference_values", {{"lift_off_time", 0}}},
+                           {"reference_source", "theory"}};
+       },
+       "study.models[0].ladder.from:"},
       {"duplicate label", [](json& j) { j["models"].push_back(j["models"][0]); },
        "study.models[1].label:"},
       {"expected order of a missing observable",
