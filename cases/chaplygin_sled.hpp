@@ -78,7 +78,7 @@ struct ChaplyginSled : NoForce<3>, SkateBlade {
         .switches = switches,
         .solver_settings = {{"realization", "N", "1e4",
                              "at the default N = 1e6 the stiff friction costs about 45 s over this "
-                             "horizon (README, 'How the realization is integrated')"}},
+                             "horizon (docs/internals.md, 'How the realization is integrated')"}},
     };
   }
 

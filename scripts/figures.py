@@ -208,11 +208,16 @@ def draw_error_vs_N(ax, models, observable, legend_size):
         trusted, flagged = split_rows(lift["rows"])
         fit = lift["fit"]
         label = fit_label(m["label"], fit, 3)
-        ax.loglog([r["N"] for r in trusted], [abs(r["error"]) for r in trusted], "o",
-                  color=color, label=label)
+        if fit["expected_order"] is None and not power_law_shaped(trusted):
+            # Errors that change sign or turn back have no order to show.
+            label = m["label"] + " (no power law)"
+        # A marker of its own and a size falling with k: coinciding series stay visible.
+        marker, size = MARKERS[k % len(MARKERS)], max(3.0, 8.0 - 0.8 * k)
+        ax.loglog([r["N"] for r in trusted], [abs(r["error"]) for r in trusted], marker,
+                  color=color, label=label, markersize=size)
         if flagged:
-            ax.loglog([r["N"] for r in flagged], [abs(r["error"]) for r in flagged], "o",
-                      color=color, markerfacecolor="none")
+            ax.loglog([r["N"] for r in flagged], [abs(r["error"]) for r in flagged], marker,
+                      color=color, markersize=size, markerfacecolor="none")
         if fit["fitted_order"] is not None and len(trusted) >= 2 and power_law_shaped(trusted):
             # The least-squares line through the trusted points (intercept from their mean).
             p = fit["fitted_order"]
@@ -255,8 +260,9 @@ def draw_lift_off_vs_N(ax, models, classical, legend_size):
     for k, m in enumerate(models):
         rows = [r for r in m["observables"]["lift_off_time"]["rows"] if r["value"] is not None]
         color = "C%d" % k
-        ax.semilogx([r["N"] for r in rows], [r["value"] for r in rows], "o-", color=color,
-                    label=m["label"], markersize=4)
+        ax.semilogx([r["N"] for r in rows], [r["value"] for r in rows],
+                    MARKERS[k % len(MARKERS)] + "-", color=color, label=m["label"],
+                    markersize=max(3.0, 7.0 - 0.7 * k))
         tau = m["reference"]["lift_off_time"]
         if tau is not None:
             predicted.setdefault(round(tau, 12), []).append((m["label"], color))

@@ -1,7 +1,7 @@
 // Google Benchmark: crbench's solvers beside the Siconos kernel's on the same case with the same
 // tolerances or step, in one binary (`crbench_perf --benchmark_filter=Siconos`). Each benchmark
 // has two arguments, crbench's solver and the Siconos one; the ratio of their medians is the
-// comparison (README, "Siconos inside the suite"). Run it pinned to one core with the kernel's
+// comparison (docs/siconos.md). Run it pinned to one core with the kernel's
 // OpenBLAS on one thread, as the comparison assumes:
 //   OPENBLAS_NUM_THREADS=1 taskset -c 0 ./build/release/crbench_perf --benchmark_filter=Siconos
 // (OpenBLAS's threaded LU spins on a loaded machine: ball-chain n = 100 took three times as long
