@@ -12,6 +12,7 @@
 #include <iomanip>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "crbench/bench/json_fields.hpp"
@@ -164,7 +165,46 @@ void print_summary(const RunRecord& r, std::ostream& out) {
 
 }  // namespace
 
+// `crbench run --solver S --help`: the options every run takes, then S's own parameters and
+// choices with their defaults, ranges and units (the general help lists every solver's flags).
+// nullopt when argv is not such a request.
+std::optional<int> solver_help(int argc, const char* const* argv, std::ostream& out,
+                               std::ostream& err) {
+  if (argc < 2 || std::string(argv[1]) != "run") return std::nullopt;
+  bool help = false;
+  std::optional<std::string> solver;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") help = true;
+    if (a == "--solver" && i + 1 < argc) solver = argv[i + 1];
+    if (a.rfind("--solver=", 0) == 0) solver = a.substr(9);
+  }
+  if (!help || !solver) return std::nullopt;
+  const Solver* s = nullptr;
+  try {
+    s = &find_solver(*solver);
+  } catch (const InputError& e) {
+    err << "crbench: " << e.what() << "\n";
+    return 2;
+  }
+  out << "crbench run --case C --solver " << s->name() << " [options]\n\n"
+      << s->description() << "\n\n"
+      << "Options of every run: --set KEY=VALUE (case parameters, see crbench list), --t-end T, "
+         "--json, --omit-wall-time, --trajectory FILE.csv, --samples K, --max-wall-time S"
+      << (s->takes_tolerances() ? ", --rtol R (default 1e-12), --atol A (default 1e-14)" : "")
+      << ".\n\nParameters of " << s->name() << " (--NAME VALUE):\n";
+  for (const auto& c : s->choices()) {
+    std::string options;
+    for (const auto& o : c.options) options += (options.empty() ? "" : " | ") + o;
+    out << "    " << std::left << std::setw(26) << flag_name(c.name) << " default " << std::setw(8)
+        << c.default_value << " one of " << options << "  " << c.description << "\n";
+  }
+  print_params(out, s->parameters(), true);
+  return 0;
+}
+
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  if (const auto code = solver_help(argc, argv, out, err)) return *code;
   CLI::App app{"crbench: benchmarks of constraint-realization limits"};
   app.set_version_flag("--version", std::string(version));
   app.require_subcommand(1);
@@ -199,16 +239,23 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   // to the chosen solver is rejected by name.
   std::map<std::string, std::string> solver_option_text;
   std::map<std::string, CLI::Option*> solver_options;
+  const std::string solver_group =
+      "Solver parameters (each belongs to some solvers: crbench run --solver S --help lists S's "
+      "with their defaults and ranges)";
   for (const auto& s : solver_registry()) {
     for (const auto& p : s->parameters()) {
       if (solver_options.count(p.name)) continue;
       solver_options[p.name] =
-          run->add_option(flag_name(p.name), solver_option_text[p.name], p.description);
+          run->add_option(flag_name(p.name), solver_option_text[p.name], p.description)
+              ->group(solver_group)
+              ->type_name("NUMBER");
     }
     for (const auto& c : s->choices()) {
       if (solver_options.count(c.name)) continue;
       solver_options[c.name] =
-          run->add_option(flag_name(c.name), solver_option_text[c.name], c.description);
+          run->add_option(flag_name(c.name), solver_option_text[c.name], c.description)
+              ->group(solver_group)
+              ->type_name("NAME");
     }
   }
 

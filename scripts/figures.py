@@ -31,7 +31,7 @@ def save(fig, folder, name, outside_legend=False):
         fig.tight_layout()
     # A legend below the axes is kept inside the saved image.
     box = {"bbox_inches": "tight"} if outside_legend else {}
-    fig.savefig(os.path.join(folder, name + ".png"), dpi=120, **box)
+    fig.savefig(os.path.join(folder, name + ".png"), dpi=200, **box)
     # No creation date in the PDF, so that reruns give the same file.
     fig.savefig(os.path.join(folder, name + ".pdf"), metadata={"CreationDate": None}, **box)
     plt.close(fig)
@@ -234,6 +234,8 @@ def draw_error_vs_N(ax, models, observable, legend_size):
 
 def error_vs_N(study, folder, observable="lift_off_time"):
     panels = case_panels(ladder_models(study, observable))
+    if not panels:
+        return
     fig, axes = panel_grid(len(panels))
     unit = study.get("observable_units", {}).get(observable, "")
     in_unit = " [%s]" % unit if unit else ""
@@ -321,14 +323,15 @@ def collapse(study, folder):
         pad = 0.3 * (high - low) + 1e-12
         ax.set_ylim(low - pad, high + pad)
     if tau is not None:
-        ax.axvline(tau, color="gray", linewidth=0.8)
+        ax.axvline(tau, color="gray", linewidth=0.8,
+                   label="predicted lift-off t = %.6g (first zero of z)" % tau)
     ax.axhline(0.0, color="gray", linewidth=0.5)
     ax.set_xlabel("t")
     ax.set_ylabel("N f  and  z")
-    ax.set_title("%s, %s: N f(q_N(t)) against z(t), Deryabin & Kozlov 1995 (2.6)"
-                 % (study["study"], c["model"]))
+    ax.set_title("%s, %s:\nN f(q_N(t)) against z(t), Deryabin & Kozlov 1995 (2.6)"
+                 % (study["study"], c["model"]), fontsize=11)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="lower left")
     save(fig, folder, "collapse")
 
     # The constraint value itself near the predicted lift-off.
@@ -348,7 +351,7 @@ def collapse(study, folder):
                 and abs(float(r["t"]) - tau) <= window]
         ax.plot([float(r["t"]) for r in rows], [float(r["f0"]) for r in rows], "k--",
                 label="limit model")
-    ax.axvline(tau, color="gray", linewidth=0.8)
+    ax.axvline(tau, color="gray", linewidth=0.8, label="predicted lift-off")
     ax.axhline(0.0, color="gray", linewidth=0.5)
     ax.set_xlabel("t")
     ax.set_ylabel("f(q(t))")
@@ -390,11 +393,13 @@ def paths(study, folder):
         color = "C%d" % k
         files = [f for f in m["files"] if f["status"] == "ok"]
         runs = sorted([f for f in files if f["N"] is not None], key=lambda f: f["N"])
+        # One line style per N (dotted for the smallest), named in the legend.
+        styles = [":", "-.", "--", (0, (5, 1)), "-"]
         for j, f in enumerate(runs):
             rows = [r for r in read_csv(os.path.join(folder, f["file"])) if r["label"] == ""]
             ax.plot([float(r[x]) for r in rows], [float(r[y]) for r in rows], color=color,
-                    linewidth=0.8, alpha=0.35 + 0.5 * (j + 1) / (len(runs) + 1),
-                    label="%s, N = %g" % (m["label"], f["N"]) if j == 0 else None)
+                    linewidth=0.9, linestyle=styles[j % len(styles)],
+                    label="%s, N = %g" % (m["label"], f["N"]))
         for f in files:
             if f["N"] is None:
                 rows = [r for r in read_csv(os.path.join(folder, f["file"])) if r["label"] == ""]
@@ -421,20 +426,32 @@ def work_precision(study, folder):
     for r in rows:
         if r["series"] not in series:
             series.append(r["series"])
+    references = {s["label"]: s.get("reference", "")
+                  for s in study["work_precision"].get("series", [])}
     for k, name in enumerate(series):
         pts = [r for r in rows if r["series"] == name and r["error"] not in ("", "nan")
                and float(r["error"]) > 0]
         err = [float(r["error"]) for r in pts]
-        axes[0].loglog([float(r["wall_time_s"]) for r in pts], err, "o-", color="C%d" % k,
-                       label=name)
-        axes[1].loglog([float(r["rhs_evaluations"]) for r in pts], err, "o-", color="C%d" % k,
-                       label=name)
+        # Solid: the error against the closed form; dashed: against the same solver at rtol
+        # 1e-14 (a self-consistency error, not comparable with the others').
+        tight = references.get(name) == "tight"
+        style = "o--" if tight else "o-"
+        label = name + (" (vs itself at rtol 1e-14)" if tight else " (vs the closed form)")
+        axes[0].loglog([float(r["wall_time_s"]) for r in pts], err, style, color="C%d" % k,
+                       label=label, markersize=4)
+        axes[1].loglog([float(r["rhs_evaluations"]) for r in pts], err, style, color="C%d" % k,
+                       label=label, markersize=4)
+        # Each marker's rtol or h, on the counts panel (deterministic positions).
+        for r, e in zip(pts, err):
+            axes[1].annotate("%s %g" % (r["vary"], float(r["value"])),
+                             (float(r["rhs_evaluations"]), e), textcoords="offset points",
+                             xytext=(3, 3), fontsize=5, color="C%d" % k)
     axes[0].set_xlabel("solve time [s] (minimum of the repeats)")
-    axes[1].set_xlabel("right-hand-side evaluations")
+    axes[1].set_xlabel("right-hand-side evaluations (each marker: its rtol or h)")
     for ax in axes:
         ax.set_ylabel("|lift-off error|")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
     fig.suptitle("work-precision on %s" % study["work_precision"]["case"])
     save(fig, folder, "work_precision")
 
@@ -508,10 +525,17 @@ def phase_map(sweep, folder):
         ax.contour(X, Y, disc, levels=[0.0], colors="orange", linestyles="--", linewidths=1.5)
         handles.append(plt.Line2D([], [], color="orange", ls="--",
                                   label="Prop. 1 boundary  beta^2 = 4 alpha gamma (delay beyond)"))
+    if guaranteed.max() > 0.5:
+        # The guaranteed side dotted, so that the red edge's two sides read apart.
+        ax.contourf(X, Y, guaranteed, levels=[0.5, 1.5], colors="none", hatches=[".."])
+        handles.append(matplotlib.patches.Patch(facecolor="none", hatch="..",
+                                                label="dotted: a delay guaranteed by Prop. 1 or "
+                                                      "2 (sufficient conditions)"))
     if guaranteed.min() < 0.5 < guaranteed.max():
         ax.contour(X, Y, guaranteed, levels=[0.5], colors="red", linewidths=1.2)
         handles.append(plt.Line2D([], [], color="red",
-                                  label="edge of the region where Prop. 1 or 2 guarantees it"))
+                                  label="edge of the dotted region (beyond it no proposition "
+                                        "applies; a delay may still occur)"))
     for reason, count in sorted(reasons.items()):
         handles.append(matplotlib.patches.Patch(facecolor="lightgrey", hatch="//",
                                                 label="Theorem 1 does not apply: %s (%d)"
@@ -546,8 +570,13 @@ def phase_map(sweep, folder):
              "omega0": "natural frequency omega0 = sqrt(gamma / alpha)"}
     ax.set_xlabel(names.get(axes[0]["name"], axes[0]["name"]))
     ax.set_ylabel(names.get(axes[1]["name"], axes[1]["name"]))
-    ax.set_title("%s: lift-off delay of the limit model (Deryabin & Kozlov 1995 Theorem 1)"
-                 % sweep["case"], fontsize=10)
+    fixed = dict(sweep.get("params", {}))
+    fixed.update({k: v for k, v in sweep.get("model", {}).items()
+                  if k not in [a["name"] for a in axes]})
+    fixed_text = ", ".join("%s = %g" % (k, v) for k, v in sorted(fixed.items())
+                           if isinstance(v, (int, float)))
+    ax.set_title("%s: lift-off delay of the limit model (Deryabin & Kozlov 1995 Theorem 1)%s"
+                 % (sweep["case"], "\nfixed: " + fixed_text if fixed_text else ""), fontsize=10)
     ax.legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12),
               ncol=1, framealpha=0.9)
     save(fig, folder, "phase_map", outside_legend=True)
@@ -628,13 +657,16 @@ def main():
         study = json.load(f)
     if not any(m.get("axis") == "N" for m in study["models"]):
         pass  # no N ladder (a study of h and rtol ladders only)
-    elif "lift_off_time" in study["observables"]:
+    elif "lift_off_time" in study["observables"] and ladder_models(study):
         error_vs_N(study, folder)
         lift_off_vs_N(study, folder)
     else:
-        # A study without a lift-off (kinematic constraints): the deviation from the reference
-        # motion against N for its first observable.
-        error_vs_N(study, folder, study["observables"][0])
+        # No lift-off on an N ladder (kinematic constraints): the deviation from the reference
+        # motion against N for the first observable that has one.
+        first = next((o for o in study["observables"]
+                      if o != "lift_off_time" and ladder_models(study, o)), None)
+        if first:
+            error_vs_N(study, folder, first)
     # The impact observables, each against N where an N ladder has them.
     impact_observables = ("penetration_depth", "post_impact_velocity", "energy_drift", "total_impulse")
     for observable in impact_observables:

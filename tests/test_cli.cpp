@@ -317,3 +317,23 @@ TEST_CASE("verify takes --t-end: every run of the ladder ends there", "[cli][ver
   CHECK_THAT(short_horizon.out, Catch::Contains("before the horizon t = 1.5"));
   crbench::testing::check_refused({"verify", "--case", "dk-plane", "--t-end", "-1"}, "--t-end");
 }
+
+TEST_CASE("run --solver S --help lists S's parameters only, with defaults and ranges", "[cli]") {
+  const CliResult r = cli({"run", "--solver", "limit", "--help"});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("Parameters of limit"));
+  CHECK_THAT(r.out, Catch::Contains("--alpha"));
+  CHECK_THAT(r.out, Catch::Contains("range [0, 1e+09]"));
+  CHECK_THAT(r.out, Catch::Contains("--rtol R"));
+  // Another solver's flags are not listed; a fixed-step solver takes no tolerances.
+  CHECK_THAT(r.out, !Catch::Contains("--impedance"));
+  const CliResult step = cli({"run", "--solver=moreau-jean", "-h"});
+  CHECK(step.status == 0);
+  CHECK_THAT(step.out, Catch::Contains("--h "));
+  CHECK_THAT(step.out, !Catch::Contains("--rtol"));
+  // The general help groups the solvers' flags and says where each solver's are.
+  const CliResult all = cli({"run", "--help"});
+  CHECK(all.status == 0);
+  CHECK_THAT(all.out, Catch::Contains("crbench run --solver S --help"));
+  crbench::testing::check_refused({"run", "--solver", "nope", "--help"}, "unknown solver 'nope'");
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Every figure type scripts/figures.py draws, rendered from small studies and a small sweep: each
+# PNG and PDF must exist and hold more than a blank canvas (a PNG of at least 20 kB at 200 dpi,
+# a PDF of at least 5 kB).
+# Usage: tests/figures.sh CRBENCH SOURCE_DIR WORK_DIR
+set -euo pipefail
+crbench=$1 source=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work"
+# converge exits 1 when a model is NOT CONFIRMED (its tables and figures are written all the same).
+"$crbench" converge --study "$source/tests/data/studies/small.json" --out "$work/small" --jobs 2 \
+  > /dev/null || [ $? -eq 1 ]
+"$crbench" converge --study "$source/tests/data/studies/figures.json" --out "$work/figures" \
+  --jobs 2 > /dev/null || [ $? -eq 1 ]
+# A coarse phase map with realization checks: the sweep of the MPI tests on a 6 x 6 grid.
+sed -e 's/"count": 40/"count": 6/g' -e 's/"N": 1e8/"N": 1e6/' \
+  "$source/tests/data/sweeps/mpi.json" > "$work/sweep.json"
+"$crbench" sweep --sweep "$work/sweep.json" --out "$work/sweep" --jobs 2 > /dev/null
+failed=0
+check() {
+  local file=$1 least=$2
+  if [ ! -f "$file" ]; then
+    echo "FAIL: $file missing"
+    failed=1
+  elif [ "$(stat -c %s "$file")" -lt "$least" ]; then
+    echo "FAIL: $file has only $(stat -c %s "$file") bytes"
+    failed=1
+  fi
+}
+for name in small/error_vs_N small/lift_off_vs_N small/collapse small/near_lift_off \
+  small/work_precision figures/paths figures/max_q_deviation_vs_N figures/error_vs_alpha \
+  sweep/phase_map; do
+  check "$work/$name.png" 20000
+  check "$work/$name.pdf" 5000
+done
+# 200 dpi: the PNG's pixel width is at least 1000 (a 7-inch figure gives 1400).
+width=$(od -An -t u1 -j 16 -N 4 "$work/small/error_vs_N.png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
+[ "$width" -ge 1000 ] || { echo "FAIL: error_vs_N.png is $width pixels wide"; failed=1; }
+[ "$failed" -eq 0 ] && echo "figures: every type rendered"
+exit "$failed"
