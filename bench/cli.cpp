@@ -1,6 +1,5 @@
 #include "crbench/bench/cli.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -373,10 +372,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       // to one core by default), and under mpirun a node's share per rank.
       if (text.empty()) {
         const int node = static_cast<int>(std::thread::hardware_concurrency());
-        int cores = node;
-        cpu_set_t allowed;
-        if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) cores = CPU_COUNT(&allowed);
-        return std::max(1, std::min(cores, node / mpi::world().ranks_on_this_node));
+        return std::max(1, std::min(available_cores(), node / mpi::world().ranks_on_this_node));
       }
       const double x = parse_finite("--jobs", text);
       if (x != std::floor(x) || x < 1 || x > 256) {

@@ -1,6 +1,7 @@
 #include "crbench/bench/run_support.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <mutex>
 #include <numbers>
 #include <system_error>
+#include <thread>
 
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/solver.hpp"
@@ -254,7 +256,8 @@ RunRecord solve(const RunRequest& request) {
   if (solver.takes_tolerances()) own = {"rtol", "atol"};
   for (const auto& p : solver.parameters()) own.push_back(p.name);
   for (const auto& c : solver.choices()) own.push_back(c.name);
-  const auto flag = [](std::string name) {
+  const auto flag = [&request](std::string name) {
+    if (request.keyword_names) return name;
     std::replace(name.begin(), name.end(), '_', '-');
     return "--" + name;
   };
@@ -269,6 +272,15 @@ RunRecord solve(const RunRequest& request) {
   if (request.atol) check("atol");
   for (const auto& a : request.solver_assignments) check(a.key);
   return execute(request);
+}
+
+int available_cores() {
+  const int node = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+    return std::max(1, std::min(node, CPU_COUNT(&allowed)));
+  }
+  return node;
 }
 
 GridRun solve_on_grid(RunRequest request) {

@@ -39,7 +39,14 @@ struct RunRequest {
   // Called once before the solve, when the observer is set, with the names of the samples'
   // `extra` entries (Solver::extra_columns; the trajectory CSV's last columns).
   std::function<void(const std::vector<std::string>&)> on_extra_columns;
+  // How messages name the solver's options: as flags (--event-time-tol) for the command line, as
+  // keywords (event_time_tol) for the Python module.
+  bool keyword_names = false;
 };
+
+// The cores this process may run on (its CPU affinity: taskset, a cgroup, mpirun's binding),
+// at least 1: the default number of threads of converge, sweep and report.
+int available_cores();
 
 // One solve by names, as `crbench run` and the Python module's run make it: InputError (the message
 // of exit status 2) on any bad item, including a solver parameter the solver does not have and

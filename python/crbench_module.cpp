@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "crbench/bench/json_fields.hpp"
 #include "crbench/bench/report.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
+#include "crbench/bench/sweep.hpp"
 #include "crbench/bench/verify.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/solver.hpp"
@@ -137,6 +139,7 @@ py::dict run(const std::string& case_name, const std::string& solver_name,
   request.solver_name = solver_name;
   if (params) request.case_assignments = assignments_of("params", *params);
   request.solver_assignments = assignments_of("solver option", solver_options);
+  request.keyword_names = true;
   request.rtol = rtol;
   request.atol = atol;
   request.t_end = t_end;
@@ -247,22 +250,67 @@ py::dict verify(const std::string& case_name, const std::optional<py::dict>& par
   return out;
 }
 
-py::dict converge(const std::string& study_path, const std::optional<std::string>& out_dir,
-                  int jobs, bool resume, bool figures) {
-  const Study study = load_study(study_path);
+// A study or sweep given as a file's path or as a dict (the file's content): its text and a name
+// for messages.
+std::pair<std::string, std::string> input_text(const std::string& field, const py::object& given) {
+  if (py::isinstance<py::dict>(given)) {
+    return {py::module_::import("json").attr("dumps")(given).cast<std::string>(),
+            "the dict given to crbench." + field + "()"};
+  }
+  if (py::isinstance<py::str>(given) || py::hasattr(given, "__fspath__")) {
+    const std::string path = py::str(py::module_::import("os").attr("fspath")(given));
+    return {read_input_file(path, field), path};
+  }
+  throw InputError(field + ": a file's path or a dict is expected, not " +
+                   py::repr(py::type::of(given)).cast<std::string>());
+}
+
+// jobs=None: every core this process may use, as the command line.
+int jobs_of(const std::optional<int>& jobs) {
+  if (!jobs) return available_cores();
+  if (*jobs < 1 || *jobs > 256) {
+    throw InputError("jobs: " + std::to_string(*jobs) + " must be a whole number in [1, 256]");
+  }
+  return *jobs;
+}
+
+py::dict converge(const py::object& given, const std::optional<std::string>& out_dir,
+                  const std::optional<int>& jobs, bool resume, bool figures) {
+  const auto [text, origin] = input_text("study", given);
+  const Study study = parse_study_text(text, origin);
   ConvergeOptions options;
   options.out_dir = out_dir ? *out_dir : study.name;
-  if (jobs < 1 || jobs > 256) {
-    throw InputError("jobs: " + std::to_string(jobs) + " must be a whole number in [1, 256]");
-  }
-  options.jobs = jobs;
+  options.jobs = jobs_of(jobs);
   options.resume = resume;
   options.figures = figures;
   ConvergeResult result;
   {
     const py::gil_scoped_release release;
     result = run_study(study, options);
-    write_study_readme(study, result, options.out_dir, study_path, "");
+    write_study_readme(study, result, options.out_dir, origin, "");
+  }
+  py::dict out = from_json(result.summary);
+  out["out"] = options.out_dir;
+  out["points_total"] = result.points_total;
+  out["points_computed"] = result.points_computed;
+  out["points_internal_error"] = result.points_internal_error;
+  out["figures_written"] = result.figures_written;
+  return out;
+}
+
+py::dict sweep(const py::object& given, const std::optional<std::string>& out_dir,
+               const std::optional<int>& jobs, bool resume, bool figures) {
+  const auto [text, origin] = input_text("sweep", given);
+  const Sweep plan = parse_sweep_text(text, origin);
+  SweepOptions options;
+  options.out_dir = out_dir ? *out_dir : plan.name;
+  options.jobs = jobs_of(jobs);
+  options.resume = resume;
+  options.figures = figures;
+  SweepResult result;
+  {
+    const py::gil_scoped_release release;
+    result = run_sweep(plan, options);
   }
   py::dict out = from_json(result.summary);
   out["out"] = options.out_dir;
@@ -280,7 +328,8 @@ PYBIND11_MODULE(crbench, m) {
   using namespace crbench::python;
   m.doc() =
       "crbench: constraint-realization limits (Deryabin & Kozlov). cases(), solvers(), run(), "
-      "verify() and converge() as the crbench command line, errors as crbench.InputError.";
+      "verify(), converge() and sweep() as the crbench command line, errors as "
+      "crbench.InputError.";
   m.attr("__version__") = crbench::version;
   // NumPy's array API is looked up once, here, under the import's GIL: pybind11 otherwise does it
   // in a function-local static on the first array made, where a second thread that holds the GIL
@@ -310,7 +359,12 @@ PYBIND11_MODULE(crbench, m) {
         "ladder, at a fixed N for the realization); coarse and fine are the ends (--from, --to). "
         "Other keywords: preset, alpha, beta, gamma, interaction, kappa, k, theta.");
   m.def("converge", &converge, py::arg("study"), py::kw_only(), py::arg("out") = py::none(),
-        py::arg("jobs") = 1, py::arg("resume") = false, py::arg("figures") = true,
-        "`crbench converge`: runs a study file into `out` (default: the study's name) and returns "
-        "its study.json as a dict.");
+        py::arg("jobs") = py::none(), py::arg("resume") = false, py::arg("figures") = true,
+        "`crbench converge`: runs a study (a file's path, or a dict with the file's fields) into "
+        "`out` (default: the study's name) on `jobs` threads (default: every core this process "
+        "may use) and returns its study.json as a dict.");
+  m.def("sweep", &sweep, py::arg("sweep"), py::kw_only(), py::arg("out") = py::none(),
+        py::arg("jobs") = py::none(), py::arg("resume") = false, py::arg("figures") = true,
+        "`crbench sweep`: runs a sweep (a file's path, or a dict with the file's fields) into "
+        "`out` (default: the sweep's name) and returns its sweep.json as a dict.");
 }

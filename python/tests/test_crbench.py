@@ -134,12 +134,6 @@ class Errors(unittest.TestCase):
                                                      params={"g": float("nan")}),
                                  "run", "--case", "dk-plane", "--solver", "event-driven",
                                  "--set", "g=nan")
-        self.assert_same_message(lambda: crbench.run("dk-plane", "moreau-jean", N=10),
-                                 "run", "--case", "dk-plane", "--solver", "moreau-jean",
-                                 "--N", "10")
-        self.assert_same_message(lambda: crbench.run("dk-plane", "moreau-jean", rtol=1e-9),
-                                 "run", "--case", "dk-plane", "--solver", "moreau-jean",
-                                 "--rtol", "1e-9")
         self.assert_same_message(lambda: crbench.run("dk-plane", "realization", N=-1),
                                  "run", "--case", "dk-plane", "--solver", "realization",
                                  "--N", "-1")
@@ -151,6 +145,20 @@ class Errors(unittest.TestCase):
             SOURCE, "tests", "data", "studies", "misspelt-field.json")),
             "converge", "--study",
             os.path.join(SOURCE, "tests", "data", "studies", "misspelt-field.json"))
+
+    def test_an_option_of_another_solver_is_named_as_a_keyword(self):
+        # The command line says --event-time-tol; Python names the keyword event_time_tol.
+        with self.assertRaises(crbench.InputError) as caught:
+            crbench.run("dk-plane", "moreau-jean", N=10)
+        self.assertTrue(str(caught.exception).startswith("N: not a parameter of solver "
+                                                         "moreau-jean; its parameters are: h,"))
+        self.assertNotIn("--", str(caught.exception))
+        with self.assertRaises(crbench.InputError) as caught:
+            crbench.run("dk-plane", "realization", event_time=1e-9)
+        self.assertIn("event_time_tol", str(caught.exception))
+        with self.assertRaises(crbench.InputError) as caught:
+            crbench.run("dk-plane", "moreau-jean", rtol=1e-9)
+        self.assertTrue(str(caught.exception).startswith("rtol: not a parameter"))
 
     def test_input_error_is_a_value_error_and_python_types_are_checked(self):
         self.assertTrue(issubclass(crbench.InputError, ValueError))
@@ -186,6 +194,30 @@ class VerifyAndConverge(unittest.TestCase):
         self.assertLess(abs(fit - 1.0), 0.05)
         with self.assertRaises(crbench.InputError):
             crbench.verify("dk-plane", axis="h", solver="event-driven")
+
+    def test_converge_and_sweep_take_a_dict_and_all_cores_by_default(self):
+        with open(SMALL_STUDY, encoding="utf-8") as f:
+            study = json.load(f)
+        with tempfile.TemporaryDirectory() as scratch:
+            summary = crbench.converge(study, out=os.path.join(scratch, "study"), figures=False)
+            self.assertEqual(summary["study"], "small")
+            self.assertEqual(summary["points_total"], summary["points_computed"])
+            plan = {"name": "tiny", "case": "dk-plane", "model": {"alpha": 1},
+                    "axes": [{"name": "zeta", "from": 0.1, "to": 10, "count": 3,
+                              "spacing": "log"},
+                             {"name": "omega0", "from": 0.2, "to": 20, "count": 2,
+                              "spacing": "log"}]}
+            result = crbench.sweep(plan, out=os.path.join(scratch, "sweep"), figures=False)
+            self.assertEqual(result["points_total"], 6)
+            self.assertEqual(result["ok"], 6)
+            self.assertTrue(os.path.exists(os.path.join(scratch, "sweep", "grid.csv")))
+        with self.assertRaises(crbench.InputError) as caught:
+            crbench.converge(3)
+        self.assertIn("a file's path or a dict", str(caught.exception))
+        with self.assertRaises(crbench.InputError):
+            crbench.sweep({"name": "x"})
+        with self.assertRaises(crbench.InputError):
+            crbench.converge(SMALL_STUDY, jobs=0)
 
     def test_converge_writes_the_files_of_the_command_line(self):
         with tempfile.TemporaryDirectory() as scratch:
