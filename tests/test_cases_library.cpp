@@ -263,9 +263,9 @@ TEST_CASE("verify confirms the viscous prediction on particle-on-circle to >= 7 
   // Up to N = 1e5: the case is written in absolute coordinates (r ≈ R), so the penetration ~1/N
   // is a difference of O(1) numbers, and the exit time's discretization error grows like
   // rtol·|q|·N relative to a model error ~1/N; beyond 1e5 verify's discretization check flags
-  // the points (see docs/internals.md, "How the realization is integrated"). Two points per decade: the
-  // error bar (distance to the extrapolation one row coarser) supports 8.4 digits; one point per
-  // decade only 6.7.
+  // the points (see docs/internals.md, "How the realization is integrated"). Two points per decade:
+  // the error bar (distance to the extrapolation one row coarser) supports 8.4 digits; one point
+  // per decade only 6.7.
   std::vector<std::string> args{"crbench", "verify",       "--case", "particle-on-circle",
                                 "--json",  "--digits",     "7",      "--N-to",
                                 "1e5",     "--per-decade", "2"};
