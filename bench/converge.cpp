@@ -715,6 +715,7 @@ ojson Converge::assemble() {
   const auto model = make_model(study_.case_name, study_.case_assignments);
   ojson summary;
   summary["crbench_version"] = version;
+  summary["build"] = build_json();
   summary["study"] = study_.name;
   summary["description"] = study_.description;
   summary["case"] = study_.case_name;

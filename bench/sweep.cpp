@@ -496,6 +496,7 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
 
   ojson summary;
   summary["crbench_version"] = version;
+  summary["build"] = build_json();
   summary["sweep"] = sweep.name;
   summary["description"] = sweep.description;
   summary["case"] = sweep.case_name;

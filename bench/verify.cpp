@@ -108,6 +108,7 @@ int verify_kinematic(const VerifyRequest& request, const std::vector<double>& la
   if (request.json) {
     nlohmann::ordered_json j;
     j["crbench_version"] = version;
+    j["build"] = build_json();
     j["case"] = request.case_name;
     j["params"] = prediction.record.params;
     j["model"] = prediction.record.solver_params;
@@ -359,6 +360,7 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
   if (request.json) {
     nlohmann::ordered_json j;
     j["crbench_version"] = version;
+    j["build"] = build_json();
     j["case"] = request.case_name;
     j["params"] = model->params();
     j["solver"] = request.solver;
@@ -546,6 +548,7 @@ int run_verify(const VerifyRequest& request_in, std::ostream& out) {
   if (request.json) {
     nlohmann::ordered_json j;
     j["crbench_version"] = version;
+    j["build"] = build_json();
     j["case"] = request.case_name;
     j["params"] = prediction.params;
     j["model"] = prediction.solver_params;

@@ -276,6 +276,7 @@ WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
   // The deterministic record, the timed table and the digits at fixed cost.
   ojson j;
   j["crbench_version"] = version;
+  j["build"] = build_json();
   j["observable"] =
       "max_q_deviation: the largest sup-norm distance of q from the reference over the case's "
       "output grid";

@@ -76,6 +76,7 @@ std::string tolerance_text(const ParamValues& tolerances) {
 nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   nlohmann::ordered_json j;
   j["crbench_version"] = version;
+  j["build"] = build_json();
   j["case"] = r.case_name;
   j["solver"] = r.solver;
   j["params"] = r.params;

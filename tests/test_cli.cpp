@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -336,4 +337,15 @@ TEST_CASE("run --solver S --help lists S's parameters only, with defaults and ra
   CHECK(all.status == 0);
   CHECK_THAT(all.out, Catch::Contains("crbench run --solver S --help"));
   crbench::testing::check_refused({"run", "--solver", "nope", "--help"}, "unknown solver 'nope'");
+}
+
+TEST_CASE("records say how crbench was built: commit, build type, compiler", "[cli]") {
+  const CliResult r = cli({"run", "--case", "dk-plane", "--solver", "event-driven", "--json"});
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.contains("build"));
+  const std::string commit = j["build"]["commit"].get<std::string>();
+  CHECK(std::regex_match(commit, std::regex("[0-9a-f]{12}(-modified)?|unknown")));
+  CHECK_FALSE(j["build"]["build_type"].get<std::string>().empty());
+  CHECK_FALSE(j["build"]["compiler"].get<std::string>().empty());
 }
