@@ -1060,11 +1060,24 @@ RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settin
     options.atol_velocity = settings.atol;
   }
   RunRecord record = start_record(model, name(), settings);
+  // The absolute tolerances the integrator applies, named by what they bound: a penetration is
+  // of order 1/N and the normal velocity in the medium of order 1/√N, so atol is scaled for them.
   record.tolerances = {{"rtol", settings.rtol},
                        {"atol", settings.atol},
-                       {"atol_effective", options.atol_effective},
-                       {"atol_velocity_stiff", options.atol_velocity},
+                       {"atol_positions", options.atol_effective},
+                       {"atol_velocities_in_medium", options.atol_velocity},
                        {"event_time_tol", options.event_time_tol}};
+  record.diagnostics["tolerance_meaning"] = {
+      {"atol_positions",
+       model.constraint_count() == 0
+           ? "atol: the absolute tolerance of every component (kinematic constraints only)"
+           : "atol / max(1, N): the absolute tolerance of the positions, whose penetration of the "
+             "medium is of order 1/N (and of every component outside the stiff phases)"},
+      {"atol_velocities_in_medium",
+       model.constraint_count() == 0
+           ? "atol: as atol_positions"
+           : "atol / sqrt(max(1, N)): the absolute tolerance of the velocities in the stiff "
+             "phases, where the normal velocity is of order 1/sqrt(N)"}};
   record.episode_definition =
       "a stay in the medium: from f crossing 0 downward (or the start, inside) to f crossing 0 "
       "upward";
