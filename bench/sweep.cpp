@@ -504,8 +504,21 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
   for (const auto& a : sweep.case_assignments) params[a.key] = a.value;
   summary["params"] = params;
   ojson axes = ojson::array();
+  // The unit of a case parameter's axis (case.v0: length/time), from the case; the model's
+  // axes (zeta, omega0, alpha, beta, gamma) are dimensionless or 1/time by their definitions.
+  const auto& case_params = find_case(sweep.case_name).info.params;
   for (const auto& axis : sweep.axes) {
-    axes.push_back({{"name", axis.name}, {"spacing", axis.spacing}, {"values", axis.values}});
+    std::string unit;
+    if (axis.name.rfind(kCasePrefix, 0) == 0) {
+      const std::string param = axis.name.substr(kCasePrefix.size());
+      for (const auto& p : case_params) {
+        if (p.name == param) unit = p.unit;
+      }
+    } else if (axis.name == "omega0") {
+      unit = "1/time";
+    }
+    axes.push_back(
+        {{"name", axis.name}, {"unit", unit}, {"spacing", axis.spacing}, {"values", axis.values}});
   }
   summary["axes"] = axes;
   summary["model"] = sweep.model;

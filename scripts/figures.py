@@ -568,8 +568,12 @@ def phase_map(sweep, folder):
         ax.set_yscale("log")
     names = {"zeta": "damping ratio zeta = beta / (2 sqrt(alpha gamma))",
              "omega0": "natural frequency omega0 = sqrt(gamma / alpha)"}
-    ax.set_xlabel(names.get(axes[0]["name"], axes[0]["name"]))
-    ax.set_ylabel(names.get(axes[1]["name"], axes[1]["name"]))
+    def label(axis):
+        text = names.get(axis["name"], axis["name"])
+        return "%s [%s]" % (text, axis["unit"]) if axis.get("unit") else text
+
+    ax.set_xlabel(label(axes[0]))
+    ax.set_ylabel(label(axes[1]))
     fixed = dict(sweep.get("params", {}))
     fixed.update({k: v for k, v in sweep.get("model", {}).items()
                   if k not in [a["name"] for a in axes]})

@@ -368,3 +368,16 @@ TEST_CASE("sweep: --resume computes again a line altered since it was written", 
     CHECK(read(whole / file) == read(altered / file));
   }
 }
+
+TEST_CASE("a sweep's axes carry their units: a case parameter's from the case", "[sweep]") {
+  const json j = {{"name", "units"},
+                  {"case", "particle-on-circle"},
+                  {"axes",
+                   {{{"name", "case.v0"}, {"from", 0.1}, {"to", 0.5}, {"count", 2}},
+                    {{"name", "omega0"}, {"from", 1}, {"to", 2}, {"count", 2}}}},
+                  {"model", {{"alpha", 1}, {"zeta", 1}}}};
+  const auto result = sweep(j, fresh_dir("units"), 2);
+  const auto& axes = result.summary["axes"];
+  CHECK(axes[0]["unit"] == "length/time");
+  CHECK(axes[1]["unit"] == "1/time");
+}
