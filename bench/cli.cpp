@@ -12,6 +12,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "crbench/bench/json_fields.hpp"
@@ -258,24 +259,26 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
   }
 
-  // On a terminal, a solve that will clearly take more than a minute says so once, estimated
-  // from its pace after 5 s (the lift-off of a long horizon, event-driven impacts on a chain of
-  // 1000 balls at 0.57 s each, would otherwise be silent until --max-wall-time stops it).
+  // On a terminal, a solve still running after 2 s keeps one live line on stderr: where it is,
+  // how long it has taken, and at its pace how long it will take (the penalty realization at
+  // N = 1e12, 10-17 s, was silent). The line is cleared when the solve ends.
+  bool progress_shown = false;
   if (isatty(fileno(stderr)) != 0) {
-    request.on_progress = [started = std::chrono::steady_clock::now(), noted = false, &err](
-                              double t, double t0, double t_end) mutable {
-      if (noted || !(t > t0) || !(t_end > t)) return;
+    request.on_progress = [started = std::chrono::steady_clock::now(), &progress_shown, &err](
+                              double t, double t0, double t_end) {
+      if (!(t > t0) || !(t_end > t0)) return;
       const double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      if (elapsed < 5.0) return;
-      const double total = elapsed * (t_end - t0) / (t - t0);
-      if (!(total > 60.0)) return;
-      noted = true;
-      err << "crbench: after " << format_number(std::round(elapsed))
-          << " s the solve is at t = " << format_number(t) << " of " << format_number(t_end)
-          << "; at this pace it takes about " << format_number(std::round(total))
-          << " s in all (--max-wall-time bounds it)\n";
+      if (elapsed < 2.0) return;
+      const double fraction = std::min(1.0, (t - t0) / (t_end - t0));
+      const double left = elapsed * (1.0 - fraction) / fraction;
+      std::ostringstream line;
+      line << "crbench: t = " << std::setprecision(4) << t << " of " << t_end << " ("
+           << static_cast<int>(100.0 * fraction) << "%), " << std::llround(elapsed)
+           << " s so far, about " << std::llround(left) << " s left (--max-wall-time bounds it)";
+      err << "\r" << std::left << std::setw(78) << line.str();
       err.flush();
+      progress_shown = true;
     };
   }
 
@@ -497,6 +500,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     request.trajectory_path = trajectory_path;
 
     const RunRecord record = solve(request);
+    if (progress_shown) err << "\r" << std::string(78, ' ') << "\r";
     if (as_json) {
       out << to_json(record, !omit_wall_time).dump(2) << "\n";
     } else {
