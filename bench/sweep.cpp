@@ -104,6 +104,7 @@ ojson sweep_settings(const Sweep& sweep) {
   s["check"] =
       sweep.check ? ojson{{"N", sweep.check->N}, {"stride", sweep.check->stride}} : ojson();
   s["max_wall_time"] = std::isfinite(sweep.max_wall_time) ? ojson(sweep.max_wall_time) : ojson();
+  if (sweep.t_end) s["t_end"] = *sweep.t_end;
   return s;
 }
 
@@ -133,6 +134,7 @@ std::map<std::string, std::optional<double>> classical_lift_offs(
                                  .case_assignments = p.case_assignments,
                                  .rtol = sweep.rtol,
                                  .atol = sweep.atol,
+                                 .t_end = sweep.t_end,
                                  .max_wall_time = sweep.max_wall_time});
     out[key] = c.lift_off_time;
   }
@@ -152,6 +154,7 @@ ojson compute_point(const Sweep& sweep, const SweepPoint& p,
                    .solver_assignments = model_assignments(),
                    .rtol = sweep.rtol,
                    .atol = sweep.atol,
+                   .t_end = sweep.t_end,
                    .max_wall_time = sweep.max_wall_time};
   const RunRecord r = execute(limit);
 
@@ -391,6 +394,7 @@ Sweep parse_sweep(const nlohmann::json& j) {
     s.check = sc;
   }
   s.max_wall_time = top.number("max_wall_time", s.max_wall_time, kMaxWallTimeSpec);
+  if (top.find("t_end")) s.t_end = top.number("t_end", std::nullopt, range(0.0, 1e9, false));
   top.finish();
   return s;
 }
@@ -523,6 +527,7 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
   summary["axes"] = axes;
   summary["model"] = sweep.model;
   summary["tolerances"] = {{"rtol", sweep.rtol}, {"atol", sweep.atol}};
+  if (sweep.t_end) summary["t_end"] = *sweep.t_end;
   if (sweep.check) summary["check"] = {{"N", sweep.check->N}, {"stride", sweep.check->stride}};
   summary["points"] = result.points_total;
   summary["ok"] = ok;

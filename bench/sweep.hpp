@@ -42,6 +42,7 @@ struct Sweep {
   double atol = 1e-14;
   std::optional<SweepCheck> check;
   double max_wall_time = std::numeric_limits<double>::infinity();
+  std::optional<double> t_end;  // the horizon of every solve (default: the case's)
 };
 
 Sweep parse_sweep(const nlohmann::json& j);

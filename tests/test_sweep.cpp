@@ -381,3 +381,20 @@ TEST_CASE("a sweep's axes carry their units: a case parameter's from the case", 
   CHECK(axes[0]["unit"] == "length/time");
   CHECK(axes[1]["unit"] == "1/time");
 }
+
+TEST_CASE("a sweep's t_end ends every solve: a horizon before the lift-off gives none", "[sweep]") {
+  json j = {{"name", "horizon"},
+            {"case", "dk-plane"},
+            {"axes", {{{"name", "zeta"}, {"from", 0.5}, {"to", 2}, {"count", 2}}}},
+            {"model", {{"alpha", 1}, {"omega0", 1}}}};
+  const auto full = sweep(j, fresh_dir("horizon_full"), 2);
+  CHECK(full.summary["ok"] == 2);
+  CHECK_FALSE(full.summary.contains("t_end"));
+  j["t_end"] = 0.5;  // before the classical lift-off at 1
+  const auto dir = fresh_dir("horizon_short");
+  const auto cut = sweep(j, dir, 2);
+  CHECK(cut.summary["t_end"] == 0.5);
+  for (const auto& row : rows_of(dir)) CHECK(row["lift_off_time"].is_null());
+  j["t_end"] = -1;
+  CHECK_THROWS_WITH(crbench::parse_sweep(j), Catch::Contains("sweep.t_end"));
+}
