@@ -274,6 +274,19 @@ int jobs_of(const std::optional<int>& jobs) {
   return *jobs;
 }
 
+// A study's or sweep's summary (its study.json or sweep.json) with where it was written and how
+// many points were computed.
+template <class Result>
+py::dict summary_of(const Result& result, const std::string& out_dir) {
+  py::dict out = from_json(result.summary);
+  out["out"] = out_dir;
+  out["points_total"] = result.points_total;
+  out["points_computed"] = result.points_computed;
+  out["points_internal_error"] = result.points_internal_error;
+  out["figures_written"] = result.figures_written;
+  return out;
+}
+
 py::dict converge(const py::object& given, const std::optional<std::string>& out_dir,
                   const std::optional<int>& jobs, bool resume, bool figures) {
   const auto [text, origin] = input_text("study", given);
@@ -289,13 +302,7 @@ py::dict converge(const py::object& given, const std::optional<std::string>& out
     result = run_study(study, options);
     write_study_readme(study, result, options.out_dir, origin, "");
   }
-  py::dict out = from_json(result.summary);
-  out["out"] = options.out_dir;
-  out["points_total"] = result.points_total;
-  out["points_computed"] = result.points_computed;
-  out["points_internal_error"] = result.points_internal_error;
-  out["figures_written"] = result.figures_written;
-  return out;
+  return summary_of(result, options.out_dir);
 }
 
 py::dict sweep(const py::object& given, const std::optional<std::string>& out_dir,
@@ -312,13 +319,7 @@ py::dict sweep(const py::object& given, const std::optional<std::string>& out_di
     const py::gil_scoped_release release;
     result = run_sweep(plan, options);
   }
-  py::dict out = from_json(result.summary);
-  out["out"] = options.out_dir;
-  out["points_total"] = result.points_total;
-  out["points_computed"] = result.points_computed;
-  out["points_internal_error"] = result.points_internal_error;
-  out["figures_written"] = result.figures_written;
-  return out;
+  return summary_of(result, options.out_dir);
 }
 
 }  // namespace
