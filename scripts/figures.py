@@ -270,13 +270,15 @@ def draw_lift_off_vs_N(ax, models, classical, legend_size):
             predicted.setdefault(round(tau, 12), []).append((m["label"], color))
     for tau, owners in predicted.items():
         ax.axhline(tau, color=owners[0][1], linestyle="--", linewidth=0.8)
+        # Inside the frame, a few points above its line, clear of the markers on it.
         ax.annotate("predicted %s: %.6g" % (", ".join(o[0] for o in owners), tau),
-                    (1.0, tau), xycoords=("axes fraction", "data"), ha="right", va="bottom",
-                    fontsize=7)
+                    (0.985, tau), xycoords=("axes fraction", "data"), xytext=(0, 5),
+                    textcoords="offset points", ha="right", va="bottom", fontsize=7)
     if classical is not None:
         ax.axhline(classical, color="black", linewidth=1.2)
-        ax.annotate("classical: %g" % classical, (0.0, classical),
-                    xycoords=("axes fraction", "data"), ha="left", va="top", fontsize=8)
+        ax.annotate("classical: %g" % classical, (0.015, classical),
+                    xycoords=("axes fraction", "data"), xytext=(0, -4),
+                    textcoords="offset points", ha="left", va="top", fontsize=8)
     ax.set_xlabel("N")
     ax.set_ylabel("lift-off time")
     ax.grid(True, alpha=0.3)
