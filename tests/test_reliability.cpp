@@ -415,10 +415,14 @@ TEST_CASE("A resumed study computes again a trajectory whose file is empty", "[r
 TEST_CASE("A read-only --out exits 2 naming the path and leaves the previous files whole",
           "[reliability]") {
   namespace fs = std::filesystem;
-  const auto dir = fs::temp_directory_path() / "crbench-test-read-only";
+  // Under /tmp itself, not the tests' scratch folder (TMPDIR, inside the build tree, which the
+  // user nobody may not be able to traverse), with this process's id against a second test run.
+  const fs::path base = "/tmp";
+  const std::string tag = "crbench-test-read-only-" + std::to_string(getpid());
+  const auto dir = base / tag;
   fs::remove_all(dir);
   // A copy the user nobody can read, whatever the permissions of the source tree.
-  const std::string study = (fs::temp_directory_path() / "crbench-test-read-only.json").string();
+  const std::string study = (base / (tag + ".json")).string();
   fs::copy_file(data_study("faults.json"), study, fs::copy_options::overwrite_existing);
   register_fault_case();
   REQUIRE(converge_into(dir, study, false).status == 1);  // a model NOT CONFIRMED, files whole
