@@ -929,10 +929,6 @@ ojson Converge::assemble() {
         reference_value = ref.lift_off;
       } else if (zero_reference(o)) {
         reference_value = 0.0;
-      } else if (ref.kind == "value") {
-        if (const auto v = m.reference_values.find(o); v != m.reference_values.end()) {
-          reference_value = v->second;
-        }
       } else if (const auto v = ref.values.find(o); v != ref.values.end()) {
         reference_value = v->second;
       }
@@ -1065,6 +1061,21 @@ ojson Converge::assemble() {
     bool confirmed = false;
     std::optional<double> digits, digits_supported;
     const Extrapolated* extrapolation = lift_off ? &lift_off->extrapolation : nullptr;
+    // Several verdicts, each named by its observable, in one: those not confirmed first, so that
+    // the head says whether the model is; confirmed when every one is.
+    const auto join_verdicts =
+        [&](std::vector<std::pair<std::string, const LadderAnalysis*>> parts) {
+          std::stable_partition(parts.begin(), parts.end(),
+                                [](const auto& part) { return !part.second->confirmed; });
+          verdict.clear();
+          confirmed = true;
+          for (const auto& [o, analysis] : parts) {
+            verdict += (verdict.empty() ? "" : "; and ") + analysis->verdict + " (" + o + ")";
+            confirmed = confirmed && analysis->confirmed;
+          }
+        };
+    std::vector<std::pair<std::string, const LadderAnalysis*>> others;
+    for (const auto& [o, analysis] : stated_others) others.emplace_back(o, &analysis);
     // The lift-off prediction's rule decides only where the verdict rests on the lift-off (or on
     // nothing else with a stated order).
     if ((lift_off || stated_others.empty()) &&
@@ -1072,15 +1083,8 @@ ojson Converge::assemble() {
          (!ref.theorem_applies && ref.prediction_rule != "continuation"))) {
       verdict = "no prediction: " + ref.why;
     } else if (!lift_off && !stated_others.empty()) {
-      // Every other observable with a stated order; those not confirmed first, so that the
-      // verdict's head says whether the model is confirmed.
-      confirmed = std::all_of(stated_others.begin(), stated_others.end(),
-                              [](const auto& s) { return s.second.confirmed; });
-      std::stable_partition(stated_others.begin(), stated_others.end(),
-                            [](const auto& s) { return !s.second.confirmed; });
-      for (const auto& [o, analysis] : stated_others) {
-        verdict += (verdict.empty() ? "" : "; and ") + analysis.verdict + " (" + o + ")";
-      }
+      // Every other observable with a stated order.
+      join_verdicts(others);
     } else if (!lift_off) {
       // A study without a lift-off (kinematic constraints) and without stated orders: the first
       // deviation (an ideal model's error).
@@ -1097,18 +1101,9 @@ ojson Converge::assemble() {
       digits_supported = lift_off->digits_supported;
       // Other observables with a stated order (the distance of z from its viscous limit beside
       // the lift-off of Proposition 3) must be confirmed too.
-      if (!stated_others.empty()) {
-        // Those not confirmed first, so that the verdict's head says whether the model is.
-        std::vector<std::pair<std::string, bool>> parts{
-            {lift_off->verdict + " (lift_off_time)", lift_off->confirmed}};
-        for (const auto& [o, analysis] : stated_others) {
-          parts.emplace_back(analysis.verdict + " (" + o + ")", analysis.confirmed);
-          confirmed = confirmed && analysis.confirmed;
-        }
-        std::stable_partition(parts.begin(), parts.end(),
-                              [](const auto& part) { return !part.second; });
-        verdict.clear();
-        for (const auto& part : parts) verdict += (verdict.empty() ? "" : "; and ") + part.first;
+      if (!others.empty()) {
+        others.insert(others.begin(), {"lift_off_time", &*lift_off});
+        join_verdicts(others);
       }
     }
     const auto from = [&](std::optional<double> Extrapolated::*field) {
