@@ -22,6 +22,7 @@ LcpMethod lcp_method(const std::string& name) {
   if (name == "enumeration") return LcpMethod::enumeration;
   if (name == "lemke") return LcpMethod::lemke;
   if (name == "pgs") return LcpMethod::pgs;
+  if (name == "banded") return LcpMethod::banded;
   if (name == "auto") return LcpMethod::automatic;
   throw std::invalid_argument("lcp: unknown method '" + name + "'");
 }
@@ -79,6 +80,17 @@ std::optional<LcpSolution> enumerate(const Eigen::MatrixXd& M, const Eigen::Vect
   return std::nullopt;
 }
 
+// The acceptance every method's answer passes, in velocity units (those of b): x ≥ 0, w ≥ 0
+// within the slack, and complementarity: where w exceeds the slack, x may move the velocities by
+// no more than the slack (M_ii x_i).
+template <class Matrix>
+bool acceptable(const Matrix& M, const Eigen::VectorXd& x, const Eigen::VectorXd& w, double slack) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    if (w(i) < -slack || (w(i) > slack && M(i, i) * x(i) > slack)) return false;
+  }
+  return true;
+}
+
 // Siconos numerics (a C library): the problem's matrix is copied into a dense NumericsMatrix
 // (column-major, as Eigen's), z is the unknown x, w = M z + q.
 std::optional<LcpSolution> siconos_lcp(const Eigen::MatrixXd& M, const Eigen::VectorXd& b,
@@ -110,18 +122,178 @@ std::optional<LcpSolution> siconos_lcp(const Eigen::MatrixXd& M, const Eigen::Ve
     lcp_pgs(&problem, x.data(), w.data(), &info, solver.get());
   }
   if (info != 0 || !x.allFinite()) return std::nullopt;
-  // The same acceptance as the enumeration, in velocity units (those of b): w ≥ 0 within the
-  // slack, and complementarity: where w exceeds the slack, x may move the velocities by no more
-  // than the slack (M_ii x_i).
+  // The enumeration's acceptance, in velocity units.
   x = x.cwiseMax(0.0);
   w = M * x + b;
-  for (int i = 0; i < m; ++i) {
-    if (w(i) < -slack || (w(i) > slack && M(i, i) * x(i) > slack)) return std::nullopt;
-  }
+  if (!acceptable(M, x, w, slack)) return std::nullopt;
   return LcpSolution{x, w, solver->iparam[SICONOS_IPARAM_ITER_DONE]};
 }
 
+// w = M x + b for a banded M.
+void banded_residual(const BandedSymmetric& M, const Eigen::VectorXd& x, const Eigen::VectorXd& b,
+                     Eigen::VectorXd& w) {
+  const Eigen::Index m = M.size();
+  w = b;
+  for (Eigen::Index i = 0; i < m; ++i) {
+    w(i) += M.lower(i, 0) * x(i);
+    for (Eigen::Index d = 1; d <= M.bandwidth && d <= i; ++d) {
+      w(i) += M.lower(i, d) * x(i - d);
+      w(i - d) += M.lower(i, d) * x(i);
+    }
+  }
+}
+
+// Solves M_SS x_S = r for the index set S (sorted) by a banded LDLᵀ without pivoting: S's
+// principal submatrix keeps M's bandwidth in S's own numbering (|S_a − S_c| ≤ p implies
+// |a − c| ≤ p). False when a pivot is not positive or the pivots' ratio is below 1e-14 (the
+// subsystem is singular or ill-conditioned: M is not positive definite on S).
+bool solve_principal(const BandedSymmetric& M, const std::vector<Eigen::Index>& S,
+                     Eigen::VectorXd& r, Eigen::MatrixXd& L, Eigen::VectorXd& D) {
+  const Eigen::Index k = static_cast<Eigen::Index>(S.size());
+  const int p = M.bandwidth;
+  L.setZero(k, p + 1);  // L(a, e) = L_{a, a−e}, e ≥ 1
+  D.resize(k);
+  for (Eigen::Index a = 0; a < k; ++a) {
+    for (Eigen::Index e = std::min<Eigen::Index>(p, a); e >= 1; --e) {
+      const Eigen::Index c = a - e;
+      // S is sorted: S_a > S_c, and the entry is in the stored lower band or zero.
+      const Eigen::Index distance = S[static_cast<std::size_t>(a)] - S[static_cast<std::size_t>(c)];
+      double value = distance <= p ? M.lower(S[static_cast<std::size_t>(a)], distance) : 0.0;
+      // Σ_l L_al L_cl D_l over the columns l < c both rows reach.
+      for (Eigen::Index l = std::max<Eigen::Index>(0, a - p); l < c; ++l) {
+        value -= L(a, a - l) * L(c, c - l) * D(l);
+      }
+      L(a, e) = value / D(c);
+    }
+    double pivot = M.lower(S[static_cast<std::size_t>(a)], 0);
+    for (Eigen::Index l = std::max<Eigen::Index>(0, a - p); l < a; ++l) {
+      pivot -= L(a, a - l) * L(a, a - l) * D(l);
+    }
+    if (!(pivot > 0.0)) return false;
+    D(a) = pivot;
+  }
+  if (k > 0 && !(D.minCoeff() >= 1e-14 * D.maxCoeff())) return false;
+  for (Eigen::Index a = 0; a < k; ++a) {  // L y = r
+    for (Eigen::Index e = 1; e <= p && e <= a; ++e) r(a) -= L(a, e) * r(a - e);
+  }
+  for (Eigen::Index a = 0; a < k; ++a) r(a) /= D(a);
+  for (Eigen::Index a = k - 1; a >= 0; --a) {  // Lᵀ x = y
+    for (Eigen::Index e = 1; e <= p && a + e < k; ++e) r(a) -= L(a + e, e) * r(a + e);
+  }
+  return true;
+}
+
+std::optional<LcpSolution> banded_lcp(const BandedSymmetric& M, const Eigen::VectorXd& b,
+                                      double slack) {
+  const Eigen::Index m = M.size();
+  // Júdice & Pires's block principal pivoting: the basic set F has w = 0, its complement G has
+  // x = 0. An infeasible row (x_i < 0 in F, w_i < 0 in G) changes sides; all of them at once
+  // while their number keeps falling or within kTries iterations of its last fall, then only the
+  // largest (Murty's rule, finite for a P-matrix). F starts as the rows where the unconstrained
+  // x = −M⁻¹b is positive: from F = {i : b_i < 0} an impact at the end of a touching chain
+  // would spread one row per iteration (m iterations), where this start needs one.
+  constexpr int kTries = 3;
+  std::vector<Eigen::Index> S(static_cast<std::size_t>(m)), infeasible;
+  Eigen::VectorXd x(m), w(m), r = -b, D;
+  Eigen::MatrixXd L;
+  for (Eigen::Index i = 0; i < m; ++i) S[static_cast<std::size_t>(i)] = i;
+  std::vector<char> basic(static_cast<std::size_t>(m));
+  // The first iteration's solve is this one when every row starts basic.
+  bool solved = solve_principal(M, S, r, L, D);
+  if (solved) {
+    for (Eigen::Index i = 0; i < m; ++i) {
+      basic[static_cast<std::size_t>(i)] = r(i) > 0.0;
+      solved = solved && r(i) > 0.0;
+    }
+  } else {
+    for (Eigen::Index i = 0; i < m; ++i) basic[static_cast<std::size_t>(i)] = b(i) < 0.0;
+  }
+  Eigen::Index fewest = m + 1;
+  int tries = kTries;
+  const long max_iterations = 10 * static_cast<long>(m) + 100;
+  for (long iteration = 1; iteration <= max_iterations; ++iteration) {
+    if (!solved) {
+      S.clear();
+      for (Eigen::Index i = 0; i < m; ++i) {
+        if (basic[static_cast<std::size_t>(i)]) S.push_back(i);
+      }
+      r.resize(static_cast<Eigen::Index>(S.size()));
+      for (std::size_t a = 0; a < S.size(); ++a) r(static_cast<Eigen::Index>(a)) = -b(S[a]);
+      if (!solve_principal(M, S, r, L, D)) return std::nullopt;
+    }
+    solved = false;
+    x.setZero();
+    for (std::size_t a = 0; a < S.size(); ++a) x(S[a]) = r(static_cast<Eigen::Index>(a));
+    banded_residual(M, x, b, w);
+    // Infeasible beyond the slack, in velocity units for both sides (M_ii x_i for x).
+    infeasible.clear();
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const bool in_F = basic[static_cast<std::size_t>(i)] != 0;
+      if (in_F ? M.lower(i, 0) * x(i) < -slack : w(i) < -slack) infeasible.push_back(i);
+    }
+    if (infeasible.empty()) {
+      x = x.cwiseMax(0.0);
+      banded_residual(M, x, b, w);
+      if (!acceptable(M, x, w, slack)) return std::nullopt;
+      return LcpSolution{x, w, iteration};
+    }
+    const auto count = static_cast<Eigen::Index>(infeasible.size());
+    if (count < fewest || tries > 0) {
+      if (count < fewest) {
+        fewest = count;
+        tries = kTries;
+      } else {
+        --tries;
+      }
+      for (const Eigen::Index i : infeasible) {
+        basic[static_cast<std::size_t>(i)] = !basic[static_cast<std::size_t>(i)];
+      }
+    } else {
+      const Eigen::Index i = infeasible.back();
+      basic[static_cast<std::size_t>(i)] = !basic[static_cast<std::size_t>(i)];
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+BandedSymmetric BandedSymmetric::from_dense(const Eigen::MatrixXd& M) {
+  const Eigen::Index m = M.rows();
+  int band = 0;
+  for (Eigen::Index j = 0; j < m; ++j) {
+    for (Eigen::Index i = m - 1; i > j + band; --i) {
+      if (M(i, j) != 0.0) {
+        band = static_cast<int>(i - j);
+        break;
+      }
+    }
+  }
+  BandedSymmetric out;
+  out.resize(m, band);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    for (Eigen::Index d = 0; d <= band && d <= i; ++d) out.lower(i, d) = M(i, i - d);
+  }
+  return out;
+}
+
+Eigen::MatrixXd BandedSymmetric::dense() const {
+  const Eigen::Index m = size();
+  Eigen::MatrixXd out = Eigen::MatrixXd::Zero(m, m);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    for (Eigen::Index d = 0; d <= bandwidth && d <= i; ++d) {
+      out(i, i - d) = out(i - d, i) = lower(i, d);
+    }
+  }
+  return out;
+}
+
+std::optional<LcpSolution> solve_banded_lcp(const BandedSymmetric& M, const Eigen::VectorXd& b,
+                                            double tolerance, double scale) {
+  if (b.size() == 0) return LcpSolution{Eigen::VectorXd(0), Eigen::VectorXd(0), 0};
+  const double slack = tolerance * std::max(scale, b.cwiseAbs().maxCoeff());
+  return banded_lcp(M, b, slack);
+}
 
 std::optional<LcpSolution> solve_lcp(const Eigen::MatrixXd& M, const Eigen::VectorXd& b,
                                      double tolerance, double scale, const LcpOptions& options) {
@@ -131,9 +303,17 @@ std::optional<LcpSolution> solve_lcp(const Eigen::MatrixXd& M, const Eigen::Vect
   const double slack = tolerance * magnitude;
   LcpOptions chosen = options;
   if (chosen.method == LcpMethod::automatic) {
-    chosen.method = m <= kLcpEnumerationSize ? LcpMethod::enumeration : LcpMethod::lemke;
+    if (m <= kLcpEnumerationSize) return enumerate(M, b, slack);
+    const BandedSymmetric banded = BandedSymmetric::from_dense(M);
+    if (banded.bandwidth <= kLcpBandedMaxBandwidth) {
+      // Lemke's method where the banded one meets a subsystem that is not positive definite.
+      if (auto solution = banded_lcp(banded, b, slack)) return solution;
+    }
+    chosen.method = LcpMethod::lemke;
   }
   if (chosen.method == LcpMethod::enumeration) return enumerate(M, b, slack);
+  if (chosen.method == LcpMethod::banded)
+    return banded_lcp(BandedSymmetric::from_dense(M), b, slack);
   if (chosen.method == LcpMethod::pgs) {
     // The iteration stops at its own tolerance; the acceptance allows that much more.
     return siconos_lcp(M, b, std::max(slack, 10.0 * options.pgs_tolerance * magnitude), chosen);

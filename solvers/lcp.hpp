@@ -9,7 +9,13 @@
 //    pivots of O(m²) each on a dense tableau; the method beyond kLcpEnumerationSize (already 10
 //    times faster at m = 4: bench/perf/perf_lcp.cpp);
 //  - projected Gauss–Seidel (Siconos numerics' lcp_pgs), iterative with a stated tolerance: the
-//    method of the field for large contact problems, offered for comparison.
+//    method of the field for large contact problems, offered for comparison;
+//  - block principal pivoting (Júdice & Pires, Comput. Oper. Res. 21 (1994) 587–596) on a banded
+//    M (a chain's Delassus matrix is tridiagonal): each iteration solves the principal subsystem
+//    of its current index set by a banded LDLᵀ, O(m p²) for bandwidth p, and typically a few
+//    iterations suffice, so a chain of touching bodies costs O(m), not Lemke's O(m³). Exact in
+//    exact arithmetic and finite for a positive definite M (Murty's least-index rule takes over
+//    when the block flips stop reducing the infeasible set).
 #pragma once
 
 #include <Eigen/Core>
@@ -24,7 +30,7 @@ struct LcpSolution {
   long iterations = 0;  // Lemke: pivots; PGS: sweeps; enumeration: index sets examined
 };
 
-enum class LcpMethod { automatic, enumeration, lemke, pgs };
+enum class LcpMethod { automatic, enumeration, lemke, pgs, banded };
 
 struct LcpOptions {
   LcpMethod method = LcpMethod::automatic;
@@ -34,11 +40,33 @@ struct LcpOptions {
 
 // Largest problem the enumeration accepts (2^m index sets are examined).
 inline constexpr int kLcpMaxSize = 16;
-// `automatic` enumerates up to this size and uses Lemke's method beyond it.
+// `automatic` enumerates up to this size and uses Lemke's method beyond it, or the banded
+// method when M's bandwidth is at most kLcpBandedMaxBandwidth.
 inline constexpr int kLcpEnumerationSize = 4;
+inline constexpr int kLcpBandedMaxBandwidth = 8;
 
-// The method named as on the command line and in records: auto, enumeration, lemke, pgs (the
-// choices of moreau-jean's `lcp`, validated there).
+// A symmetric matrix with M(i, j) = 0 for |i − j| > bandwidth, its lower band stored by rows:
+// lower(i, d) = M(i, i − d), d = 0 … bandwidth (entries with i − d < 0 are not used).
+struct BandedSymmetric {
+  int bandwidth = 0;
+  Eigen::MatrixXd lower;
+  Eigen::Index size() const { return lower.rows(); }
+  void resize(Eigen::Index size, int band) {
+    bandwidth = band;
+    lower.setZero(size, band + 1);
+  }
+  double operator()(Eigen::Index i, Eigen::Index j) const {
+    const Eigen::Index d = i >= j ? i - j : j - i;
+    if (d > bandwidth) return 0.0;
+    return i >= j ? lower(i, d) : lower(j, d);
+  }
+  // The smallest band that holds a dense symmetric M, and M in that band.
+  static BandedSymmetric from_dense(const Eigen::MatrixXd& M);
+  Eigen::MatrixXd dense() const;
+};
+
+// The method named as on the command line and in records: auto, enumeration, lemke, pgs, banded
+// (the choices of moreau-jean's `lcp`, validated there).
 LcpMethod lcp_method(const std::string& name);
 
 // `tolerance` is the slack allowed in x ≥ 0 and w ≥ 0, relative to max(scale, |b|∞). `scale` is
@@ -50,5 +78,11 @@ LcpMethod lcp_method(const std::string& name);
 std::optional<LcpSolution> solve_lcp(const Eigen::MatrixXd& M, const Eigen::VectorXd& b,
                                      double tolerance = 1e-12, double scale = 1.0,
                                      const LcpOptions& options = {});
+
+// The banded method on a banded M, with the same tolerance, scale and acceptance as solve_lcp.
+// nullopt when a principal subsystem is not positive definite (M is not) or the acceptance
+// fails. `iterations` counts the block pivots (principal subsystems solved).
+std::optional<LcpSolution> solve_banded_lcp(const BandedSymmetric& M, const Eigen::VectorXd& b,
+                                            double tolerance = 1e-12, double scale = 1.0);
 
 }  // namespace crbench

@@ -10,8 +10,9 @@
 //  3. impulses P on the active set I from Newton's law at velocity level,
 //       0 ≤ ḟ_I(k+1) + e ḟ_I(k) ⊥ P ≥ 0,  q̇_{k+1} = q̇_free + W⁻¹ J_Iᵀ P,
 //     with ḟ = J(q_k) q̇ + ∂f/∂t(q_k, t_k): one constraint in closed form, several by an LCP
-//     (solvers/lcp.hpp): the exact enumeration up to kLcpEnumerationSize rows, Lemke's method
-//     (Siconos numerics) beyond, or the method `lcp` names;
+//     (solvers/lcp.hpp): the exact enumeration up to kLcpEnumerationSize rows, beyond it block
+//     principal pivoting with banded solves where the Delassus matrix is banded (a chain) and
+//     Lemke's method (Siconos numerics) otherwise, or the method `lcp` names;
 //  4. q_{k+1} = q_k + h (θ q̇_{k+1} + (1 − θ) q̇_k).
 // Kinematic constraints g = a q̇ + b enter step 3 at the velocity level with a, b at (q_k, t_k)
 // (Berezinskaya, Sorokina & Kugushev 2003 (1.5): reactions aᵀ dν): the two-sided rows E as
@@ -101,12 +102,15 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
 
 std::vector<ChoiceSpec> MoreauJeanSolver::choices() const {
   return {{.name = "lcp",
-           .options = {"auto", "enumeration", "lemke", "pgs"},
+           .options = {"auto", "enumeration", "lemke", "pgs", "banded"},
            .default_value = "auto",
            .description = "solver of the impulse LCP with several active rows: auto (enumeration "
-                          "up to 4 rows, Lemke beyond), enumeration (exact, up to 16 rows), lemke "
-                          "(Siconos numerics' lexicographic Lemke), pgs (Siconos numerics' "
-                          "projected Gauss-Seidel, to lcp_tolerance)"},
+                          "up to 4 rows, beyond them banded where the Delassus matrix has a band "
+                          "of at most 8, as a chain's, and Lemke otherwise), enumeration (exact, "
+                          "up to 16 rows), lemke (Siconos numerics' lexicographic Lemke), pgs "
+                          "(Siconos numerics' projected Gauss-Seidel, to lcp_tolerance), banded "
+                          "(block principal pivoting with banded solves, Judice & Pires 1994: "
+                          "O(m) for a chain)"},
           impact_law_choice()};
 }
 
@@ -184,6 +188,11 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   std::vector<Episode> episode(static_cast<std::size_t>(m), Episode::none);
   // The end of the latest episode, from every step (the record keeps at most events_kept events).
   std::optional<double> last_episode_end;
+  // An impact ends at its step's end, a contact's lift-off at the step's start: within one step
+  // an impact's end can come before a lift-off's, so the latest is a maximum.
+  const auto episode_ended = [&](double t) {
+    last_episode_end = last_episode_end ? std::max(*last_episode_end, t) : t;
+  };
   long events_not_kept = 0;
   const auto events_kept = static_cast<std::size_t>(p.at("events_kept"));
   const auto add_event = [&](Event e) {
@@ -246,6 +255,9 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   const Eigen::Index dense_rows = sparse ? 0 : max_rows;
   Eigen::MatrixXd G(dense_rows, dense_n), Winv_Gt(dense_n, dense_rows), D(dense_rows, dense_rows);
   Eigen::MatrixXd D_active;  // the sparse step's Delassus matrix, sized at its first LCP
+  BandedSymmetric D_band;    // the same, banded (a chain)
+  std::vector<Eigen::Index> column_low, column_high;
+  long banded_lcp_solves = 0;
   Eigen::LDLT<Eigen::MatrixXd> A_ldlt(dense_n);
   Eigen::PartialPivLU<Eigen::MatrixXd> W_lu(dense_n);
   std::vector<int> active, equality_rows;
@@ -255,6 +267,34 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   // q̇_{k+1}, as in the dense step with W = diag(mass) and ∂F = 0; sets rate, rate_next and the
   // active rows' |∇f|_{A⁻¹}. False when the step failed (record.status says why).
   using SparseRow = Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator;
+  // The bandwidth of D for the first `rows` active rows, or −1 when their column ranges do not
+  // move right with the row (D is then not known to be banded): D_rc ≠ 0 needs the ranges of r
+  // and c to overlap, and with monotone ranges the rows that overlap r's follow it.
+  const auto row_band = [&](Eigen::Index rows) {
+    column_low.resize(static_cast<std::size_t>(rows));
+    column_high.resize(static_cast<std::size_t>(rows));
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      Eigen::Index low = n, high = -1;
+      for (SparseRow it(terms.J, active[static_cast<std::size_t>(r)]); it; ++it) {
+        low = std::min<Eigen::Index>(low, it.col());
+        high = std::max<Eigen::Index>(high, it.col());
+      }
+      const auto at = static_cast<std::size_t>(r);
+      column_low[at] = low;
+      column_high[at] = high;
+      if (r > 0 && (low < column_low[at - 1] || high < column_high[at - 1])) return -1;
+    }
+    Eigen::Index band = 0, last = 0;
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      last = std::max(last, r);
+      while (last + 1 < rows && column_low[static_cast<std::size_t>(last + 1)] <=
+                                    column_high[static_cast<std::size_t>(r)]) {
+        ++last;
+      }
+      band = std::max(band, last - r);
+    }
+    return static_cast<int>(band);
+  };
   const auto sparse_step = [&](double t_next, double dt, Eigen::Index& active_rows) {
     model.sparse_terms(x, terms);
     at_next.t = t_next;
@@ -304,29 +344,51 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       }
       P(0) = std::max(0.0, -b(0) / D00);
     } else {
-      // D = J_I A⁻¹ J_Iᵀ from the rows' nonzeros (rows that share no column give 0).
-      if (D_active.rows() < active_rows) D_active.resize(active_rows, active_rows);
-      for (Eigen::Index r = 0; r < active_rows; ++r) {
-        for (Eigen::Index c = 0; c < active_rows; ++c) {
-          double sum = 0.0;
-          SparseRow a(terms.J, row(r)), z(terms.J, row(c));
-          while (a && z) {
-            if (a.col() < z.col()) {
-              ++a;
-            } else if (z.col() < a.col()) {
-              ++z;
-            } else {
-              sum += a.value() * (z.value() / terms.mass(a.col()));
-              ++a;
-              ++z;
-            }
+      // D = J_I A⁻¹ J_Iᵀ from the rows' nonzeros (rows that share no column give 0). Where the
+      // rows' column ranges move right with the row (a chain), D is banded: row r meets only the
+      // rows whose ranges overlap its own, and the banded LCP makes the step O(n).
+      const auto entry = [&](Eigen::Index r, Eigen::Index c) {
+        double sum = 0.0;
+        SparseRow a(terms.J, row(r)), z(terms.J, row(c));
+        while (a && z) {
+          if (a.col() < z.col()) {
+            ++a;
+          } else if (z.col() < a.col()) {
+            ++z;
+          } else {
+            sum += a.value() * (z.value() / terms.mass(a.col()));
+            ++a;
+            ++z;
           }
-          D_active(r, c) = sum;
         }
-      }
+        return sum;
+      };
+      const int band =
+          lcp_options.method == LcpMethod::automatic || lcp_options.method == LcpMethod::banded
+              ? row_band(active_rows)
+              : -1;
+      const bool banded =
+          band >= 0 && active_rows > kLcpEnumerationSize &&
+          (lcp_options.method == LcpMethod::banded || band <= kLcpBandedMaxBandwidth);
       ++lcp_solves;
-      const auto lcp = solve_lcp(D_active.topLeftCorner(active_rows, active_rows),
-                                 b.head(active_rows), 1e-12, 1.0, lcp_options);
+      std::optional<LcpSolution> lcp;
+      if (banded) {
+        D_band.resize(active_rows, band);
+        for (Eigen::Index r = 0; r < active_rows; ++r) {
+          for (Eigen::Index d = 0; d <= band && d <= r; ++d) D_band.lower(r, d) = entry(r, r - d);
+        }
+        lcp = solve_banded_lcp(D_band, b.head(active_rows), 1e-12, 1.0);
+        ++banded_lcp_solves;
+      }
+      // auto: Lemke's method where the banded one meets a subsystem that is not positive definite.
+      if (!banded || (!lcp && lcp_options.method == LcpMethod::automatic)) {
+        if (D_active.rows() < active_rows) D_active.resize(active_rows, active_rows);
+        for (Eigen::Index r = 0; r < active_rows; ++r) {
+          for (Eigen::Index c = 0; c < active_rows; ++c) D_active(r, c) = entry(r, c);
+        }
+        lcp = solve_lcp(D_active.topLeftCorner(active_rows, active_rows), b.head(active_rows),
+                        1e-12, 1.0, lcp_options);
+      }
       if (!lcp) {
         record.status = "lcp_failure";
         record.reason = "no impulse solves the step complementarity at t = " + format_number(x.t);
@@ -557,7 +619,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
                      .rate_before = rate(i),
                      .rate_after = rate_next(i)});
           state = impact ? Episode::impact : Episode::open;
-          if (impact) last_episode_end = t_next;
+          if (impact) episode_ended(t_next);
         } else if (P(r) > 0.0 && state == Episode::impact) {
           // The impulse persists after the impact step: the impact's episode goes on as a contact
           // from the end of that step (record.cpp joins a contact to the impact ending there).
@@ -582,7 +644,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       if (impulse(i) > 0.0) continue;
       if (state == Episode::open) {
         add_event({.t = x.t, .kind = "lift_off", .index = i});
-        last_episode_end = x.t;
+        episode_ended(x.t);
       }
       state = Episode::none;
     }
@@ -644,6 +706,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   record.diagnostics["jacobian_evaluations"] = sparse ? 0 : record.steps;
   if (sparse) record.diagnostics["sparse_step"] = true;
   record.diagnostics["lcp_solves"] = lcp_solves;
+  if (banded_lcp_solves > 0) record.diagnostics["banded_lcp_solves"] = banded_lcp_solves;
   record.diagnostics["lcp_method"] = lcp_choice;
   record.diagnostics["lcp_iterations"] = lcp_iterations;
   if (model.kinematic_count() > 0) record.diagnostics["max_kinematic_drift"] = kinematic_drift;

@@ -25,31 +25,45 @@ nlohmann::ordered_json vector_json(const Eigen::VectorXd& x) {
 
 void finish_contact_episodes(RunRecord& record, double t0) {
   std::vector<ContactEpisode> episodes;
-  std::map<int, std::size_t> open;  // constraint → index of its open episode
+  // Per constraint (indices are small: one per row): its open episode and its latest one, as
+  // indices into `episodes`, or kNone.
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  int rows = 0;
+  for (const Event& e : record.events) rows = std::max(rows, e.index + 1);
+  std::vector<std::size_t> open(static_cast<std::size_t>(rows), kNone);
+  std::vector<std::size_t> latest(static_cast<std::size_t>(rows), kNone);
+  std::size_t open_count = 0;
+  const auto add = [&](ContactEpisode episode) {
+    latest[static_cast<std::size_t>(episode.constraint)] = episodes.size();
+    episodes.push_back(episode);
+  };
   for (const Event& e : record.events) {
+    if (e.index < 0) continue;
     const int k = e.index;
+    std::size_t& open_k = open[static_cast<std::size_t>(k)];
     if (e.kind == "contact" || e.kind == "enter_medium") {
-      if (open.count(k)) continue;
+      if (open_k != kNone) continue;
       // A contact that begins at an impact continues the impact's episode.
-      auto last = std::find_if(episodes.rbegin(), episodes.rend(),
-                               [&](const ContactEpisode& x) { return x.constraint == k; });
-      if (last != episodes.rend() && last->impact && last->end && *last->end == e.t) {
-        last->end.reset();
-        open[k] = static_cast<std::size_t>(episodes.rend() - last - 1);
+      const std::size_t last = latest[static_cast<std::size_t>(k)];
+      ContactEpisode* previous = last == kNone ? nullptr : &episodes[last];
+      if (previous != nullptr && previous->impact && previous->end && *previous->end == e.t) {
+        previous->end.reset();
+        open_k = last;
       } else {
-        open[k] = episodes.size();
-        episodes.push_back({.constraint = k, .start = e.t});
+        open_k = episodes.size();
+        add({.constraint = k, .start = e.t});
       }
+      ++open_count;
     } else if (e.kind == "impact") {
-      if (open.count(k)) continue;
-      episodes.push_back({.constraint = k, .start = e.t, .end = e.t, .impact = true});
+      if (open_k != kNone) continue;
+      add({.constraint = k, .start = e.t, .end = e.t, .impact = true});
     } else if (e.kind == "lift_off" || e.kind == "exit_medium") {
-      const auto it = open.find(k);
-      if (it != open.end()) {
-        episodes[it->second].end = e.t;
-        open.erase(it);
+      if (open_k != kNone) {
+        episodes[open_k].end = e.t;
+        open_k = kNone;
+        --open_count;
       } else {
-        episodes.push_back({.constraint = k, .start = t0, .end = e.t});
+        add({.constraint = k, .start = t0, .end = e.t});
       }
     }
   }
@@ -59,7 +73,7 @@ void finish_contact_episodes(RunRecord& record, double t0) {
   record.contact_episodes = episodes;
   record.lift_off_definition = kLiftOffDefinition;
   record.lift_off_time.reset();
-  if (!open.empty() || episodes.empty()) return;
+  if (open_count > 0 || episodes.empty()) return;
   double last = -std::numeric_limits<double>::infinity();
   for (const auto& x : episodes) last = std::max(last, *x.end);
   record.lift_off_time = last;

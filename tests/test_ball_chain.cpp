@@ -187,6 +187,34 @@ TEST_CASE("ball-chain: Lemke agrees with the enumeration on up to 12 simultaneou
   }
 }
 
+TEST_CASE(
+    "ball-chain: the sparse Moreau-Jean step's banded LCP agrees with Lemke on touching chains",
+    "[ball-chain]") {
+  // Every contact of a touching chain is active: the step's LCP has all n − 1 rows, and its
+  // Delassus matrix is tridiagonal. auto takes the banded method; Lemke's on the dense matrix is
+  // the reference.
+  for (const int n : {13, 40, 101}) {
+    const auto model = chain(n, 0.0);
+    testing::SolveOptions o;
+    o.solver = "moreau-jean";
+    o.t_end = 0.05;
+    o.solver_params = {{"h", "1e-3"}, {"restitution", "1"}};
+    const RunRecord banded = testing::solve(*model, o);
+    o.solver_params.push_back({"lcp", "lemke"});
+    const RunRecord lemke = testing::solve(*model, o);
+    INFO("n = " << n);
+    REQUIRE(banded.status == "ok");
+    REQUIRE(lemke.status == "ok");
+    CHECK(banded.diagnostics.at("sparse_step") == true);
+    CHECK(banded.diagnostics.at("banded_lcp_solves").get<long>() >= 1);
+    CHECK_FALSE(lemke.diagnostics.contains("banded_lcp_solves"));
+    CHECK(testing::close(banded.final_state.v, lemke.final_state.v, 1e-12));
+    CHECK(testing::close(banded.final_state.q, lemke.final_state.q, 1e-12));
+    // Momentum is kept exactly by either.
+    CHECK(std::abs(banded.final_state.v.sum() - 1.0) <= 1e-12);
+  }
+}
+
 TEST_CASE("ball-chain: a thousand balls by the sparse Moreau-Jean step", "[ball-chain]") {
   // 0.01 apart, to t = 2: the impulse has crossed 200 gaps, one binary impact at a time.
   const auto model = chain(1000, 0.01);

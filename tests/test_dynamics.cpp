@@ -140,7 +140,9 @@ TEST_CASE("LCP: Lemke (Siconos numerics) agrees with the enumeration to 1e-12 fo
   }
 }
 
-TEST_CASE("LCP: Lemke solves chains of 1000 contacts that the enumeration cannot", "[lcp]") {
+TEST_CASE(
+    "LCP: Lemke and the banded method solve chains of 1000 contacts that the enumeration cannot",
+    "[lcp]") {
   // The Delassus matrix of a row of unit balls in contact (tridiagonal 2, -1): a Newton's cradle
   // hit at one end, b = (-1, 0, ..., 0): only the first contact is pushed at first.
   for (const int m : {20, 200, 1000}) {
@@ -153,12 +155,75 @@ TEST_CASE("LCP: Lemke solves chains of 1000 contacts that the enumeration cannot
     b(0) = -1.0;
     INFO("m = " << m);
     CHECK_FALSE(solve_lcp(M, b, 1e-12, 1.0, {.method = LcpMethod::enumeration}));
-    const auto s = solve_lcp(M, b);  // automatic: Lemke beyond kLcpEnumerationSize
-    REQUIRE(s);
-    // Every contact is pushed: x_i = (m - i) / (m + 1) makes w = 0 (the chain moves as one).
-    for (int i = 0; i < m; ++i) {
-      CHECK(s->x(i) == Approx(static_cast<double>(m - i) / (m + 1)).margin(1e-12));
+    // Lemke's method, the banded method on the dense matrix and on its band, and auto (which
+    // takes the banded method: the band is 1).
+    const auto banded = solve_banded_lcp(BandedSymmetric::from_dense(M), b);
+    REQUIRE(banded);
+    CHECK(banded->iterations == 1);  // from its start, x = −M⁻¹b, nothing changes side
+    for (const LcpMethod method : {LcpMethod::lemke, LcpMethod::banded, LcpMethod::automatic}) {
+      const auto s = solve_lcp(M, b, 1e-12, 1.0, {.method = method});
+      REQUIRE(s);
+      // Every contact is pushed: x_i = (m - i) / (m + 1) makes w = 0 (the chain moves as one).
+      for (int i = 0; i < m; ++i) {
+        CHECK(s->x(i) == Approx(static_cast<double>(m - i) / (m + 1)).margin(1e-12));
+      }
+      CHECK(s->w.lpNorm<Eigen::Infinity>() <= 1e-12);
+      CHECK((s->x - banded->x).lpNorm<Eigen::Infinity>() <= 1e-10);
     }
-    CHECK(s->w.lpNorm<Eigen::Infinity>() <= 1e-12);
   }
+}
+
+TEST_CASE("LCP: the banded method agrees with Lemke on banded problems up to m = 100", "[lcp]") {
+  // M = B Bᵀ + I/10 with B lower triangular of band p: symmetric positive definite with band p;
+  // b of both signs, so that the answer has contacts on both sides.
+  Uniform u;
+  const LcpOptions lemke{.method = LcpMethod::lemke};
+  int checked = 0;
+  long most_iterations = 0;
+  for (const int m : {5, 8, 13, 30, 60, 100}) {
+    for (const int p : {1, 2, 3, 5}) {
+      for (int trial = 0; trial < 10; ++trial) {
+        Eigen::MatrixXd B = Eigen::MatrixXd::Zero(m, m);
+        for (int i = 0; i < m; ++i) {
+          for (int j = std::max(0, i - p); j <= i; ++j) B(i, j) = u();
+        }
+        const Eigen::MatrixXd M = B * B.transpose() + 0.1 * Eigen::MatrixXd::Identity(m, m);
+        Eigen::VectorXd b(m);
+        for (int i = 0; i < m; ++i) b(i) = u();
+        const BandedSymmetric band = BandedSymmetric::from_dense(M);
+        INFO("m = " << m << ", p = " << p << ", trial " << trial);
+        REQUIRE(band.bandwidth <= p);
+        CHECK((band.dense() - M).lpNorm<Eigen::Infinity>() == 0.0);
+        const auto reference = solve_lcp(M, b, 1e-12, 1.0, lemke);
+        const auto banded = solve_banded_lcp(band, b);
+        REQUIRE(reference);
+        REQUIRE(banded);
+        const double x_scale = std::max(1.0, reference->x.lpNorm<Eigen::Infinity>());
+        CHECK((banded->x - reference->x).lpNorm<Eigen::Infinity>() <= 1e-10 * x_scale);
+        CHECK((banded->w - reference->w).lpNorm<Eigen::Infinity>() <= 1e-10);
+        // Complementarity of the banded answer itself.
+        CHECK(banded->x.minCoeff() >= 0.0);
+        CHECK(banded->w.minCoeff() >= -1e-12);
+        CHECK(banded->x.cwiseProduct(banded->w).cwiseAbs().maxCoeff() <= 1e-12 * x_scale);
+        most_iterations = std::max(most_iterations, banded->iterations);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 240);
+  INFO("most block pivots: " << most_iterations);
+  CHECK(most_iterations <= 20);
+}
+
+TEST_CASE("LCP: the banded method refuses a matrix that is not positive definite", "[lcp]") {
+  // [[1, 1], [1, 1]] ⊕ 1 ⊕ 1 ⊕ 1 (semidefinite): a principal subsystem with a zero pivot.
+  Eigen::MatrixXd M = Eigen::MatrixXd::Identity(5, 5);
+  M(0, 1) = M(1, 0) = 1.0;
+  const Eigen::VectorXd b = -Eigen::VectorXd::Ones(5);
+  CHECK_FALSE(solve_banded_lcp(BandedSymmetric::from_dense(M), b));
+  // auto falls back on Lemke's method, which finds x = (x0, 1 − x0, 1, 1, 1).
+  const auto s = solve_lcp(M, b);
+  REQUIRE(s);
+  CHECK(s->x(0) + s->x(1) == Approx(1.0).margin(1e-12));
+  CHECK(s->w.cwiseAbs().maxCoeff() <= 1e-12);
 }

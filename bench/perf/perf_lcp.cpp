@@ -3,8 +3,9 @@
 // contact ends up pushed. The enumeration's cost doubles with each row (2^m index sets, up to
 // kLcpMaxSize = 16); Lemke's method (Siconos numerics' lcp_lexicolemke) makes m pivots on a dense
 // tableau, O(m³) in all; projected Gauss–Seidel (lcp_pgs, tolerance 1e-12) needs a number of
-// sweeps that grows with the chain's conditioning (about m²). Counter `iterations`: index sets,
-// pivots or sweeps.
+// sweeps that grows with the chain's conditioning (about m²); the banded method (block principal
+// pivoting with banded LDLᵀ solves) needs one solve of O(m) here. Counter `iterations`: index
+// sets, pivots, sweeps or block pivots.
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
@@ -41,6 +42,31 @@ void BM_LcpEnumeration(benchmark::State& s) { run_lcp(s, crbench::LcpMethod::enu
 void BM_LcpLemke(benchmark::State& s) { run_lcp(s, crbench::LcpMethod::lemke); }
 void BM_LcpPgs(benchmark::State& s) { run_lcp(s, crbench::LcpMethod::pgs); }
 
+// The banded method on the band itself (as Moreau–Jean's sparse step builds it), without the
+// dense matrix the others take.
+void BM_LcpBanded(benchmark::State& state) {
+  const int m = static_cast<int>(state.range(0));
+  crbench::BandedSymmetric M;
+  M.resize(m, 1);
+  for (int i = 0; i < m; ++i) {
+    M.lower(i, 0) = 2.0;
+    if (i > 0) M.lower(i, 1) = -1.0;
+  }
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(m);
+  b(0) = -1.0;
+  long iterations = 0;
+  for (auto _ : state) {
+    const auto solution = crbench::solve_banded_lcp(M, b, 1e-9, 1.0);
+    if (!solution) {
+      state.SkipWithError("no solution");
+      break;
+    }
+    iterations = solution->iterations;
+    benchmark::DoNotOptimize(solution->x.data());
+  }
+  state.counters["iterations"] = static_cast<double>(iterations);
+}
+
 BENCHMARK(BM_LcpEnumeration)->Arg(4)->Arg(8)->Arg(12)->Arg(16)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_LcpLemke)
     ->Arg(4)
@@ -51,5 +77,12 @@ BENCHMARK(BM_LcpLemke)
     ->Arg(1000)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_LcpPgs)->Arg(4)->Arg(16)->Arg(100)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LcpBanded)
+    ->Arg(4)
+    ->Arg(16)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -53,4 +53,22 @@ void BM_MoreauJeanBallChain(benchmark::State& state) {
 }
 BENCHMARK(BM_MoreauJeanBallChain)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
 
+// The touching chain (gap 0, e = 1, h = 1e-3, 100 steps on [0, 0.1]): every contact is active in
+// every step, and the step's LCP has all n − 1 of them. Its Delassus matrix is tridiagonal, and
+// the banded LCP (solvers/lcp.hpp) keeps the step O(n): time_per_step against n should grow
+// with exponent at most about 1 (Lemke's method on the dense matrix: O(n³), 0.24 s a step at
+// n = 1000).
+void BM_MoreauJeanTouchingChain(benchmark::State& state) {
+  const std::string n = std::to_string(state.range(0));
+  run_moreau_jean(state, "ball-chain", {{"h", "1e-3"}, {"restitution", "1"}},
+                  {{"n", n}, {"gap", "0"}}, 0.5);
+}
+BENCHMARK(BM_MoreauJeanTouchingChain)
+    ->Arg(10)
+    ->Arg(30)
+    ->Arg(100)
+    ->Arg(300)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
