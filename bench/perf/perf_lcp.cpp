@@ -14,20 +14,19 @@
 
 namespace {
 
-void run_lcp(benchmark::State& state, crbench::LcpMethod method) {
-  const int m = static_cast<int>(state.range(0));
-  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(m, m);
-  for (int i = 0; i < m; ++i) {
-    M(i, i) = 2.0;
-    if (i + 1 < m) M(i, i + 1) = M(i + 1, i) = -1.0;
-  }
+// The chain's problem of size m: M tridiagonal (2, −1), b = (−1, 0, …, 0).
+Eigen::VectorXd chain_b(int m) {
   Eigen::VectorXd b = Eigen::VectorXd::Zero(m);
   b(0) = -1.0;
-  const crbench::LcpOptions options{
-      .method = method, .pgs_tolerance = 1e-12, .pgs_max_iterations = 10000000};
+  return b;
+}
+
+// Times `solve` (returning std::optional<LcpSolution>), with its last iteration count.
+template <class Solve>
+void time_lcp(benchmark::State& state, Solve&& solve) {
   long iterations = 0;
   for (auto _ : state) {
-    const auto solution = crbench::solve_lcp(M, b, 1e-9, 1.0, options);
+    const auto solution = solve();
     if (!solution) {
       state.SkipWithError("no solution");
       break;
@@ -36,6 +35,19 @@ void run_lcp(benchmark::State& state, crbench::LcpMethod method) {
     benchmark::DoNotOptimize(solution->x.data());
   }
   state.counters["iterations"] = static_cast<double>(iterations);
+}
+
+void run_lcp(benchmark::State& state, crbench::LcpMethod method) {
+  const int m = static_cast<int>(state.range(0));
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(m, m);
+  for (int i = 0; i < m; ++i) {
+    M(i, i) = 2.0;
+    if (i + 1 < m) M(i, i + 1) = M(i + 1, i) = -1.0;
+  }
+  const Eigen::VectorXd b = chain_b(m);
+  const crbench::LcpOptions options{
+      .method = method, .pgs_tolerance = 1e-12, .pgs_max_iterations = 10000000};
+  time_lcp(state, [&] { return crbench::solve_lcp(M, b, 1e-9, 1.0, options); });
 }
 
 void BM_LcpEnumeration(benchmark::State& s) { run_lcp(s, crbench::LcpMethod::enumeration); }
@@ -52,19 +64,8 @@ void BM_LcpBanded(benchmark::State& state) {
     M.lower(i, 0) = 2.0;
     if (i > 0) M.lower(i, 1) = -1.0;
   }
-  Eigen::VectorXd b = Eigen::VectorXd::Zero(m);
-  b(0) = -1.0;
-  long iterations = 0;
-  for (auto _ : state) {
-    const auto solution = crbench::solve_banded_lcp(M, b, 1e-9, 1.0);
-    if (!solution) {
-      state.SkipWithError("no solution");
-      break;
-    }
-    iterations = solution->iterations;
-    benchmark::DoNotOptimize(solution->x.data());
-  }
-  state.counters["iterations"] = static_cast<double>(iterations);
+  const Eigen::VectorXd b = chain_b(m);
+  time_lcp(state, [&] { return crbench::solve_banded_lcp(M, b, 1e-9, 1.0); });
 }
 
 BENCHMARK(BM_LcpEnumeration)->Arg(4)->Arg(8)->Arg(12)->Arg(16)->Unit(benchmark::kMicrosecond);
