@@ -273,7 +273,8 @@ using Point = PointT<double>;
 // an AutoDiffScalar<VectorXd> allocates at every arithmetic operation, and the stiff phases
 // evaluate a Jacobian through hundreds of them per step. Cases with n > kMaxDualDof have no
 // evaluate_dual: it throws std::runtime_error, which a stiff realization phase turns into the
-// status step_failure.
+// status step_failure, unless the model has a sparse form with Hessians (a chain,
+// Model::sparse_hessians), whose realization Jacobian needs no dual numbers.
 inline constexpr int kMaxDualDof = 16;
 using DualDerivatives = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 2 * kMaxDualDof + 1, 1>;
 using Dual = Eigen::AutoDiffScalar<DualDerivatives>;
@@ -353,6 +354,11 @@ class Model {
   // Fills `out` and returns true when the model has a sparse form (a chain case, see
   // cases/sparse_terms.hpp); the dense evaluate stays available for every model.
   virtual bool sparse_terms(const State& /*x*/, SparseTerms& /*out*/) const { return false; }
+  // Fills terms.hessians for the pattern of terms.J (sparse_terms at the same x first) and
+  // returns true when the model has them and its constraints do not depend on t (f_t = 0, J
+  // independent of t): what the sparse Jacobian of a realization needs (solvers/
+  // realization_dynamics.hpp).
+  virtual bool sparse_hessians(const State& /*x*/, SparseTerms& /*terms*/) const { return false; }
 
   // The modes that hold at x: +1 where s_j > 0, −1 where s_j ≤ 0. The second form fills `modes`
   // through the workspace `s` (no allocation once both have their sizes).

@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
+#include <vector>
 
 namespace crbench {
 
@@ -15,6 +16,9 @@ struct SparseTerms {
   Eigen::SparseMatrix<double, Eigen::RowMajor> J;  // ∂f/∂q; its pattern is kept between calls
   Eigen::VectorXd f;                               // constraint values
   Eigen::VectorXd f_t;                             // ∂f/∂t
+  // ∂²f_k/∂q² over row k's nonzero columns (in their order in J), row after row, each a p_k × p_k
+  // block stored by columns (p_k: the row's nonzeros); filled by Model::sparse_hessians only.
+  std::vector<double> hessians;
 };
 
 }  // namespace crbench

@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -166,6 +167,17 @@ class ChainModel final : public Model {
       out.f(k) = l.value;
       values[2 * k] = l.gradient(0);
       values[2 * k + 1] = l.gradient(1);
+    }
+    return true;
+  }
+
+  // The contact depends on the two neighbours' positions alone, not on t.
+  bool sparse_hessians(const State& x, SparseTerms& terms) const override {
+    terms.hessians.resize(static_cast<std::size_t>(4 * m_));
+    for (int k = 0; k < m_; ++k) {
+      const Local l = local(x.q(k), x.q(k + 1));
+      std::copy(l.hessian.data(), l.hessian.data() + 4,
+                terms.hessians.begin() + static_cast<std::ptrdiff_t>(4 * k));
     }
     return true;
   }

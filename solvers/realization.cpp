@@ -38,6 +38,7 @@
 #include <limits>
 #include <optional>
 
+#include "crbench/cases/sparse_terms.hpp"
 #include "crbench/solvers/dop853.hpp"
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/impulse_quadrature.hpp"
@@ -86,6 +87,12 @@ class Run {
     rec_.min_constraint.assign(static_cast<std::size_t>(m_),
                                std::numeric_limits<double>::infinity());
     engaged_.assign(static_cast<std::size_t>(model_.kinematic_count()), 1);
+    sparse_rhs_ = opt_.medium.mass == 0.0 && model_.kinematic_count() == 0 &&
+                  model_.switch_count() == 0 && model_.sparse_terms(x, sparse_terms_);
+    // Its Jacobian too where the model gives the Hessians (no bound on n, unlike the AD one).
+    sparse_jacobian_ = sparse_rhs_ && model_.sparse_hessians(x, sparse_terms_);
+    if (sparse_rhs_) rec_.diagnostics["sparse_right_hand_side"] = true;
+    if (sparse_jacobian_) rec_.diagnostics["sparse_jacobian"] = true;
     end_run_on_failure(
         rec_,
         [&] {
@@ -304,9 +311,52 @@ class Run {
   // q̈ of the realized unilateral constraints at x (kinematic rows: kinematic_dynamics), into
   // `qdd`.
   void qdd(const State& x, Eigen::VectorXd& qdd, Eigen::VectorXd* would_be = nullptr) {
+    if (sparse_rhs_) {
+      sparse_acceleration(x, qdd, would_be);
+      return;
+    }
+    dense_qdd(x, qdd, would_be);
+  }
+  // The same through the dense Point, which it leaves in rhs_point_.
+  void dense_qdd(const State& x, Eigen::VectorXd& qdd, Eigen::VectorXd* would_be = nullptr) {
     model_.evaluate(x, modes_, rhs_point_);
     acceleration<double>(rhs_point_, x.v, in_medium_, pushing_, opt_.medium, acceleration_work_,
                          qdd, would_be);
+  }
+
+  // acceleration() in the sparse form of a chain (cases/sparse_terms.hpp: A = diag(mass), F
+  // independent of q and q̇), for α = 0 and no kinematic rows or force switches: q̈ = (F −
+  // Σ_pushing J_kᵀ N(β ḟ_k + γ f_k)) / mass in O(n + nonzeros of J), where the dense Point and
+  // its LU cost O(n²) and O(n³) (a chain of 100 balls). The sums run as acceleration()'s do
+  // (its zeros add nothing), so both give the same bits. Leaves the terms in `terms` (by default
+  // sparse_terms_; the impulse quadrature keeps its own).
+  void sparse_acceleration(const State& x, Eigen::VectorXd& qdd, Eigen::VectorXd* would_be) {
+    sparse_acceleration(x, qdd, would_be, sparse_terms_, sparse_medium_);
+  }
+  void sparse_acceleration(const State& x, Eigen::VectorXd& qdd, Eigen::VectorXd* would_be,
+                           SparseTerms& terms, Eigen::VectorXd& medium) {
+    using Row = Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator;
+    model_.sparse_terms(x, terms);
+    const SparseTerms& p = terms;
+    medium.setZero(n_);
+    if (would_be != nullptr) would_be->setZero(m_);
+    for (int k = 0; k < m_; ++k) {
+      const auto slot = static_cast<std::size_t>(k);
+      const bool push = pushing_[slot] != 0;
+      const bool wanted = would_be != nullptr && in_medium_[slot] != 0;
+      if (!push && !wanted) continue;
+      double rate = 0.0;
+      for (Row it(p.J, k); it; ++it) rate += it.value() * x.v(it.col());
+      rate += p.f_t(k);
+      const double normal = opt_.medium.damping * rate + opt_.medium.stiffness * p.f(k);
+      if (push) {
+        for (Row it(p.J, k); it; ++it) medium(it.col()) -= it.value() * normal;
+      }
+      if (wanted) (*would_be)(k) = -normal;
+    }
+    qdd = p.force;
+    qdd += medium;
+    qdd = qdd.cwiseQuotient(p.mass);
   }
 
   // Event functions: [0, m) entry (f_k) or exit (−f_k); [m, 2m) for the obstacle in the medium,
@@ -322,7 +372,7 @@ class Run {
                                                                [](char c) { return c != 0; });
     if (reactions) {
       qdd(x, probe_qdd_, &would_be);
-      probe_f_ = rhs_point_.f;
+      probe_f_ = sparse_rhs_ ? sparse_terms_.f : rhs_point_.f;
     } else if (m_ > 0) {
       model_.constraint_values(x.t, x.q, probe_f_);
     }
@@ -467,6 +517,16 @@ class Run {
     const auto jacobian = [this](double t, const Eigen::VectorXd& y, Eigen::MatrixXd& jac,
                                  Eigen::VectorXd& dfdt) {
       ++jacobian_evaluations_;
+      if (sparse_jacobian_) {
+        jacobian_state_.t = t;
+        jacobian_state_.q = y.head(n_);
+        jacobian_state_.v = y.tail(n_);
+        model_.sparse_terms(jacobian_state_, jacobian_terms_);
+        model_.sparse_hessians(jacobian_state_, jacobian_terms_);
+        sparse_realization_jacobian(jacobian_terms_, jacobian_state_.v, pushing_, opt_.medium, jac,
+                                    dfdt);
+        return;
+      }
       realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
                            jacobian_work_, jac, dfdt, switched_rows());
     };
@@ -670,9 +730,14 @@ class Run {
     const auto grid = [&](double t_limit, bool inclusive) {
       impulse_.advance(t_limit, pushes, [&](double t, Eigen::VectorXd& lambda) {
         dense.at(t, impulse_state_);
-        model_.evaluate(impulse_state_, modes_, impulse_point_);
-        acceleration<double>(impulse_point_, impulse_state_.v, in_medium_, pushing_, opt_.medium,
-                             impulse_work_, impulse_qdd_, &impulse_would_be_);
+        if (sparse_rhs_) {
+          sparse_acceleration(impulse_state_, impulse_qdd_, &impulse_would_be_, impulse_terms_,
+                              impulse_medium_);
+        } else {
+          model_.evaluate(impulse_state_, modes_, impulse_point_);
+          acceleration<double>(impulse_point_, impulse_state_.v, in_medium_, pushing_, opt_.medium,
+                               impulse_work_, impulse_qdd_, &impulse_would_be_);
+        }
         lambda.setZero(m_);
         for (int k = 0; k < m_; ++k) {
           if (pushing_[static_cast<std::size_t>(k)]) lambda(k) = impulse_would_be_(k);
@@ -700,12 +765,16 @@ class Run {
     spring_state_.t = t;
     spring_state_.q = y.head(n_);
     spring_state_.v = y.tail(n_);
-    model_.evaluate(spring_state_, modes_, rhs_point_);
-    const Point& p = rhs_point_;
-    spring_force_ = p.Q - p.grad_V - p.c;  // p.free_force() without its temporary
-    add_medium_force<double>(p, spring_state_.v, pushing_, opt_.medium, spring_force_);
-    spring_lu_.compute(p.A);
-    spring_qdd_ = spring_lu_.solve(spring_force_);
+    if (sparse_rhs_) {
+      sparse_acceleration(spring_state_, spring_qdd_, nullptr);
+    } else {
+      model_.evaluate(spring_state_, modes_, rhs_point_);
+      const Point& p = rhs_point_;
+      spring_force_ = p.Q - p.grad_V - p.c;  // p.free_force() without its temporary
+      add_medium_force<double>(p, spring_state_.v, pushing_, opt_.medium, spring_force_);
+      spring_lu_.compute(p.A);
+      spring_qdd_ = spring_lu_.solve(spring_force_);
+    }
     if (!all_finite(spring_qdd_)) {
       throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
     }
@@ -821,7 +890,7 @@ class Run {
     s.x = x;
     s.label = std::move(label);
     Eigen::VectorXd would_be, acceleration;
-    qdd(x, acceleration, &would_be);
+    dense_qdd(x, acceleration, &would_be);
     s.f = rhs_point_.f;
     s.lambda = Eigen::VectorXd::Zero(m_);
     s.mu = Eigen::VectorXd::Zero(m_);
@@ -876,6 +945,11 @@ class Run {
   std::vector<double> damping_;  // row_damping() of the current phase
   Point point_;
   Point rhs_point_;
+  // The sparse form of the right-hand side (sparse_acceleration), where the model has one.
+  bool sparse_rhs_ = false, sparse_jacobian_ = false;
+  SparseTerms sparse_terms_, jacobian_terms_;
+  State jacobian_state_;
+  Eigen::VectorXd sparse_medium_;
   // The hot loop's buffers (chart_rate, probe, the Jacobian, the dense output), sized at the
   // first step.
   AccelerationWork<double> acceleration_work_;
@@ -896,7 +970,8 @@ class Run {
   State impulse_state_;
   Point impulse_point_;
   AccelerationWork<double> impulse_work_;
-  Eigen::VectorXd impulse_qdd_, impulse_would_be_;
+  Eigen::VectorXd impulse_qdd_, impulse_would_be_, impulse_medium_;
+  SparseTerms impulse_terms_;
   Eigen::VectorXd system_y_, system_dy_;
   mutable Eigen::VectorXd dense_point_;
   mutable OdeState dense_ode_state_;

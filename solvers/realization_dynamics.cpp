@@ -1,6 +1,46 @@
 #include "crbench/solvers/realization_dynamics.hpp"
 
+#include "crbench/cases/sparse_terms.hpp"
+
 namespace crbench {
+
+void sparse_realization_jacobian(const SparseTerms& terms, const Eigen::VectorXd& v,
+                                 const std::vector<char>& pushing, const Medium& medium,
+                                 Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt) {
+  if (medium.mass != 0.0) {
+    throw std::logic_error("sparse_realization_jacobian: the added-mass medium has no Jacobian");
+  }
+  const Eigen::Index n = terms.mass.size();
+  const auto& J = terms.J;
+  jac.setZero(2 * n, 2 * n);
+  jac.topRightCorner(n, n).setIdentity();
+  dfdt.setZero(2 * n);
+  std::size_t block = 0;  // where row k's Hessian starts in terms.hessians
+  for (Eigen::Index k = 0; k < J.rows(); ++k) {
+    const Eigen::Index start = J.outerIndexPtr()[k];
+    const Eigen::Index p = J.outerIndexPtr()[k + 1] - start;
+    const int* columns = J.innerIndexPtr() + start;
+    const double* gradient = J.valuePtr() + start;
+    const double* H = terms.hessians.data() + block;
+    block += static_cast<std::size_t>(p * p);
+    if (pushing.empty() || !pushing[static_cast<std::size_t>(k)]) continue;
+    double rate = terms.f_t(k);
+    for (Eigen::Index a = 0; a < p; ++a) rate += gradient[a] * v(columns[a]);
+    const double c = medium.damping * rate + medium.stiffness * terms.f(k);
+    for (Eigen::Index b = 0; b < p; ++b) {
+      // ∂c/∂q_b = βN (H q̇)_b + γN J_kb (H symmetric).
+      double Hv = 0.0;
+      for (Eigen::Index a = 0; a < p; ++a) Hv += H[a + p * b] * v(columns[a]);
+      const double dc_dq = medium.damping * Hv + medium.stiffness * gradient[b];
+      for (Eigen::Index a = 0; a < p; ++a) {
+        const Eigen::Index i = columns[a];
+        const double mass = terms.mass(i);
+        jac(n + i, columns[b]) -= (H[a + p * b] * c + gradient[a] * dc_dq) / mass;
+        jac(n + i, n + columns[b]) -= medium.damping * gradient[a] * gradient[b] / mass;
+      }
+    }
+  }
+}
 
 // Out of line: its instantiations over Dual cost every translation unit that includes the header
 // seven seconds at -O3 when it was inline.

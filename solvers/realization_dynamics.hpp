@@ -176,6 +176,19 @@ struct RealizationJacobianWork {
   AccelerationWork<Dual> acceleration;
 };
 
+// The same Jacobian, ∂(q̇, q̈)/∂(q, q̇) and ∂/∂t, of the sparse right-hand side of a chain
+// (cases/sparse_terms.hpp, with its Hessians: Model::sparse_hessians) for α = 0 and no kinematic
+// rows: q̈ = (F − Σ_pushing J_kᵀ c_k)/mass with c_k = βN ḟ_k + γN f_k, F constant and f
+// independent of t, so that
+//   ∂q̈_i/∂q_j = −Σ_k (H_k,ij c_k + J_ki (βN (H_k q̇)_j + γN J_kj)) / mass_i,
+//   ∂q̈_i/∂q̇_j = −Σ_k βN J_ki J_kj / mass_i,  ∂q̈/∂t = 0
+// (H_k = ∂²f_k/∂q²). It needs no dual numbers, so it has no bound on n (the AD Jacobian's duals
+// hold 2·kMaxDualDof + 1 directions); the dense 2n × 2n result is what the Rosenbrock method
+// factorizes.
+void sparse_realization_jacobian(const SparseTerms& terms, const Eigen::VectorXd& v,
+                                 const std::vector<char>& pushing, const Medium& medium,
+                                 Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt);
+
 void realization_jacobian(const Model& model, const VelocityChart& chart, double t,
                           const Eigen::VectorXd& y, Modes modes, const std::vector<char>& in_medium,
                           const std::vector<char>& pushing, const Medium& medium,

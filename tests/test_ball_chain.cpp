@@ -4,9 +4,13 @@
 // Moreau–Jean step against the dense one.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <optional>
 #include <string>
 
+#include "crbench/cases/ball_chain.hpp"
 #include "crbench/cases/sparse_terms.hpp"
+#include "crbench/solvers/chain_model.hpp"
+#include "crbench/solvers/realization_dynamics.hpp"
 #include "support.hpp"
 
 using namespace crbench;
@@ -246,16 +250,161 @@ TEST_CASE("ball-chain: the AD Jacobian of the chain model against finite differe
       Medium{.mass = 0.0, .damping = 3.0, .stiffness = 50.0, .obstacle = false});
 }
 
-TEST_CASE("ball-chain: a stiff realization beyond 16 balls ends with a status, not an error",
+namespace {
+
+// ball-chain with a curved contact, f = g + 0.3 g² (g = q_{k+1} − q_k − d): its Hessian is not 0,
+// so the Jacobians' curvature terms are exercised.
+struct CurvedChain : cases::BallChain {
+  using BallChain::BallChain;
+  template <class S>
+  S contact(const S& left, const S& right) const {
+    const S g = right - left - diameter;
+    return g + 0.3 * g * g;
+  }
+};
+
+ParamValues chain_params(int n, double gap) {
+  ParamValues p;
+  for (const ParamSpec& spec : cases::BallChain::info().params) p[spec.name] = spec.default_value;
+  p["n"] = n;
+  p["gap"] = gap;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("ball-chain: the sparse realization Jacobian equals the AD one", "[ball-chain]") {
+  // Compressed contacts, all pushing, in a medium with damping and stiffness; the AD Jacobian
+  // (dual numbers through the dense Point) is checked against finite differences elsewhere.
+  const Medium medium{.mass = 0.0, .damping = 3.0, .stiffness = 50.0, .obstacle = false};
+  const ChainModel<CurvedChain> curved(chain_params(5, 0.0));
+  const auto straight = chain(5, 0.0);
+  const std::vector<const Model*> models{&curved, straight.get()};
+  for (const Model* model : models) {
+    State x = model->initial_state();
+    x.q(1) -= 1e-3;
+    x.q(2) -= 2.5e-3;
+    x.q(3) -= 3e-3;
+    x.q(4) -= 5e-3;
+    x.v << 0.3, -0.2, 0.1, 0.5, -0.4;
+    const std::vector<int> modes;
+    std::vector<char> pushing(4, 1);
+    pushing[2] = 0;  // one contact released: it adds nothing
+    RealizationJacobianWork work;
+    Eigen::MatrixXd ad, sparse;
+    Eigen::VectorXd ad_dfdt, sparse_dfdt;
+    const VelocityChart identity = VelocityChart::identity(5);
+    realization_jacobian(*model, identity, x.t, identity.point(*model, x), modes, pushing, pushing,
+                         medium, work, ad, ad_dfdt);
+    SparseTerms terms;
+    REQUIRE(model->sparse_terms(x, terms));
+    REQUIRE(model->sparse_hessians(x, terms));
+    sparse_realization_jacobian(terms, x.v, pushing, medium, sparse, sparse_dfdt);
+    INFO(model->info().name << (model == &curved ? " (curved contact)" : "") << "\nAD\n"
+                            << ad << "\nsparse\n"
+                            << sparse);
+    CHECK((sparse - ad).cwiseAbs().maxCoeff() <= 1e-13 * ad.cwiseAbs().maxCoeff());
+    CHECK(sparse_dfdt.cwiseAbs().maxCoeff() == 0.0);
+    CHECK(ad_dfdt.cwiseAbs().maxCoeff() == 0.0);
+  }
+  testing::check_realization_jacobian(
+      curved,
+      [&] {
+        State x = curved.initial_state();
+        x.q(1) -= 1e-3;
+        x.q(3) -= 3e-3;
+        x.v << 0.3, -0.2, 0.1, 0.5, -0.4;
+        return x;
+      }(),
+      {}, std::vector<char>(4, 1), std::vector<char>(4, 1), medium);
+}
+
+TEST_CASE("ball-chain: the realization's sparse right-hand side gives the dense one's bits",
           "[ball-chain]") {
-  // The AD Jacobian's dual numbers hold n <= 16 (Dual): the viscous phase cannot be integrated.
-  const auto model = chain(20, 0.0);
-  testing::SolveOptions o;
-  o.solver = "realization";
-  o.solver_params = {{"preset", "viscous"}};
-  const RunRecord r = testing::solve(*model, o);
-  CHECK(r.status == "step_failure");
-  CHECK_THAT(r.reason, Catch::Contains("derivatives are kept for at most 16"));
+  // DenseView hides the sparse form: the same runs through the dense Point and its LU.
+  for (const char* preset : {"penalty", "viscous"}) {
+    for (const double gap : {0.0, 0.05}) {
+      const auto model = chain(6, gap);
+      const DenseView dense(*model);
+      testing::SolveOptions o;
+      o.solver = "realization";
+      o.solver_params = {{"preset", preset}, {"N", "1e4"}};
+      const RunRecord s = testing::solve(*model, o);
+      const RunRecord d = testing::solve(dense, o);
+      INFO(preset << ", gap " << gap);
+      REQUIRE(s.status == "ok");
+      REQUIRE(d.status == "ok");
+      CHECK(s.diagnostics.at("sparse_right_hand_side") == true);
+      CHECK(s.diagnostics.at("sparse_jacobian") == true);
+      CHECK_FALSE(d.diagnostics.contains("sparse_right_hand_side"));
+      CHECK(s.final_state.q == d.final_state.q);
+      CHECK(s.final_state.v == d.final_state.v);
+      CHECK(s.steps == d.steps);
+      CHECK(s.rhs_evaluations == d.rhs_evaluations);
+      CHECK(s.events.size() == d.events.size());
+    }
+  }
+}
+
+TEST_CASE("ball-chain: the penalty chain's outcome does not depend on N", "[ball-chain]") {
+  // Linear contacts and no force: the motion at N is the motion at N = 1 with time scaled by
+  // sqrt(N) (bench/chain_outcome.hpp), so the final velocities agree across N and the lift-off
+  // time times sqrt(N) is constant. Neither ideal law is that outcome.
+  for (const int n : {3, 10}) {
+    const auto model = chain(n, 0.0);
+    std::optional<Eigen::VectorXd> first;
+    std::optional<double> first_scaled;
+    for (const double N : {1e2, 1e3, 1e4}) {
+      testing::SolveOptions o;
+      o.solver = "realization";
+      o.solver_params = {{"preset", "penalty"}, {"N", format_number(N)}};
+      const RunRecord r = testing::solve(*model, o);
+      INFO("n = " << n << ", N = " << N << ": " << r.status << " " << r.reason);
+      REQUIRE(r.status == "ok");
+      REQUIRE(r.lift_off_time);
+      const double scaled = *r.lift_off_time * std::sqrt(N);
+      if (!first) {
+        first = r.final_state.v;
+        first_scaled = scaled;
+        continue;
+      }
+      CHECK((r.final_state.v - *first).lpNorm<Eigen::Infinity>() <= 1e-10);
+      CHECK(std::abs(scaled - *first_scaled) <= 1e-9 * *first_scaled);
+    }
+    // Momentum and energy kept; the velocities do not decrease along the chain (final).
+    CHECK(std::abs(first->sum() - 1.0) <= 1e-12);
+    CHECK(std::abs(0.5 * first->squaredNorm() - 0.5) <= 1e-9);
+    for (int i = 0; i + 1 < n; ++i) CHECK((*first)(i) <= (*first)(i + 1));
+    // Newton's simultaneous law (event-driven, e = 1) and the sequential cradle are both far.
+    testing::SolveOptions o;
+    o.solver = "event-driven";
+    o.solver_params = {{"restitution", "1"}};
+    const RunRecord simultaneous = testing::solve(*model, o);
+    REQUIRE(simultaneous.status == "ok");
+    CHECK((*first - simultaneous.final_state.v).lpNorm<Eigen::Infinity>() >= 0.1);
+    Eigen::VectorXd sequential = Eigen::VectorXd::Zero(n);
+    sequential(n - 1) = 1.0;
+    CHECK((*first - sequential).lpNorm<Eigen::Infinity>() >= 0.01);
+  }
+}
+
+TEST_CASE("ball-chain: a stiff realization of 20 and 100 balls by the sparse Jacobian",
+          "[ball-chain]") {
+  // The AD Jacobian's dual numbers hold n <= 16 (Dual); the chain's sparse Jacobian has no bound.
+  // The viscous medium makes every impact plastic: the touching chain ends moving as one, at 1/n
+  // of the striker's velocity, with its momentum kept.
+  for (const int n : {20, 100}) {
+    const auto model = chain(n, 0.0);
+    testing::SolveOptions o;
+    o.solver = "realization";
+    o.solver_params = {{"preset", "viscous"}, {"N", "1e4"}};
+    const RunRecord r = testing::solve(*model, o);
+    INFO("n = " << n << ": " << r.status << " " << r.reason);
+    REQUIRE(r.status == "ok");
+    CHECK(r.diagnostics.at("jacobian_evaluations").get<double>() > 0.0);
+    CHECK(std::abs(r.final_state.v.sum() - 1.0) <= 1e-12);
+    CHECK((r.final_state.v.array() - 1.0 / n).abs().maxCoeff() <= 1e-9);
+  }
 }
 
 TEST_CASE(
