@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "crbench/bench/chain_outcome.hpp"
 #include "crbench/bench/cross_validation.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
@@ -334,7 +335,8 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
   }
   const OutputLock lock(out_dir);
   // The report owns these folders: nothing stale from an earlier layout or run stays in them.
-  for (const char* owned : {"cases", "studies", "siconos", "cross-validation", "work-precision"}) {
+  for (const char* owned :
+       {"cases", "studies", "siconos", "cross-validation", "work-precision", "chain-outcome"}) {
     fs::remove_all(out_dir / owned);
   }
   nlohmann::ordered_json summary = nlohmann::ordered_json::array();
@@ -472,6 +474,8 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
   const std::string sweeps = canonical_sweeps(out_dir, jobs, progress);
   const WorkPrecisionOverview work_precision =
       write_work_precision(out_dir / "work-precision", {.jobs = jobs}, progress);
+  const ChainOutcomeSummary chain_outcome =
+      write_chain_outcome(out_dir / "chain-outcome", jobs, progress);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -549,6 +553,15 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
          "the overview figure. Significant correct digits at fixed counts of right-hand-side "
          "evaluations:\n\n"
       << work_precision.markdown << "\n"
+      << "### Penalty chain outcome\n\n"
+      << "Newton's cradle of n touching balls through the undamped penalty realization at "
+         "N = 1e2, 1e3, 1e4 ("
+      << chain_outcome.ok << " of " << chain_outcome.points
+      << " runs with status ok): its final velocities do not depend on N, and its limit is "
+         "neither Newton's simultaneous law nor the sequential cradle "
+         "([chain-outcome/README.md](chain-outcome/README.md); distances in the sup norm, "
+         "v0 = 1):\n\n"
+      << chain_outcome.markdown << "\n"
       << "### Cross-validation against the Siconos kernel\n\n"
       << (cross_validation.pairs == 0
               ? std::string("Not run: crbench was built without the Siconos kernel "

@@ -6,6 +6,7 @@ Usage: /usr/bin/python3 scripts/figures.py DIR
 A study: reads DIR/study.json, DIR/trajectories/*.csv and DIR/work_precision.csv; writes
 error_vs_N, lift_off_vs_N, collapse, near_lift_off and work_precision (.png and .pdf) into DIR.
 A sweep: reads DIR/sweep.json and DIR/grid.csv; writes phase_map (.png and .pdf).
+The report's chain outcome: reads DIR/chain_outcome.json; writes chain_outcome (.png and .pdf).
 Everything drawn is read from those files: no number is computed here except the straight line
 of each fitted slope, drawn through the points it was fitted to.
 """
@@ -635,6 +636,49 @@ def work_precision_overview(overview, folder):
     save(fig, folder, "overview", outside_legend=True)
 
 
+def chain_outcome(outcome, folder):
+    """Final velocity of each ball against its place in the chain, one panel per n: the penalty
+    realization at every N (markers of decreasing size, so that coinciding ones all show),
+    Newton's simultaneous law and the sequential cradle."""
+    chains = outcome["chains"]
+    if not chains:
+        return
+    fig, axes = plt.subplots(1, len(chains), figsize=(3.0 * len(chains), 3.2), sharey=True,
+                             squeeze=False)
+    markers = ("o", "s", "^", "v", "D")
+    for ax, chain in zip(axes[0], chains):
+        n = chain["n"]
+        place = [i / (n - 1) for i in range(n)]
+        size = 6.0
+        k = 0
+        for run in chain["runs"]:
+            if run["status"] != "ok":
+                continue
+            v = run["final_v"]
+            if run["solver"] == "realization":
+                ax.plot(place, v, markers[k % len(markers)], markersize=size, markerfacecolor="none",
+                        linestyle="none", color="C%d" % k, label="penalty, N = %g" % run["N"])
+                size = max(2.0, size - 1.5)
+                k += 1
+            else:
+                ax.plot(place, v, "-", color="0.2", linewidth=1.0,
+                        label="Newton simultaneous (e = 1)")
+        ax.plot(place, [0.0] * (n - 1) + [1.0], ":", color="0.5", linewidth=1.0,
+                label="sequential (0, ..., 0, v0)")
+        ax.set_title("n = %d" % n, fontsize=9)
+        ax.set_xlabel("ball index / (n - 1)", fontsize=8)
+        ax.grid(True, alpha=0.3)
+        ax.tick_params(labelsize=7)
+    axes[0][0].set_ylabel("final velocity [length/time]", fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.suptitle("Touching Newton's cradle: the penalty realization's outcome (the same at every "
+                 "N) against the ideal laws", y=0.99, fontsize=10)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.93),
+               ncol=len(labels), fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 0.84))
+    save(fig, folder, "chain_outcome", outside_legend=True)
+
+
 def main():
     if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
         sys.stdout.write(__doc__)
@@ -644,11 +688,17 @@ def main():
         return 2
     folder = sys.argv[1]
     if not any(os.path.exists(os.path.join(folder, name)) for name in
-               ("work_precision_overview.json", "sweep.json", "study.json")):
-        sys.stderr.write("figures.py: %s has no study.json, sweep.json or "
-                         "work_precision_overview.json (a folder written by crbench converge, "
-                         "sweep or report)\n" % folder)
+               ("work_precision_overview.json", "sweep.json", "study.json",
+                "chain_outcome.json")):
+        sys.stderr.write("figures.py: %s has no study.json, sweep.json, "
+                         "work_precision_overview.json or chain_outcome.json (a folder written "
+                         "by crbench converge, sweep or report)\n" % folder)
         return 2
+    chain_path = os.path.join(folder, "chain_outcome.json")
+    if os.path.exists(chain_path):
+        with open(chain_path) as f:
+            chain_outcome(json.load(f), folder)
+        return 0
     overview_path = os.path.join(folder, "work_precision_overview.json")
     if os.path.exists(overview_path):
         with open(overview_path) as f:

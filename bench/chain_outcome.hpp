@@ -1,0 +1,33 @@
+// The outcome of the penalty realization of Newton's cradle (ball-chain, touching balls, e = 1):
+// the final velocities of the undamped contact, N(γ f) with γ = 1, against the number of balls n
+// and against N, beside the two ideal laws of the same chain: Newton's simultaneous law (the
+// event-driven solver's impact LCP, e = 1) and the sequential cradle (the striker's velocity
+// passed down the chain, (0, …, 0, v0)).
+//
+// The penalty outcome does not depend on N: ball-chain's contact is linear (f_k = q_{k+1} − q_k
+// − d) and there is no force, so with u = q − q(0) the motion in the medium is u'' = −N M⁻¹Jᵀ J u
+// piecewise, and u_N(t) = u_1(√N t)/√N solves it from u(0) = 0, u'(0) = v(0): the velocities
+// after the last contact are those at N = 1, and every contact time scales as 1/√N. What is
+// measured: the spread of the final velocities over N (round-off and the tolerances), the
+// lift-off time times √N (constant), and the distance to each ideal law (neither is the limit:
+// the limit N → ∞ of the undamped penalty chain is a third law of its own).
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+
+namespace crbench {
+
+struct ChainOutcomeSummary {
+  std::string markdown;  // the main README's table, one row per n
+  int points = 0;
+  int ok = 0;
+};
+
+// Runs the chains into `dir` (chain_outcome.json, chain_outcome.csv, README.md, the figure) on
+// `jobs` threads.
+ChainOutcomeSummary write_chain_outcome(const std::filesystem::path& dir, int jobs,
+                                        std::ostream& progress);
+
+}  // namespace crbench
