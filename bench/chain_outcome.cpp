@@ -134,7 +134,9 @@ ChainOutcomeSummary write_chain_outcome(const fs::path& dir, int jobs, std::ostr
           "energy errors of the penalty runs (largest over N).",
       .header = {"n", "penalty v_0", "penalty v_(n-1)", "spread over N", "lift-off x sqrt(N)",
                  "its spread", "to simultaneous", "to sequential", "simultaneous v_0, v_(n-1)",
-                 "separating", "momentum error", "energy error", "status", "tolerances"}};
+                 "separating", "momentum error", "energy error", "status",
+                 "tolerances (N = 1e4; the positions' and medium velocities' scale "
+                 "with N)"}};
   std::size_t at = 0;
   for (const int n : kBalls) {
     std::vector<const nlohmann::ordered_json*> penalty;

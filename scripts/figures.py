@@ -638,8 +638,9 @@ def work_precision_overview(overview, folder):
 
 def chain_outcome(outcome, folder):
     """Final velocity of each ball against its place in the chain, one panel per n: the penalty
-    realization at every N (markers of decreasing size, so that coinciding ones all show),
-    Newton's simultaneous law and the sequential cradle."""
+    realization at every N (hollow markers of decreasing size, so that coinciding ones all show),
+    Newton's simultaneous law and the sequential cradle (crosses and plusses: one value per ball,
+    nothing between balls)."""
     chains = outcome["chains"]
     if not chains:
         return
@@ -649,7 +650,8 @@ def chain_outcome(outcome, folder):
     for ax, chain in zip(axes[0], chains):
         n = chain["n"]
         place = [i / (n - 1) for i in range(n)]
-        size = 6.0
+        largest = 7.0 if n <= 10 else (5.0 if n <= 30 else 3.5)
+        size = largest
         k = 0
         for run in chain["runs"]:
             if run["status"] != "ok":
@@ -657,25 +659,28 @@ def chain_outcome(outcome, folder):
             v = run["final_v"]
             if run["solver"] == "realization":
                 ax.plot(place, v, markers[k % len(markers)], markersize=size, markerfacecolor="none",
-                        linestyle="none", color="C%d" % k, label="penalty, N = %g" % run["N"])
-                size = max(2.0, size - 1.5)
+                        markeredgewidth=0.8, linestyle="none", color="C%d" % k,
+                        label="penalty, N = %g" % run["N"])
+                size = max(1.5, size - largest / 3.0)
                 k += 1
             else:
-                ax.plot(place, v, "-", color="0.2", linewidth=1.0,
-                        label="Newton simultaneous (e = 1)")
-        ax.plot(place, [0.0] * (n - 1) + [1.0], ":", color="0.5", linewidth=1.0,
-                label="sequential (0, ..., 0, v0)")
+                ax.plot(place, v, "x", color="0.1", markersize=largest * 0.8,
+                        markeredgewidth=0.8, linestyle="none", label="Newton simultaneous (e = 1)")
+        ax.plot(place, [0.0] * (n - 1) + [1.0], "+", color="0.55", markersize=largest * 0.9,
+                markeredgewidth=0.8, linestyle="none", label="sequential (0, ..., 0, v0)")
+        ax.axhline(0.0, color="0.8", linewidth=0.6, zorder=0)
         ax.set_title("n = %d" % n, fontsize=9)
         ax.set_xlabel("ball index / (n - 1)", fontsize=8)
         ax.grid(True, alpha=0.3)
         ax.tick_params(labelsize=7)
     axes[0][0].set_ylabel("final velocity [length/time]", fontsize=8)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.suptitle("Touching Newton's cradle: the penalty realization's outcome (the same at every "
-                 "N) against the ideal laws", y=0.99, fontsize=10)
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.93),
+    fig.suptitle("Touching Newton's cradle, v0 = 1: the penalty realization's final velocities "
+                 "(the same at every N) against the two ideal laws", y=0.99, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    # Below the panels (save keeps it inside the image).
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
                ncol=len(labels), fontsize=8)
-    fig.tight_layout(rect=(0, 0, 1, 0.84))
     save(fig, folder, "chain_outcome", outside_legend=True)
 
 
