@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Every figure type scripts/figures.py draws, rendered from small studies and a small sweep: each
-# PNG and PDF must exist and hold more than a blank canvas (a PNG of at least 20 kB at 200 dpi,
-# a PDF of at least 5 kB).
+# Every figure type scripts/figures.py draws, rendered from small studies, a small sweep and a
+# chain outcome: each PNG and PDF must exist and hold more than a blank canvas (a PNG of at least
+# 20 kB at 200 dpi, a PDF of at least 5 kB).
 # Usage: tests/figures.sh CRBENCH SOURCE_DIR WORK_DIR
 set -euo pipefail
 crbench=$1 source=$2 work=$3
@@ -16,6 +16,10 @@ mkdir -p "$work"
 sed -e 's/"count": 40/"count": 6/g' -e 's/"N": 1e8/"N": 1e6/' \
   "$source/tests/data/sweeps/mpi.json" > "$work/sweep.json"
 "$crbench" sweep --sweep "$work/sweep.json" --out "$work/sweep" --jobs 2 > /dev/null
+# The report's chain outcome, from a copy of two of its chains (n = 3 and 5).
+mkdir -p "$work/chain"
+cp "$source/tests/data/chain-outcome/chain_outcome.json" "$work/chain/"
+/usr/bin/python3 "$source/scripts/figures.py" "$work/chain"
 failed=0
 check() {
   local file=$1 least=$2
@@ -29,7 +33,7 @@ check() {
 }
 for name in small/error_vs_N small/lift_off_vs_N small/collapse small/near_lift_off \
   small/work_precision figures/paths figures/max_q_deviation_vs_N figures/error_vs_alpha \
-  sweep/phase_map; do
+  sweep/phase_map chain/chain_outcome; do
   check "$work/$name.png" 20000
   check "$work/$name.pdf" 5000
 done
