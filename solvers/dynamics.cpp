@@ -192,8 +192,18 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
                               AccelerationWorkspace& w, ConstrainedAcceleration& out) {
   out.ok = true;
   out.rcond = 1.0;
-  w.A_ldlt.compute(p.A);
-  if (!(reciprocal_condition_in(w.A_ldlt, p.A, w.estimate_A) >= 1e-14)) {
+  // operator== compares every entry exactly (a NaN never equals itself: it is factored again).
+  const bool same_A = w.A_factored && w.factored_A.rows() == p.A.rows() &&
+                      w.factored_A.cols() == p.A.cols() && w.factored_A == p.A;
+  if (!same_A) {
+    w.A_factored = false;
+    w.W_factored = false;
+    w.A_ldlt.compute(p.A);
+    w.rcond_A = reciprocal_condition_in(w.A_ldlt, p.A, w.estimate_A);
+    w.factored_A = p.A;
+    w.A_factored = true;
+  }
+  if (!(w.rcond_A >= 1e-14)) {
     out = failed(p, "kinetic metric A(q) is not positive definite");
     return;
   }
@@ -229,15 +239,26 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
     w.Jk.row(r) = p.J.row(active[static_cast<std::size_t>(r)]);
     w.dk(r) = p.d(active[static_cast<std::size_t>(r)]);
   }
-  if (kinematic) {
-    w.Ainv_Jt = km.P * w.Jk.transpose();
-  } else {
-    w.Ainv_Jt = w.Jk.transpose();
-    w.A_ldlt.solveInPlace(w.Ainv_Jt);
+  // With kinematic rows W depends on a(q) too: factored at every call.
+  const bool same_W = !kinematic && w.W_factored && w.factored_Jk.rows() == k &&
+                      w.factored_Jk.cols() == w.Jk.cols() && w.factored_Jk == w.Jk;
+  if (!same_W) {
+    w.W_factored = false;
+    if (kinematic) {
+      w.Ainv_Jt = km.P * w.Jk.transpose();
+    } else {
+      w.Ainv_Jt = w.Jk.transpose();
+      w.A_ldlt.solveInPlace(w.Ainv_Jt);
+    }
+    w.W.noalias() = w.Jk * w.Ainv_Jt;
+    w.W_ldlt.compute(w.W);
+    w.rcond_W = reciprocal_condition_in(w.W_ldlt, w.W, w.estimate_W);
+    if (!kinematic) {
+      w.factored_Jk = w.Jk;
+      w.W_factored = true;
+    }
   }
-  w.W.noalias() = w.Jk * w.Ainv_Jt;
-  w.W_ldlt.compute(w.W);
-  out.rcond = reciprocal_condition_in(w.W_ldlt, w.W, w.estimate_W);
+  out.rcond = w.rcond_W;
   if (!(out.rcond >= kActiveSetMinRcond)) {
     std::ostringstream why;
     why << "active set {";

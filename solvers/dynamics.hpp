@@ -369,6 +369,13 @@ struct AccelerationWorkspace {
   Eigen::LDLT<Eigen::MatrixXd> A_ldlt, W_ldlt;
   Eigen::MatrixXd Jk, Ainv_Jt, W;
   Eigen::VectorXd F, Ainv_F, dk, b, reaction;
+  // The factorizations are reused while what they depend on is bitwise the same as at the last
+  // call (a constant metric, constant constraint gradients: most cases), so the result is the
+  // one a new factorization would give: A's LDLT and its condition estimate while A is
+  // unchanged; W = J_K A⁻¹ J_Kᵀ, its LDLT and estimate, and A⁻¹J_Kᵀ while A and J_K are.
+  Eigen::MatrixXd factored_A, factored_Jk;
+  bool A_factored = false, W_factored = false;
+  double rcond_A = 0.0, rcond_W = 0.0;
   // The condition estimate's vectors, one set per size (A: n, W: the active rows), so that no
   // buffer changes size between calls.
   struct Estimate {

@@ -1,6 +1,7 @@
 // Constrained accelerations and multipliers against hand-derived values; the LCP used at events.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "crbench/solvers/lcp.hpp"
@@ -48,6 +49,53 @@ TEST_CASE("Inclined plane: lambda = g cos^2(a) for f = y - x tan(a) - mu = g cos
   // Sliding down the incline with acceleration g sin a.
   CHECK(acc.qdd.norm() == Approx(g * std::sin(a)).epsilon(1e-14));
   CHECK((p.J * acc.qdd)(0) == Approx(0.0).margin(1e-14));
+}
+
+TEST_CASE(
+    "constrained_acceleration reuses its factorizations only while A and J_K are unchanged, with "
+    "the same bits",
+    "[dynamics]") {
+  // A sequence of points through one workspace against a fresh workspace for each: A and J
+  // change, return, turn singular and non-finite; every answer must be the fresh one, bit for bit.
+  const auto point = [](double stretch, double slope, double force) {
+    Point p;
+    p.A = Eigen::Matrix2d{{1.0 + stretch, 0.3}, {0.3, 2.0}};
+    p.c = p.grad_V = Eigen::Vector2d::Zero();
+    p.Q = Eigen::Vector2d(0.1, -force);
+    p.f = Eigen::VectorXd::Zero(2);
+    p.J = Eigen::Matrix2d{{-slope, 1.0}, {1.0, 0.5}};
+    p.f_t = Eigen::VectorXd::Zero(2);
+    p.d = Eigen::Vector2d(0.2, -0.1);
+    return p;
+  };
+  std::vector<Point> points{point(0.0, 0.4, 9.81), point(0.0, 0.4, 3.0), point(0.5, 0.4, 3.0),
+                            point(0.5, 0.7, 3.0), point(0.0, 0.4, 9.81)};
+  Point singular = point(0.0, 0.4, 1.0);
+  singular.A = Eigen::Matrix2d{{1.0, 1.0}, {1.0, 1.0}};
+  points.push_back(singular);
+  points.push_back(point(0.0, 0.4, 9.81));
+  Point not_finite = point(0.0, 0.4, 1.0);
+  not_finite.A(0, 0) = std::numeric_limits<double>::quiet_NaN();
+  points.push_back(not_finite);
+  points.push_back(point(0.0, 0.4, 2.0));
+  AccelerationWorkspace reused;
+  for (const std::vector<int>& active :
+       {std::vector<int>{0}, std::vector<int>{0, 1}, std::vector<int>{1}, std::vector<int>{}}) {
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      ConstrainedAcceleration again, fresh_answer;
+      constrained_acceleration(points[i], active, reused, again);
+      AccelerationWorkspace fresh;
+      constrained_acceleration(points[i], active, fresh, fresh_answer);
+      INFO("point " << i << ", " << active.size() << " active rows");
+      CHECK(again.ok == fresh_answer.ok);
+      CHECK(again.status == fresh_answer.status);
+      if (!fresh_answer.ok) continue;
+      CHECK(again.qdd == fresh_answer.qdd);
+      CHECK(again.lambda == fresh_answer.lambda);
+      CHECK(again.mu == fresh_answer.mu);
+      CHECK(again.rcond == fresh_answer.rcond);
+    }
+  }
 }
 
 TEST_CASE("A singular active set is reported - not ignored", "[dynamics]") {
