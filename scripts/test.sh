@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
+start=$(date +%s)
 ctest --preset release
+echo "test: the tests took $(( $(date +%s) - start )) s"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   files=$(git ls-files '*.cpp' '*.hpp')
 else
