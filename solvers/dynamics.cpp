@@ -188,6 +188,43 @@ ConstrainedAcceleration constrained_acceleration(const Point& p, const std::vect
   return out;
 }
 
+namespace {
+
+bool is_diagonal(const Eigen::MatrixXd& M) {
+  for (Eigen::Index j = 0; j < M.cols(); ++j) {
+    for (Eigen::Index i = 0; i < M.rows(); ++i) {
+      if (i != j && M(i, j) != 0.0) return false;
+    }
+  }
+  return true;
+}
+
+// x ← M⁻¹ x by M's LDLT, or for a diagonal M by division as that LDLT's solve divides by D
+// (Eigen's pseudo-inverse: rows with |D_i| not above the smallest normal number become 0).
+template <class X>
+void solve_in(const Eigen::LDLT<Eigen::MatrixXd>& ldlt, const Eigen::MatrixXd& M, bool diagonal,
+              X& x) {
+  if (!diagonal) {
+    ldlt.solveInPlace(x);
+    return;
+  }
+  const Eigen::Index n = M.rows();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double d = M(i, i);
+    const bool invertible = std::abs(d) > std::numeric_limits<double>::min();
+    if constexpr (X::ColsAtCompileTime == 1) {
+      double& xi = x.data()[i];
+      xi = invertible ? xi / d : 0.0;
+    } else if (invertible) {
+      x.row(i) /= d;
+    } else {
+      x.row(i).setZero();
+    }
+  }
+}
+
+}  // namespace
+
 void constrained_acceleration(const Point& p, const std::vector<int>& active,
                               AccelerationWorkspace& w, ConstrainedAcceleration& out) {
   out.ok = true;
@@ -201,6 +238,7 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
     w.A_ldlt.compute(p.A);
     w.rcond_A = reciprocal_condition_in(w.A_ldlt, p.A, w.estimate_A);
     w.factored_A = p.A;
+    w.A_diagonal = is_diagonal(p.A);
     w.A_factored = true;
   }
   if (!(w.rcond_A >= 1e-14)) {
@@ -219,7 +257,7 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
     w.Ainv_F = km.qdd0;
   } else {
     w.Ainv_F = w.F;
-    w.A_ldlt.solveInPlace(w.Ainv_F);
+    solve_in(w.A_ldlt, w.factored_A, w.A_diagonal, w.Ainv_F);
   }
   if (active.empty()) {
     out.qdd = w.Ainv_F;
@@ -248,10 +286,11 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
       w.Ainv_Jt = km.P * w.Jk.transpose();
     } else {
       w.Ainv_Jt = w.Jk.transpose();
-      w.A_ldlt.solveInPlace(w.Ainv_Jt);
+      solve_in(w.A_ldlt, w.factored_A, w.A_diagonal, w.Ainv_Jt);
     }
     w.W.noalias() = w.Jk * w.Ainv_Jt;
     w.W_ldlt.compute(w.W);
+    w.W_diagonal = is_diagonal(w.W);
     w.rcond_W = reciprocal_condition_in(w.W_ldlt, w.W, w.estimate_W);
     if (!kinematic) {
       w.factored_Jk = w.Jk;
@@ -272,7 +311,7 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
   w.b.noalias() = w.Jk * w.Ainv_F;
   w.b += w.dk;
   w.b = -w.b;
-  w.W_ldlt.solveInPlace(w.b);
+  solve_in(w.W_ldlt, w.W, w.W_diagonal, w.b);
   out.lambda = w.b;
   w.reaction.noalias() = w.Ainv_Jt * out.lambda;  // summed apart, then added: the same last bit
   out.qdd = w.Ainv_F + w.reaction;

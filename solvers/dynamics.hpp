@@ -375,6 +375,10 @@ struct AccelerationWorkspace {
   // unchanged; W = J_K A⁻¹ J_Kᵀ, its LDLT and estimate, and A⁻¹J_Kᵀ while A and J_K are.
   Eigen::MatrixXd factored_A, factored_Jk;
   bool A_factored = false, W_factored = false;
+  // A diagonal A or W (a unit or diagonal metric; one active row, or rows that do not share a
+  // coordinate) is solved by dividing by its diagonal: what its LDLT's solve gives bit for bit
+  // (L = I, and D is the diagonal, pseudo-inverted below the smallest normal number alike).
+  bool A_diagonal = false, W_diagonal = false;
   double rcond_A = 0.0, rcond_W = 0.0;
   // The condition estimate's vectors, one set per size (A: n, W: the active rows), so that no
   // buffer changes size between calls.

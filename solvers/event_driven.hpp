@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "crbench/solvers/solver.hpp"
 
@@ -42,6 +43,13 @@ std::optional<std::string> bilateral_start_refusal(const Model& model, double di
 // Why the ideal model cannot start from the case's initial data because a one-sided kinematic
 // constraint is violated there (g = a q̇ + b < −velocity_tol), if it cannot.
 std::optional<std::string> kinematic_start_refusal(const Model& model, double velocity_tol);
+
+// The smooth phases' integrator of event-driven and limit: DOP853 (order 8 with a dense output of
+// order 7; solvers/dop853.hpp) or Odeint's dopri5 (order 5 with a dense output of order 4).
+// `why` says why the solver's default is the one it is; "auto" (in `options`) is DOP853 where
+// the limit model's z-equation has an added mass (α > 0) and dopri5 elsewhere.
+ChoiceSpec phase_integrator_choice(std::vector<std::string> options,
+                                   const std::string& default_value, const std::string& why);
 
 class EventDrivenSolver final : public Solver {
  public:

@@ -52,8 +52,8 @@ const std::vector<std::unique_ptr<Solver>>& solver_registry() {
 void configure_solver(const Solver& solver, const std::vector<Assignment>& user,
                       RunSettings& settings, const CaseInfo* case_info) {
   const std::string owner = "solver " + solver.name();
-  const auto choice_specs = solver.choices();
-  const auto param_specs = solver.parameters();
+  const auto& choice_specs = solver.choice_specs();
+  const auto& param_specs = solver.parameter_specs();
   std::vector<Assignment> assignments;
   std::map<std::string, std::string> sources;
   if (case_info) {
@@ -107,6 +107,19 @@ void configure_solver(const Solver& solver, const std::vector<Assignment>& user,
   }
 }
 
+const std::vector<ParamSpec>& Solver::parameter_specs() const {
+  std::call_once(specs_built_, [this]() {
+    parameter_specs_ = parameters();
+    choice_specs_ = choices();
+  });
+  return parameter_specs_;
+}
+
+const std::vector<ChoiceSpec>& Solver::choice_specs() const {
+  parameter_specs();
+  return choice_specs_;
+}
+
 RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
   const std::string owner = "solver " + name();
   const double t0 = model.initial_state().t;
@@ -134,7 +147,7 @@ RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
     configure_solver(*this, {}, configured, &model.info());
     return solve(model, configured);
   }
-  const auto param_specs = parameters();
+  const auto& param_specs = parameter_specs();
   for (const auto& entry : settings.solver_params) {
     const std::string& key = entry.first;  // a name, not a binding: lambdas capture it (clang 14)
     const double value = entry.second;
@@ -145,7 +158,7 @@ RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
     }
     check_in_range(*spec, value, owner);
   }
-  const auto choice_specs = choices();
+  const auto& choice_specs = this->choice_specs();
   std::vector<Assignment> chosen;
   for (const auto& entry : settings.solver_choices) {
     const std::string& key = entry.first;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -111,6 +112,10 @@ class Solver {
   virtual std::string description() const = 0;
   virtual std::vector<ParamSpec> parameters() const = 0;
   virtual std::vector<ChoiceSpec> choices() const { return {}; }
+  // parameters() and choices(), built at the first call and kept: configure_solver and run look
+  // them up at every solve (a sweep's point), and they never change.
+  const std::vector<ParamSpec>& parameter_specs() const;
+  const std::vector<ChoiceSpec>& choice_specs() const;
   // Adaptive solvers take rtol/atol; fixed-step ones (moreau-jean) reject them.
   virtual bool takes_tolerances() const { return true; }
   // Whether the solver computes cases with kinematic constraints a q̇ + b = 0; the others refuse
@@ -150,6 +155,11 @@ class Solver {
  protected:
   // The solve itself, with settings that run() has checked.
   virtual RunRecord solve(const Model& model, const RunSettings& settings) const = 0;
+
+ private:
+  mutable std::once_flag specs_built_;
+  mutable std::vector<ParamSpec> parameter_specs_;
+  mutable std::vector<ChoiceSpec> choice_specs_;
 };
 
 // The impact law of the ideal model, shared by the solvers that apply it (event-driven and

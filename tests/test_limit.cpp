@@ -71,6 +71,43 @@ TEST_CASE("limit with alpha > 0 matches the closed-form z for piecewise-constant
   }
 }
 
+TEST_CASE(
+    "limit: dop853 and dopri5 both give the closed-form lift-off, and auto is dop853 where alpha > "
+    "0 "
+    "and takes a third of dopri5's steps or fewer there",
+    "[limit]") {
+  const auto model = make_model("dk-plane", {});
+  for (const auto& [a, b, c] : std::vector<std::tuple<double, double, double>>{
+           {1.0, 0.7, 2.0}, {1.0, 0.1, 400.0}, {0.5, 4.0, 0.5}, {1.0, 0.05, 50.0}}) {
+    const std::vector<Assignment> model_params{
+        {"alpha", format_number(a)}, {"beta", format_number(b)}, {"gamma", format_number(c)}};
+    const auto with = [&](const char* integrator) {
+      std::vector<Assignment> p = model_params;
+      p.push_back({"integrator", integrator});
+      return limit(*model, p);
+    };
+    const RunRecord high = with("dop853"), low = with("dopri5"),
+                    automatic = limit(*model, model_params);
+    INFO("(alpha, beta, gamma) = (" << a << ", " << b << ", " << c << "): steps " << high.steps
+                                    << " (dop853), " << low.steps << " (dopri5)");
+    REQUIRE(high.lift_off_time);
+    REQUIRE(low.lift_off_time);
+    REQUIRE(automatic.lift_off_time);
+    const double exact = testing::dk_plane_lift_off(a, b, c);
+    CHECK(std::abs(*high.lift_off_time - exact) <= 1e-12);
+    CHECK(std::abs(*low.lift_off_time - exact) <= 1e-12);
+    CHECK(*automatic.lift_off_time == *high.lift_off_time);
+    CHECK(automatic.steps == high.steps);
+    CHECK(3 * high.steps <= low.steps);
+  }
+  // α = 0 (the viscous preset): auto is dopri5.
+  const RunRecord viscous = limit(*model, {});
+  const RunRecord viscous_dopri5 = limit(*model, {{"integrator", "dopri5"}});
+  CHECK(viscous.steps == viscous_dopri5.steps);
+  CHECK(viscous.rhs_evaluations == viscous_dopri5.rhs_evaluations);
+  CHECK(*viscous.lift_off_time == *viscous_dopri5.lift_off_time);
+}
+
 TEST_CASE("dk-counterexample: z vanishes in (3pi/2, 2pi) with lambda > 0 - z(2pi) = 1/2",
           "[limit]") {
   const auto model = make_model("dk-counterexample", {});
