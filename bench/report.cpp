@@ -171,6 +171,18 @@ std::string canonical_sweeps(const std::filesystem::path& out_dir, int jobs,
             << s["checks"]["agree"].get<int>() << " within 10/N, "
             << s["checks"]["flagged"].get<int>() << " flagged";
     }
+    if (s.contains("scaling_invariance")) {
+      const auto& inv = s["scaling_invariance"];
+      facts << "; scaling invariance along alpha: " << inv["compared"].get<int>() << " of "
+            << inv["columns"].get<int>()
+            << " (zeta, omega0) columns have a lift-off at every alpha, the largest spread of "
+               "their lift-offs is "
+            << (inv["largest_spread"].is_number()
+                    ? format_number(inv["largest_spread"].get<double>())
+                    : std::string("-"))
+            << ", and the classification changes along alpha in "
+            << inv["classification_differs"].get<int>() << " columns";
+    }
     std::ostringstream md;
     md << "# Sweep `" << sweep.name << "`\n\n"
        << "Sweep file: `bench/sweeps/" << file.filename().string()
@@ -181,13 +193,25 @@ std::string canonical_sweeps(const std::filesystem::path& out_dir, int jobs,
        << format_number(sweep.atol) << ".\n\n";
     if (result.figures_written) {
       md << "![The lift-off delay over the grid](phase_map.png)\n\n"
-         << "*The delay tau - tau_classical of the limit model; hatched: Theorem 1 does not "
+         << "*The delay tau - tau_classical of the limit model"
+         << (sweep.axes.size() == 3 ? " over the first two axes, a map per slice of the third (a "
+                                      "selection of slices, named above each map)"
+                                    : "")
+         << "; hatched: Theorem 1 does not "
             "apply (the reason is in the legend); the Proposition 1 boundary and the edge of "
             "the region where a proposition guarantees the delay; the realization checks.*\n\n";
     } else {
       md << "**" << result.figures_message << ".**\n\n";
     }
-    md << "Every point: `grid.csv` and `grid.json` (with its tolerances), `points.jsonl`.\n";
+    if (fs::exists(dir / "grid.json")) {
+      md << "Every point: `grid.csv` and `grid.json` (with its tolerances), `points.jsonl`.\n";
+    } else {
+      md << "Every point: `grid.csv` (with its tolerances) and `points.jsonl`; beyond 40 000 "
+            "points no `grid.json` is written, and the repository keeps neither file of this "
+            "sweep (about "
+         << (fs::file_size(dir / "grid.csv") + fs::file_size(dir / "points.jsonl")) / 1000000
+         << " MB): `crbench report` writes them.\n";
+    }
     {
       std::ostringstream text;
       text << md.str();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -20,8 +21,12 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
 const std::vector<std::string> kModelNames{"alpha", "beta", "gamma", "zeta", "omega0"};
-// The bound keeps a sweep's files and run time within reason (a 200 × 200 map).
-constexpr std::size_t kMaxPoints = 40000;
+// The bound keeps a sweep's files and run time within reason (a 200 × 200 map, a 50 × 50 × 50
+// cube: about 120 MB of points.jsonl).
+constexpr std::size_t kMaxPoints = 125000;
+// Beyond this grid.json (every line again, indented) is not written: grid.csv and points.jsonl
+// hold every point.
+constexpr std::size_t kMaxGridJsonPoints = 40000;
 constexpr std::string_view kCasePrefix = "case.";
 
 bool is_model_name(const std::string& name) {
@@ -59,28 +64,32 @@ void set_model(const Sweep& sweep, SweepPoint& p) {
 
 std::vector<SweepPoint> grid_points(const Sweep& sweep) {
   std::vector<SweepPoint> points;
-  const std::size_t n0 = sweep.axes[0].values.size();
-  const std::size_t n1 = sweep.axes.size() > 1 ? sweep.axes[1].values.size() : 1;
-  for (std::size_t i = 0; i < n0; ++i) {
-    for (std::size_t j = 0; j < n1; ++j) {
-      SweepPoint p;
-      p.index.push_back(static_cast<int>(i));
-      if (sweep.axes.size() > 1) p.index.push_back(static_cast<int>(j));
-      p.case_assignments = sweep.case_assignments;
-      for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
-        const auto& axis = sweep.axes[a];
-        p.value.push_back(axis.values[static_cast<std::size_t>(p.index[a])]);
-        p.key += (a ? ";" : "") + axis.name + "=" + format_number(p.value[a]);
-        if (!is_model_name(axis.name)) {
-          p.case_assignments.push_back(
-              {axis.name.substr(kCasePrefix.size()), format_number(p.value[a])});
-        }
+  std::size_t total = 1;
+  for (const auto& axis : sweep.axes) total *= axis.values.size();
+  points.reserve(total);
+  // Row-major: the last axis varies fastest (a slice of the first axis is a contiguous block).
+  std::vector<int> index(sweep.axes.size(), 0);
+  for (std::size_t n = 0; n < total; ++n) {
+    SweepPoint p;
+    p.index = index;
+    p.case_assignments = sweep.case_assignments;
+    for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
+      const auto& axis = sweep.axes[a];
+      p.value.push_back(axis.values[static_cast<std::size_t>(p.index[a])]);
+      p.key += (a ? ";" : "") + axis.name + "=" + format_number(p.value[a]);
+      if (!is_model_name(axis.name)) {
+        p.case_assignments.push_back(
+            {axis.name.substr(kCasePrefix.size()), format_number(p.value[a])});
       }
-      set_model(sweep, p);
-      p.check = sweep.check.has_value() && std::all_of(p.index.begin(), p.index.end(), [&](int k) {
-                  return k % sweep.check->stride == 0;
-                });
-      points.push_back(std::move(p));
+    }
+    set_model(sweep, p);
+    p.check = sweep.check.has_value() && std::all_of(p.index.begin(), p.index.end(), [&](int k) {
+                return k % sweep.check->stride == 0;
+              });
+    points.push_back(std::move(p));
+    for (std::size_t a = sweep.axes.size(); a-- > 0;) {
+      if (++index[a] < static_cast<int>(sweep.axes[a].values.size())) break;
+      index[a] = 0;
     }
   }
   return points;
@@ -215,6 +224,62 @@ ojson compute_point(const Sweep& sweep, const SweepPoint& p,
   return line;
 }
 
+// With the model given by ζ and ω₀ and α on an axis, the points that differ only in α are one
+// model: (α, β, γ) = α (1, 2ζω₀, ω₀²), and scaling (α, β, γ) gives the same limit motion
+// (Deryabin & Kozlov 1995, after Theorem 1; z scales by 1/α). The summary says how far the
+// computed lift-offs along α lie apart (a check of that statement and of the solver's
+// tolerances) and where the classification (Theorem 1, the proposition) changes along α.
+std::optional<ojson> scaling_invariance(const Sweep& sweep, const std::vector<ojson>& lines) {
+  const auto is_given = [&](const std::string& name) {
+    return sweep.model.count(name) ||
+           std::any_of(sweep.axes.begin(), sweep.axes.end(),
+                       [&](const SweepAxis& a) { return a.name == name; });
+  };
+  std::size_t alpha_axis = sweep.axes.size();
+  for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
+    if (sweep.axes[a].name == "alpha") alpha_axis = a;
+  }
+  if (alpha_axis == sweep.axes.size() || !is_given("zeta") || !is_given("omega0")) return {};
+  struct Column {
+    int members = 0, finite = 0;
+    double low = std::numeric_limits<double>::infinity();
+    double high = -std::numeric_limits<double>::infinity();
+    std::set<std::string> classes;
+  };
+  std::map<std::vector<int>, Column> columns;
+  for (const auto& line : lines) {
+    if (!line.contains("index") || !line["index"].is_array()) continue;
+    std::vector<int> key = line["index"].get<std::vector<int>>();
+    if (key.size() != sweep.axes.size()) continue;
+    key.erase(key.begin() + static_cast<std::ptrdiff_t>(alpha_axis));
+    Column& c = columns[key];
+    ++c.members;
+    const ojson& t = line.value("lift_off_time", ojson());
+    if (line.value("status", std::string()) == "ok" && t.is_number()) {
+      ++c.finite;
+      c.low = std::min(c.low, t.get<double>());
+      c.high = std::max(c.high, t.get<double>());
+    }
+    c.classes.insert(std::string(line.value("theorem_applies", false) ? "applies" : "not") + "/" +
+                     line.value("proposition", std::string()));
+  }
+  int compared = 0, differing = 0;
+  double largest = 0.0;
+  for (const auto& [key, c] : columns) {
+    if (c.classes.size() > 1) ++differing;
+    if (c.members < 2 || c.finite != c.members) continue;
+    ++compared;
+    largest = std::max(largest, c.high - c.low);
+  }
+  ojson out;
+  out["axis"] = "alpha";
+  out["columns"] = columns.size();
+  out["compared"] = compared;  // columns whose every point is ok with a lift-off
+  out["largest_spread"] = compared ? ojson(largest) : ojson();
+  out["classification_differs"] = differing;
+  return out;
+}
+
 std::string cell(const ojson& x) {
   if (x.is_null()) return "";
   if (x.is_boolean()) return x.get<bool>() ? "true" : "false";
@@ -250,8 +315,8 @@ Sweep parse_sweep(const nlohmann::json& j) {
   }
 
   const auto& axes = top.require("axes");
-  if (!axes.is_array() || axes.empty() || axes.size() > 2) {
-    throw InputError("sweep.axes: must be an array of one or two axes");
+  if (!axes.is_array() || axes.empty() || axes.size() > 3) {
+    throw InputError("sweep.axes: must be an array of one, two or three axes");
   }
   std::size_t points = 1;
   for (std::size_t a = 0; a < axes.size(); ++a) {
@@ -540,17 +605,26 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
     summary["checks"] = {
         {"points", checks}, {"comparable", comparable}, {"agree", agreeing}, {"flagged", flagged}};
   }
+  if (const auto invariance = scaling_invariance(sweep, run.lines)) {
+    summary["scaling_invariance"] = *invariance;
+  }
   summary["internal_errors"] = result.points_internal_error;
   result.summary = summary;
   {
     std::ostringstream text;
     text << summary.dump(2) << "\n";
     write_file(out / "sweep.json", text.str());
-    ojson grid = summary;
-    grid["rows"] = run.lines;
-    std::ostringstream rows;
-    rows << grid.dump(1) << "\n";
-    write_file(out / "grid.json", rows.str());
+    if (run.lines.size() <= kMaxGridJsonPoints) {
+      ojson grid = summary;
+      grid["rows"] = run.lines;
+      std::ostringstream rows;
+      rows << grid.dump(1) << "\n";
+      write_file(out / "grid.json", rows.str());
+    } else {
+      // A grid.json of an earlier, smaller run of this sweep would contradict grid.csv.
+      std::error_code ignored;
+      fs::remove(out / "grid.json", ignored);
+    }
   }
   if (options.log) {
     *options.log << "sweep " << sweep.name << ": " << result.points_computed << " of "

@@ -36,7 +36,7 @@ struct Sweep {
   std::string description;
   std::string case_name;
   std::vector<Assignment> case_assignments;
-  std::vector<SweepAxis> axes;          // one or two
+  std::vector<SweepAxis> axes;          // one, two or three
   std::map<std::string, double> model;  // fixed alpha, beta, gamma (or alpha with zeta/omega0)
   double rtol = 1e-12;
   double atol = 1e-14;

@@ -5,7 +5,8 @@ Usage: /usr/bin/python3 scripts/figures.py DIR
 
 A study: reads DIR/study.json, DIR/trajectories/*.csv and DIR/work_precision.csv; writes
 error_vs_N, lift_off_vs_N, collapse, near_lift_off and work_precision (.png and .pdf) into DIR.
-A sweep: reads DIR/sweep.json and DIR/grid.csv; writes phase_map (.png and .pdf).
+A sweep: reads DIR/sweep.json and DIR/grid.csv; writes phase_map (.png and .pdf): one map of
+two axes, or for three axes a panel per slice of the last one (a selection: phase_slices).
 The report's chain outcome: reads DIR/chain_outcome.json; writes chain_outcome (.png and .pdf).
 Everything drawn is read from those files: no number is computed here except the straight line
 of each fitted slope, drawn through the points it was fitted to.
@@ -472,28 +473,54 @@ def reason_category(why):
     return re.sub(r"-?[0-9][0-9.e+-]*", "#", why.split(" (")[0])
 
 
-def phase_map(sweep, folder):
-    """The delay over a two-axis sweep, where Theorem 1 does not apply, the propositions'
-    boundaries and the realization checks (all read from grid.csv)."""
+def _edges(v, log):
     import numpy as np
-    from matplotlib.colors import LogNorm
+    v = np.asarray(v, dtype=float)
+    if log:
+        lv = np.log(v)
+        mid = (lv[1:] + lv[:-1]) / 2
+        return np.exp(np.concatenate([[2 * lv[0] - mid[0]], mid, [2 * lv[-1] - mid[-1]]]))
+    mid = (v[1:] + v[:-1]) / 2
+    return np.concatenate([[2 * v[0] - mid[0]], mid, [2 * v[-1] - mid[-1]]])
 
-    axes = sweep["axes"]
-    if len(axes) != 2:
-        return
-    rows = read_csv(os.path.join(folder, "grid.csv"))
+
+def _axis_label(axis, short=False):
+    names = {"zeta": "damping ratio zeta = beta / (2 sqrt(alpha gamma))",
+             "omega0": "natural frequency omega0 = sqrt(gamma / alpha)"}
+    if short:
+        names = {"zeta": "zeta = beta / (2 sqrt(alpha gamma))",
+                 "omega0": "omega0 = sqrt(gamma / alpha)"}
+    text = names.get(axis["name"], axis["name"])
+    return "%s [%s]" % (text, axis["unit"]) if axis.get("unit") else text
+
+
+def _delay_grid(axes, rows):
+    """The delay (nan where Theorem 1 does not apply) over a two-axis slice, rows in row-major
+    order (the second axis fastest)."""
+    import numpy as np
+    nx, ny = len(axes[0]["values"]), len(axes[1]["values"])
+    delay = np.full((ny, nx), np.nan)
+    for k, r in enumerate(rows):
+        if r["theorem_applies"] == "true" and r["delay"] not in ("", "nan"):
+            delay[k % ny, k // ny] = float(r["delay"])
+    return delay
+
+
+def _phase_panel(ax, sweep, axes, rows, norm, reasons, marks):
+    """One map of the delay over two axes (rows: the slice's, row-major) with where Theorem 1
+    does not apply, the propositions' boundaries and the realization checks; returns the mesh and
+    the legend's handles (reasons: counts added up over panels; marks: check kinds drawn)."""
+    import numpy as np
+
     xs, ys = axes[0]["values"], axes[1]["values"]
     nx, ny = len(xs), len(ys)
-    delay = np.full((ny, nx), np.nan)
+    delay = _delay_grid(axes, rows)
     outside = np.zeros((ny, nx))
     disc = np.zeros((ny, nx))
     guaranteed = np.zeros((ny, nx))
-    reasons = {}
     for k, r in enumerate(rows):
         i, j = k // ny, k % ny
-        if r["theorem_applies"] == "true" and r["delay"] not in ("", "nan"):
-            delay[j, i] = float(r["delay"])
-        else:
+        if not np.isfinite(delay[j, i]):
             outside[j, i] = 1.0
             reason = reason_category(r["why"]) if r["why"] else "status " + r["status"]
             reasons[reason] = reasons.get(reason, 0) + 1
@@ -501,24 +528,11 @@ def phase_map(sweep, folder):
         disc[j, i] = b * b - 4.0 * a * g
         guaranteed[j, i] = 1.0 if r["proposition"] in ("1", "2") else 0.0
 
-    def edges(v, log):
-        v = np.asarray(v, dtype=float)
-        if log:
-            lv = np.log(v)
-            mid = (lv[1:] + lv[:-1]) / 2
-            return np.exp(np.concatenate([[2 * lv[0] - mid[0]], mid, [2 * lv[-1] - mid[-1]]]))
-        mid = (v[1:] + v[:-1]) / 2
-        return np.concatenate([[2 * v[0] - mid[0]], mid, [2 * v[-1] - mid[-1]]])
-
     xlog = axes[0].get("spacing") == "log"
     ylog = axes[1].get("spacing") == "log"
-    fig, ax = plt.subplots(figsize=(8, 6.2))
-    positive = delay[np.isfinite(delay) & (delay > 0)]
-    norm = LogNorm(vmin=positive.min(), vmax=positive.max()) if positive.size else None
-    mesh = ax.pcolormesh(edges(xs, xlog), edges(ys, ylog), np.ma.masked_invalid(delay),
+    mesh = ax.pcolormesh(_edges(xs, xlog), _edges(ys, ylog), np.ma.masked_invalid(delay),
                          cmap="viridis", norm=norm, shading="flat")
-    fig.colorbar(mesh, ax=ax, label="lift-off delay  tau - tau_classical")
-    ax.pcolormesh(edges(xs, xlog), edges(ys, ylog), np.ma.masked_where(outside == 0, outside),
+    ax.pcolormesh(_edges(xs, xlog), _edges(ys, ylog), np.ma.masked_where(outside == 0, outside),
                   cmap="Greys", vmin=0, vmax=2, shading="flat")
     X, Y = np.meshgrid(xs, ys)
     if outside.max() > 0:
@@ -539,53 +553,131 @@ def phase_map(sweep, folder):
         handles.append(plt.Line2D([], [], color="red",
                                   label="edge of the dotted region (beyond it no proposition "
                                         "applies; a delay may still occur)"))
-    for reason, count in sorted(reasons.items()):
-        handles.append(matplotlib.patches.Patch(facecolor="lightgrey", hatch="//",
-                                                label="Theorem 1 does not apply: %s (%d)"
-                                                % (reason, count)))
-    agree = [(float(r[axes[0]["name"]]), float(r[axes[1]["name"]])) for r in rows
-             if r.get("check_agrees") == "true" and r.get("check_flagged") != "true"]
-    disagree = [(float(r[axes[0]["name"]]), float(r[axes[1]["name"]])) for r in rows
-                if r.get("check_N") and r.get("check_agrees") == "false"
-                and r.get("check_flagged") != "true"]
-    flagged = [(float(r[axes[0]["name"]]), float(r[axes[1]["name"]])) for r in rows
-               if r.get("check_flagged") == "true"]
-    if "check" in sweep:
-        n = sweep["check"]["N"]
-        if agree:
-            ax.plot(*zip(*agree), "o", mfc="white", mec="black", ms=6)
-            handles.append(plt.Line2D([], [], marker="o", mfc="white", mec="black", ls="",
-                                      label="realization N = %g within 10/N" % n))
-        if disagree:
-            ax.plot(*zip(*disagree), "x", color="red", ms=7)
-            handles.append(plt.Line2D([], [], marker="x", color="red", ls="",
-                                      label="realization N = %g not within 10/N" % n))
-        if flagged:
-            ax.plot(*zip(*flagged), "s", mfc="none", mec="orange", ms=8)
-            handles.append(plt.Line2D([], [], marker="s", mfc="none", mec="orange", ls="",
-                                      label="check flagged (untrusted): discretization not "
-                                            "below 1%, or the solve warned"))
+    where = lambda keep: [(float(r[axes[0]["name"]]), float(r[axes[1]["name"]]))
+                          for r in rows if keep(r)]
+    agree = where(lambda r: r.get("check_agrees") == "true" and r.get("check_flagged") != "true")
+    disagree = where(lambda r: r.get("check_N") and r.get("check_agrees") == "false"
+                     and r.get("check_flagged") != "true")
+    flagged = where(lambda r: r.get("check_flagged") == "true")
+    if agree:
+        ax.plot(*zip(*agree), "o", mfc="white", mec="black", ms=6)
+        marks.add("agree")
+    if disagree:
+        ax.plot(*zip(*disagree), "x", color="red", ms=7)
+        marks.add("disagree")
+    if flagged:
+        ax.plot(*zip(*flagged), "s", mfc="none", mec="orange", ms=8)
+        marks.add("flagged")
     if xlog:
         ax.set_xscale("log")
     if ylog:
         ax.set_yscale("log")
-    names = {"zeta": "damping ratio zeta = beta / (2 sqrt(alpha gamma))",
-             "omega0": "natural frequency omega0 = sqrt(gamma / alpha)"}
-    def label(axis):
-        text = names.get(axis["name"], axis["name"])
-        return "%s [%s]" % (text, axis["unit"]) if axis.get("unit") else text
+    return mesh, handles
 
-    ax.set_xlabel(label(axes[0]))
-    ax.set_ylabel(label(axes[1]))
+
+def _phase_legend(sweep, handles, reasons, marks):
+    """The legend's entries: the panels' lines (once each), the reasons Theorem 1 does not apply
+    with their counts, the realization checks' markers."""
+    seen, out = set(), []
+    for h in handles:
+        if h.get_label() not in seen:
+            seen.add(h.get_label())
+            out.append(h)
+    for reason, count in sorted(reasons.items()):
+        out.append(matplotlib.patches.Patch(facecolor="lightgrey", hatch="//",
+                                            label="Theorem 1 does not apply: %s (%d)"
+                                            % (reason, count)))
+    if "check" in sweep:
+        n = sweep["check"]["N"]
+        if "agree" in marks:
+            out.append(plt.Line2D([], [], marker="o", mfc="white", mec="black", ls="",
+                                  label="realization N = %g within 10/N" % n))
+        if "disagree" in marks:
+            out.append(plt.Line2D([], [], marker="x", color="red", ls="",
+                                  label="realization N = %g not within 10/N" % n))
+        if "flagged" in marks:
+            out.append(plt.Line2D([], [], marker="s", mfc="none", mec="orange", ls="",
+                                  label="check flagged (untrusted): discretization not "
+                                        "below 1%, or the solve warned"))
+    return out
+
+
+def _delay_norm(delays):
+    import numpy as np
+    from matplotlib.colors import LogNorm
+    values = np.concatenate([d.ravel() for d in delays])
+    positive = values[np.isfinite(values) & (values > 0)]
+    return LogNorm(vmin=positive.min(), vmax=positive.max()) if positive.size else None
+
+
+def _fixed_text(sweep):
+    axes = sweep["axes"]
     fixed = dict(sweep.get("params", {}))
     fixed.update({k: v for k, v in sweep.get("model", {}).items()
                   if k not in [a["name"] for a in axes]})
-    fixed_text = ", ".join("%s = %g" % (k, v) for k, v in sorted(fixed.items())
-                           if isinstance(v, (int, float)))
-    ax.set_title("%s: lift-off delay of the limit model (Deryabin & Kozlov 1995 Theorem 1)%s"
-                 % (sweep["case"], "\nfixed: " + fixed_text if fixed_text else ""), fontsize=10)
-    ax.legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12),
-              ncol=1, framealpha=0.9)
+    return ", ".join("%s = %g" % (k, v) for k, v in sorted(fixed.items())
+                     if isinstance(v, (int, float)))
+
+
+def phase_slices(count, shown=6):
+    """The slices of a three-axis sweep's last axis drawn as panels: all of them up to `shown`,
+    else `shown` evenly spaced ones with the first and the last."""
+    if count <= shown:
+        return list(range(count))
+    return sorted({round(k * (count - 1) / (shown - 1)) for k in range(shown)})
+
+
+def phase_map(sweep, folder):
+    """The delay over a two-axis sweep (one map), or over a three-axis one (a map per slice of
+    the last axis, a selection of slices: phase_slices), with where Theorem 1 does not apply, the
+    propositions' boundaries and the realization checks (all read from grid.csv)."""
+    axes = sweep["axes"]
+    if len(axes) not in (2, 3):
+        return
+    rows = read_csv(os.path.join(folder, "grid.csv"))
+    fixed_text = _fixed_text(sweep)
+    title = ("%s: lift-off delay of the limit model (Deryabin & Kozlov 1995 Theorem 1)%s"
+             % (sweep["case"], "\nfixed: " + fixed_text if fixed_text else ""))
+    reasons, marks = {}, set()
+    if len(axes) == 2:
+        fig, ax = plt.subplots(figsize=(8, 6.2))
+        mesh, handles = _phase_panel(ax, sweep, axes, rows, _delay_norm([_delay_grid(axes, rows)]),
+                                     reasons, marks)
+        fig.colorbar(mesh, ax=ax, label="lift-off delay  tau - tau_classical")
+        ax.set_xlabel(_axis_label(axes[0]))
+        ax.set_ylabel(_axis_label(axes[1]))
+        ax.set_title(title, fontsize=10)
+        ax.legend(handles=_phase_legend(sweep, handles, reasons, marks), fontsize=7,
+                  loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1, framealpha=0.9)
+        save(fig, folder, "phase_map", outside_legend=True)
+        return
+    # Row-major with the last axis fastest: slice l of it is rows[l::nz].
+    nz = len(axes[2]["values"])
+    slices = phase_slices(nz)
+    plane = axes[:2]
+    norm = _delay_norm([_delay_grid(plane, rows[l::nz]) for l in slices])
+    ncol = min(3, len(slices))
+    nrow = (len(slices) + ncol - 1) // ncol
+    fig, grid = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.9 * nrow), squeeze=False,
+                             sharex=True, sharey=True)
+    handles, mesh = [], None
+    for n, l in enumerate(slices):
+        ax = grid[n // ncol][n % ncol]
+        mesh, h = _phase_panel(ax, sweep, plane, rows[l::nz], norm, reasons, marks)
+        handles += h
+        ax.set_title("%s = %g  (slice %d of %d)" % (axes[2]["name"], axes[2]["values"][l], l + 1,
+                                                  nz), fontsize=9)
+        if n // ncol == nrow - 1:
+            ax.set_xlabel(_axis_label(plane[0], short=True), fontsize=8)
+        if n % ncol == 0:
+            ax.set_ylabel(_axis_label(plane[1], short=True), fontsize=8)
+    for n in range(len(slices), nrow * ncol):
+        grid[n // ncol][n % ncol].set_visible(False)
+    fig.colorbar(mesh, ax=grid.ravel().tolist(), label="lift-off delay  tau - tau_classical")
+    fig.suptitle(title + "\n%d of the %d slices of %s; counts in the legend: over the slices "
+                 "shown" % (len(slices), nz, axes[2]["name"]), fontsize=10)
+    fig.legend(handles=_phase_legend(sweep, handles, reasons, marks), fontsize=7,
+               loc="upper center", bbox_to_anchor=(0.45, 0.0), ncol=1, framealpha=0.9)
     save(fig, folder, "phase_map", outside_legend=True)
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every figure type scripts/figures.py draws, rendered from small studies, a small sweep and a
+# Every figure type scripts/figures.py draws, rendered from small studies, small sweeps (two and
+# three axes) and a
 # chain outcome: each PNG and PDF must exist and hold more than a blank canvas (a PNG of at least
 # 20 kB at 200 dpi, a PDF of at least 5 kB).
 # Usage: tests/figures.sh CRBENCH SOURCE_DIR WORK_DIR
@@ -16,6 +17,16 @@ mkdir -p "$work"
 sed -e 's/"count": 40/"count": 6/g' -e 's/"N": 1e8/"N": 1e6/' \
   "$source/tests/data/sweeps/mpi.json" > "$work/sweep.json"
 "$crbench" sweep --sweep "$work/sweep.json" --out "$work/sweep" --jobs 2 > /dev/null
+# A three-axis sweep (a map per slice of the last axis): zeta x omega0 x alpha, 8 x 8 x 7 (six
+# slices drawn), with checks.
+cat > "$work/cube.json" <<'JSON'
+{"name": "cube", "case": "dk-plane",
+ "axes": [{"name": "zeta", "from": 0.05, "to": 20, "count": 8, "spacing": "log"},
+          {"name": "omega0", "from": 0.1, "to": 20, "count": 8, "spacing": "log"},
+          {"name": "alpha", "from": 0.1, "to": 10, "count": 7, "spacing": "log"}],
+ "check": {"N": 1e6, "stride": 6}}
+JSON
+"$crbench" sweep --sweep "$work/cube.json" --out "$work/cube" --jobs 2 > /dev/null
 # The report's chain outcome, from a copy of two of its chains (n = 3 and 5).
 mkdir -p "$work/chain"
 cp "$source/tests/data/chain-outcome/chain_outcome.json" "$work/chain/"
@@ -33,7 +44,7 @@ check() {
 }
 for name in small/error_vs_N small/lift_off_vs_N small/collapse small/near_lift_off \
   small/work_precision figures/paths figures/max_q_deviation_vs_N figures/error_vs_alpha \
-  sweep/phase_map chain/chain_outcome; do
+  sweep/phase_map cube/phase_map chain/chain_outcome; do
   check "$work/$name.png" 20000
   check "$work/$name.pdf" 5000
 done

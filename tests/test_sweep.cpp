@@ -144,6 +144,56 @@ TEST_CASE(
   CHECK(proposition_2 >= 10);  // the grid has points where Proposition 2 decides
 }
 
+TEST_CASE(
+    "sweep over three axes (zeta, omega0, alpha): every alpha slice is the two-axis map, and the "
+    "summary's scaling invariance says so",
+    "[sweep]") {
+  // With ζ and ω₀ fixed, α scales (α, β, γ) = α (1, 2ζω₀, ω₀²): the same limit motion (Deryabin &
+  // Kozlov 1995, after Theorem 1), so each slice along α must repeat the (ζ, ω₀) map.
+  json cube = dk_plane_map(6);
+  cube["model"] = json::object();
+  cube["axes"].push_back(
+      {{"name", "alpha"}, {"from", 0.1}, {"to", 10}, {"count", 3}, {"spacing", "log"}});
+  const fs::path dir = fresh_dir("cube");
+  const auto result = sweep(cube, dir, 2);
+  REQUIRE(result.points_total == 108);
+  const fs::path flat_dir = fresh_dir("cube_flat");
+  sweep(dk_plane_map(6), flat_dir, 2);
+  const auto rows = rows_of(dir);
+  const auto flat = rows_of(flat_dir);
+  REQUIRE(rows.size() == 108);
+  REQUIRE(flat.size() == 36);
+  int compared = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const json& r = rows[k];
+    // Row-major, the last axis fastest.
+    const std::vector<int> index = r["index"];
+    REQUIRE(index.size() == 3);
+    CHECK(static_cast<std::size_t>((index[0] * 6 + index[1]) * 3 + index[2]) == k);
+    const json& f = flat[k / 3];
+    INFO(r.dump() << "\n" << f.dump());
+    CHECK(r["alpha"].get<double>() == Approx(std::pow(10.0, index[2] - 1)).epsilon(1e-15));
+    CHECK(r["damping_ratio"].get<double>() ==
+          Approx(f["damping_ratio"].get<double>()).epsilon(1e-14));
+    CHECK(r["theorem_applies"] == f["theorem_applies"]);
+    CHECK(r["proposition"] == f["proposition"]);
+    CHECK(r["lift_off_time"].is_number() == f["lift_off_time"].is_number());
+    if (r["lift_off_time"].is_number()) {
+      CHECK(std::abs(r["lift_off_time"].get<double>() - f["lift_off_time"].get<double>()) <= 1e-9);
+      ++compared;
+    }
+  }
+  CHECK(compared >= 60);
+  const json invariance = json::parse(read(dir / "sweep.json"))["scaling_invariance"];
+  INFO(invariance.dump());
+  CHECK(invariance["columns"] == 36);
+  CHECK(invariance["compared"].get<int>() * 3 >= compared);
+  CHECK(invariance["largest_spread"].get<double>() <= 1e-9);
+  CHECK(invariance["classification_differs"] == 0);
+  // A two-axis (ζ, ω₀) map has no such summary.
+  CHECK_FALSE(json::parse(read(flat_dir / "sweep.json")).contains("scaling_invariance"));
+}
+
 TEST_CASE("sweep: the same files with 1 or 2 threads and after an interrupted run", "[sweep]") {
   const json j = dk_plane_map(6, true);
   const fs::path one = fresh_dir("jobs1");
@@ -218,6 +268,18 @@ TEST_CASE("sweep files: a malformed one is an input error naming the field", "[s
                j["axes"][1]["count"] = 201;
              }),
              Catch::StartsWith("sweep.axes[1].count: 201 is outside [2, 200]"));
+  CHECK_THAT(with([](json& j) {
+               for (const char* name : {"alpha", "case.g"}) {
+                 j["axes"].push_back({{"name", name}, {"from", 1}, {"to", 2}, {"count", 2}});
+               }
+             }),
+             Catch::StartsWith("sweep.axes: must be an array of one, two or three axes"));
+  CHECK_THAT(with([](json& j) {
+               j["axes"][0]["count"] = 200;
+               j["axes"][1]["count"] = 200;
+               j["axes"].push_back({{"name", "alpha"}, {"from", 1}, {"to", 2}, {"count", 4}});
+             }),
+             Catch::StartsWith("sweep.axes: 160000 points; at most 125000"));
   // Through the command line: exit 2 and one line naming the field.
   const fs::path dir = fresh_dir("malformed");
   fs::create_directories(dir);
@@ -228,7 +290,7 @@ TEST_CASE("sweep files: a malformed one is an input error naming the field", "[s
   const auto r = crbench::testing::cli(
       {"sweep", "--sweep", (dir / "bad.json").string(), "--out", (dir / "out").string()});
   CHECK(r.status == 2);
-  CHECK_THAT(r.err, Catch::Contains("sweep.axes: must be an array of one or two axes"));
+  CHECK_THAT(r.err, Catch::Contains("sweep.axes: must be an array of one, two or three axes"));
   {
     std::ofstream out(dir / "broken.json");
     out << "{\"name\": ";
