@@ -579,7 +579,7 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       << work_precision.markdown << "\n"
       << "### Penalty chain outcome\n\n"
       << "Newton's cradle of n touching balls through the undamped penalty realization at "
-         "N = 1e2, 1e3, 1e4 ("
+         "N = 1e2, 1e4, 1e6 ("
       << chain_outcome.ok << " of " << chain_outcome.points
       << " runs with status ok): its final velocities do not depend on N, and its limit is "
          "neither Newton's simultaneous law nor the sequential cradle "
