@@ -619,11 +619,17 @@ def _fixed_text(sweep):
                      if isinstance(v, (int, float)))
 
 
-def phase_slices(count, shown=6):
-    """The slices of a three-axis sweep's last axis drawn as panels: all of them up to `shown`,
-    else `shown` evenly spaced ones with the first and the last."""
+def phase_slices(count, shown=6, stride=None):
+    """The slices of a three-axis sweep's last axis drawn as panels: all of them up to `shown`;
+    else, with realization checks every `stride` slices and at most shown - 1 of those, the
+    checked slices and the last one (every check is drawn); else `shown` evenly spaced ones with
+    the first and the last."""
     if count <= shown:
         return list(range(count))
+    if stride:
+        checked = list(range(0, count, stride))
+        if len(checked) <= shown - 1:
+            return sorted(set(checked) | {count - 1})
     return sorted({round(k * (count - 1) / (shown - 1)) for k in range(shown)})
 
 
@@ -653,7 +659,7 @@ def phase_map(sweep, folder):
         return
     # Row-major with the last axis fastest: slice l of it is rows[l::nz].
     nz = len(axes[2]["values"])
-    slices = phase_slices(nz)
+    slices = phase_slices(nz, stride=sweep["check"]["stride"] if "check" in sweep else None)
     plane = axes[:2]
     norm = _delay_norm([_delay_grid(plane, rows[l::nz]) for l in slices])
     ncol = min(3, len(slices))
