@@ -150,7 +150,8 @@ std::map<std::string, std::optional<double>> classical_lift_offs(
   return out;
 }
 
-ojson compute_point(const Sweep& sweep, const SweepPoint& p,
+// `settings`: sweep_settings(sweep), built once for every point's line.
+ojson compute_point(const Sweep& sweep, const ojson& settings, const SweepPoint& p,
                     const std::optional<double>& classical_lift_off) {
   const auto model_assignments = [&p]() {
     return std::vector<Assignment>{{"alpha", format_number(p.alpha)},
@@ -169,7 +170,7 @@ ojson compute_point(const Sweep& sweep, const SweepPoint& p,
 
   ojson line;
   line["key"] = p.key;
-  line["settings"] = sweep_settings(sweep);
+  line["settings"] = settings;
   line["index"] = p.index;
   for (std::size_t a = 0; a < sweep.axes.size(); ++a) line[sweep.axes[a].name] = p.value[a];
   line["alpha"] = p.alpha;
@@ -480,13 +481,14 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
   const auto classical = classical_lift_offs(sweep, points);
   std::vector<std::string> keys;
   for (const auto& p : points) keys.push_back(p.key);
+  const ojson settings = sweep_settings(sweep);
   const PointRun run = run_points(
       out / "points.jsonl", keys,
       [&](std::size_t i) {
-        return compute_point(sweep, points[i],
+        return compute_point(sweep, settings, points[i],
                              classical.at(assignments_text(points[i].case_assignments)));
       },
-      [settings = sweep_settings(sweep)](std::size_t, const ojson& line) {
+      [&settings](std::size_t, const ojson& line) {
         return line.contains("settings") && line["settings"] == settings;
       },
       {.name = sweep.name,
