@@ -10,9 +10,15 @@
 
 #include "crbench/cases/params.hpp"
 #include "crbench/solvers/model_parameters.hpp"
+#include "crbench/solvers/plugin.hpp"
 #include "crbench/solvers/step_output.hpp"
 
 namespace crbench {
+
+const EnginePlugin& engine_plugin(const std::string& name) {
+  return *static_cast<const EnginePlugin*>(
+      plugin_interface(name, linked_model_plugin(name), "solver " + name));
+}
 
 namespace {
 

@@ -57,6 +57,20 @@ class EngineWorld {
   virtual int force_evaluations_per_step() const { return 1; }
 };
 
+// The interface of an engine's plugin (solvers/plugin.hpp; solvers/<engine>_world.cpp, the only
+// code that calls the engine's library): its version ("MuJoCo 2.2.2") and its worlds
+// (EngineSolver::make_world).
+struct EnginePlugin {
+  std::string (*version)();
+  std::unique_ptr<EngineWorld> (*make_world)(const EngineScene& scene, const State& x0,
+                                             const EngineContactLaw& law, double h,
+                                             const RunSettings& settings, ParamValues& tolerances,
+                                             std::string& contact_model);
+};
+// The plugin of the engine `name` (mujoco, ode, bullet), loaded at the first call; InputError
+// naming its file when it cannot be.
+const EnginePlugin& engine_plugin(const std::string& name);
+
 class EngineSolver : public Solver {
  public:
   std::vector<ParamSpec> parameters() const final;

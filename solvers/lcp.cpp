@@ -7,14 +7,8 @@
 #include <vector>
 
 #include "crbench/solvers/dynamics.hpp"
-
-extern "C" {
-#include <LCP_Solvers.h>
-#include <LinearComplementarityProblem.h>
-#include <NumericsMatrix.h>
-#include <SolverOptions.h>
-#include <lcp_cst.h>
-}
+#include "crbench/solvers/lcp_siconos.hpp"
+#include "crbench/solvers/plugin.hpp"
 
 namespace crbench {
 
@@ -91,42 +85,25 @@ bool acceptable(const Matrix& M, const Eigen::VectorXd& x, const Eigen::VectorXd
   return true;
 }
 
-// Siconos numerics (a C library): the problem's matrix is copied into a dense NumericsMatrix
-// (column-major, as Eigen's), z is the unknown x, w = M z + q.
+// Siconos numerics (a C library, the plugin siconos_numerics: solvers/lcp_siconos.cpp).
 std::optional<LcpSolution> siconos_lcp(const Eigen::MatrixXd& M, const Eigen::VectorXd& b,
                                        double slack, const LcpOptions& options) {
   const int m = static_cast<int>(b.size());
   const bool lemke = options.method == LcpMethod::lemke;
-  const auto delete_matrix = [](NumericsMatrix* matrix) { NM_free(matrix); };
-  const std::unique_ptr<NumericsMatrix, decltype(delete_matrix)> matrix(NM_create(NM_DENSE, m, m),
-                                                                        delete_matrix);
-  std::copy(M.data(), M.data() + M.size(), matrix->matrix0);
-  Eigen::VectorXd q = b;
-  LinearComplementarityProblem problem{m, matrix.get(), q.data()};
-  const auto delete_options = [](SolverOptions* o) { solver_options_delete(o); };
-  const std::unique_ptr<SolverOptions, decltype(delete_options)> solver(
-      solver_options_create(lemke ? SICONOS_LCP_LEMKE : SICONOS_LCP_PGS), delete_options);
-  if (lemke) {
-    // Enough pivots for any nondegenerate problem of this size (Lemke visits each basis once).
-    solver->iparam[SICONOS_IPARAM_MAX_ITER] = std::max(1000, 20 * m);
-  } else {
-    solver->iparam[SICONOS_IPARAM_MAX_ITER] = options.pgs_max_iterations;
-    solver->dparam[SICONOS_DPARAM_TOL] = options.pgs_tolerance;
-  }
-  Eigen::VectorXd x = Eigen::VectorXd::Zero(m);
-  Eigen::VectorXd w = Eigen::VectorXd::Zero(m);
-  int info = 0;
-  if (lemke) {
-    lcp_lexicolemke(&problem, x.data(), w.data(), &info, solver.get());
-  } else {
-    lcp_pgs(&problem, x.data(), w.data(), &info, solver.get());
-  }
+  static const auto* plugin = static_cast<const SiconosLcpPlugin*>(plugin_interface(
+      "siconos_numerics", linked_model_plugin("siconos_numerics"), "the LCP of Siconos numerics"));
+  // Lemke: enough pivots for any nondegenerate problem of this size (it visits each basis once).
+  const int max_iterations = lemke ? std::max(1000, 20 * m) : options.pgs_max_iterations;
+  Eigen::VectorXd x, w;
+  int iterations = 0;
+  const int info =
+      plugin->solve(M, b, lemke, max_iterations, options.pgs_tolerance, x, w, iterations);
   if (info != 0 || !x.allFinite()) return std::nullopt;
   // The enumeration's acceptance, in velocity units.
   x = x.cwiseMax(0.0);
   w = M * x + b;
   if (!acceptable(M, x, w, slack)) return std::nullopt;
-  return LcpSolution{x, w, solver->iparam[SICONOS_IPARAM_ITER_DONE]};
+  return LcpSolution{x, w, iterations};
 }
 
 // w = M x + b for a banded M.

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "crbench/solvers/plugin.hpp"
+
 namespace crbench::siconos {
 
 namespace {
@@ -316,7 +318,53 @@ class SwitchingEventDriven : public EventDriven {
 
 }  // namespace
 
-struct MoreauJeanTimeStepping::Impl {
+// The bridge's two simulations (solvers/siconos_bridge.hpp) on the kernel.
+class KernelTimeStepping final : public MoreauJeanTimeStepping {
+ public:
+  KernelTimeStepping(const LagrangianProblem& problem, double theta,
+                     const std::vector<double>& times);
+  ~KernelTimeStepping() override;
+  KernelTimeStepping(const KernelTimeStepping&) = delete;
+  KernelTimeStepping& operator=(const KernelTimeStepping&) = delete;
+  bool has_next() const override;
+  void step() override;
+  double time() const override;
+  const std::vector<double>& q() const override;
+  const std::vector<double>& v() const override;
+  double impulse(int k) const override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class KernelEventDriven final : public EventDrivenSimulation {
+ public:
+  KernelEventDriven(const LagrangianProblem& problem, const Tolerances& tolerances,
+                    const std::vector<double>& times);
+  ~KernelEventDriven() override;
+  KernelEventDriven(const KernelEventDriven&) = delete;
+  KernelEventDriven& operator=(const KernelEventDriven&) = delete;
+  bool has_next() const override;
+  void advance() override;
+  double time() const override;
+  bool nonsmooth() const override;
+  const std::vector<double>& q() const override;
+  const std::vector<double>& v() const override;
+  const std::vector<double>& v_before() const override;
+  bool closed(int k) const override;
+  double force(int k) const override;
+  double impulse(int k) const override;
+  const std::vector<int>& switch_roots() const override;
+  long steps() const override;
+  long rhs_evaluations() const override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct KernelTimeStepping::Impl {
   LagrangianProblem problem;
   std::shared_ptr<CallbackSystem> system;
   std::vector<SP::Interaction> interactions;
@@ -325,8 +373,8 @@ struct MoreauJeanTimeStepping::Impl {
   double time = 0.0, final_time = 0.0;
 };
 
-MoreauJeanTimeStepping::MoreauJeanTimeStepping(const LagrangianProblem& problem, double theta,
-                                               const std::vector<double>& times)
+KernelTimeStepping::KernelTimeStepping(const LagrangianProblem& problem, double theta,
+                                       const std::vector<double>& times)
     : impl_(std::make_unique<Impl>()) {
   translated([&] {
     Impl& s = *impl_;
@@ -356,15 +404,15 @@ MoreauJeanTimeStepping::MoreauJeanTimeStepping(const LagrangianProblem& problem,
   });
 }
 
-MoreauJeanTimeStepping::~MoreauJeanTimeStepping() = default;
+KernelTimeStepping::~KernelTimeStepping() = default;
 
-bool MoreauJeanTimeStepping::has_next() const {
+bool KernelTimeStepping::has_next() const {
   // The last time ends the run: past it, a discretisation given by its times has no next one.
   return translated(
       [&] { return impl_->time < impl_->final_time && impl_->simulation->hasNextEvent(); });
 }
 
-void MoreauJeanTimeStepping::step() {
+void KernelTimeStepping::step() {
   translated([&] {
     Impl& s = *impl_;
     s.simulation->computeOneStep();
@@ -385,17 +433,17 @@ void MoreauJeanTimeStepping::step() {
   });
 }
 
-double MoreauJeanTimeStepping::time() const { return impl_->time; }
-const std::vector<double>& MoreauJeanTimeStepping::q() const { return impl_->q; }
-const std::vector<double>& MoreauJeanTimeStepping::v() const { return impl_->v; }
+double KernelTimeStepping::time() const { return impl_->time; }
+const std::vector<double>& KernelTimeStepping::q() const { return impl_->q; }
+const std::vector<double>& KernelTimeStepping::v() const { return impl_->v; }
 
-double MoreauJeanTimeStepping::impulse(int k) const {
+double KernelTimeStepping::impulse(int k) const {
   const auto& impulses = impl_->impulses;
   return static_cast<std::size_t>(k) < impulses.size() ? impulses[static_cast<std::size_t>(k)]
                                                        : 0.0;
 }
 
-struct EventDrivenSimulation::Impl {
+struct KernelEventDriven::Impl {
   LagrangianProblem problem;
   std::shared_ptr<CallbackSystem> system;
   std::vector<SP::Interaction> interactions;
@@ -433,9 +481,8 @@ struct EventDrivenSimulation::Impl {
   }
 };
 
-EventDrivenSimulation::EventDrivenSimulation(const LagrangianProblem& problem,
-                                             const Tolerances& tolerances,
-                                             const std::vector<double>& times)
+KernelEventDriven::KernelEventDriven(const LagrangianProblem& problem, const Tolerances& tolerances,
+                                     const std::vector<double>& times)
     : impl_(std::make_unique<Impl>()) {
   translated([&] {
     Impl& s = *impl_;
@@ -492,14 +539,14 @@ EventDrivenSimulation::EventDrivenSimulation(const LagrangianProblem& problem,
   });
 }
 
-EventDrivenSimulation::~EventDrivenSimulation() = default;
+KernelEventDriven::~KernelEventDriven() = default;
 
-bool EventDrivenSimulation::has_next() const {
+bool KernelEventDriven::has_next() const {
   return translated(
       [&] { return impl_->time < impl_->final_time && impl_->simulation->hasNextEvent(); });
 }
 
-void EventDrivenSimulation::advance() {
+void KernelEventDriven::advance() {
   translated([&] {
     Impl& s = *impl_;
     s.simulation->advanceToEvent();
@@ -529,24 +576,44 @@ void EventDrivenSimulation::advance() {
   });
 }
 
-double EventDrivenSimulation::time() const { return impl_->time; }
-bool EventDrivenSimulation::nonsmooth() const { return impl_->nonsmooth; }
-const std::vector<double>& EventDrivenSimulation::q() const { return impl_->q; }
-const std::vector<double>& EventDrivenSimulation::v() const { return impl_->v; }
-const std::vector<double>& EventDrivenSimulation::v_before() const { return impl_->v_before; }
-const std::vector<int>& EventDrivenSimulation::switch_roots() const { return impl_->switch_roots; }
-bool EventDrivenSimulation::closed(int k) const {
+double KernelEventDriven::time() const { return impl_->time; }
+bool KernelEventDriven::nonsmooth() const { return impl_->nonsmooth; }
+const std::vector<double>& KernelEventDriven::q() const { return impl_->q; }
+const std::vector<double>& KernelEventDriven::v() const { return impl_->v; }
+const std::vector<double>& KernelEventDriven::v_before() const { return impl_->v_before; }
+const std::vector<int>& KernelEventDriven::switch_roots() const { return impl_->switch_roots; }
+bool KernelEventDriven::closed(int k) const {
   return impl_->closed.at(static_cast<std::size_t>(k)) != 0;
 }
-double EventDrivenSimulation::force(int k) const {
+double KernelEventDriven::force(int k) const {
   return impl_->forces.at(static_cast<std::size_t>(k));
 }
-double EventDrivenSimulation::impulse(int k) const {
+double KernelEventDriven::impulse(int k) const {
   return impl_->impulses.at(static_cast<std::size_t>(k));
 }
-long EventDrivenSimulation::steps() const { return impl_->steps_done + impl_->steps_now; }
-long EventDrivenSimulation::rhs_evaluations() const {
+long KernelEventDriven::steps() const { return impl_->steps_done + impl_->steps_now; }
+long KernelEventDriven::rhs_evaluations() const {
   return impl_->evaluations_done + impl_->evaluations_now;
 }
 
+namespace {
+
+std::unique_ptr<MoreauJeanTimeStepping> make_moreau_jean(const LagrangianProblem& problem,
+                                                         double theta,
+                                                         const std::vector<double>& times) {
+  return std::make_unique<KernelTimeStepping>(problem, theta, times);
+}
+
+std::unique_ptr<EventDrivenSimulation> make_event_driven(
+    const LagrangianProblem& problem, const EventDrivenSimulation::Tolerances& tolerances,
+    const std::vector<double>& times) {
+  return std::make_unique<KernelEventDriven>(problem, tolerances, times);
+}
+
+const SiconosKernelPlugin kPlugin{make_moreau_jean, make_event_driven};
+
+}  // namespace
+
 }  // namespace crbench::siconos
+
+CRBENCH_PLUGIN_ENTRY(siconos_kernel) { return &crbench::siconos::kPlugin; }

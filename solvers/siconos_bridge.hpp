@@ -1,7 +1,7 @@
-// The one place crbench meets the Siconos kernel (solvers/siconos_bridge.cpp). The kernel's
-// headers need C++17 (Boost.uBLAS 1.74 calls std::allocator::construct, gone in C++20), so the
-// bridge is compiled as C++17 and speaks only standard types: a Lagrangian system given by
-// callbacks, stepped by Siconos.
+// The one place crbench meets the Siconos kernel (solvers/siconos_bridge.cpp, the plugin
+// siconos_kernel). The kernel's headers need C++17 (Boost.uBLAS 1.74 calls
+// std::allocator::construct, gone in C++20), so the bridge is compiled as C++17 and speaks only
+// standard types: a Lagrangian system given by callbacks, stepped by Siconos.
 #pragma once
 
 #include <functional>
@@ -52,24 +52,20 @@ struct LagrangianProblem {
 // std::runtime_error with its message.
 class MoreauJeanTimeStepping {
  public:
-  MoreauJeanTimeStepping(const LagrangianProblem& problem, double theta,
-                         const std::vector<double>& times);
-  ~MoreauJeanTimeStepping();
-  MoreauJeanTimeStepping(const MoreauJeanTimeStepping&) = delete;
-  MoreauJeanTimeStepping& operator=(const MoreauJeanTimeStepping&) = delete;
+  // Made by the plugin siconos_kernel (solvers/plugin.hpp); InputError when it cannot be loaded.
+  static std::unique_ptr<MoreauJeanTimeStepping> create(const LagrangianProblem& problem,
+                                                        double theta,
+                                                        const std::vector<double>& times);
+  virtual ~MoreauJeanTimeStepping() = default;
 
-  bool has_next() const;
+  virtual bool has_next() const = 0;
   // One step: computeOneStep, then the state is read, then nextStep.
-  void step();
-  double time() const;
-  const std::vector<double>& q() const;
-  const std::vector<double>& v() const;
+  virtual void step() = 0;
+  virtual double time() const = 0;
+  virtual const std::vector<double>& q() const = 0;
+  virtual const std::vector<double>& v() const = 0;
   // The impulse of the last step on constraint k (the interaction's λ(1); 0 before the first).
-  double impulse(int k) const;
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  virtual double impulse(int k) const = 0;
 };
 
 // Siconos's EventDriven simulation with LsodarOSI (ODEPACK's DLSODAR, Adams/BDF with root
@@ -86,39 +82,45 @@ class EventDrivenSimulation {
     // The kernel's event tolerance (EventDriven::setToleranceED): |gap| below it is a contact.
     double contact = 1e-10;
   };
-  EventDrivenSimulation(const LagrangianProblem& problem, const Tolerances& tolerances,
-                        const std::vector<double>& times);
-  ~EventDrivenSimulation();
-  EventDrivenSimulation(const EventDrivenSimulation&) = delete;
-  EventDrivenSimulation& operator=(const EventDrivenSimulation&) = delete;
+  // Made by the plugin siconos_kernel (solvers/plugin.hpp); InputError when it cannot be loaded.
+  static std::unique_ptr<EventDrivenSimulation> create(const LagrangianProblem& problem,
+                                                       const Tolerances& tolerances,
+                                                       const std::vector<double>& times);
+  virtual ~EventDrivenSimulation() = default;
 
-  bool has_next() const;
+  virtual bool has_next() const = 0;
   // Integrates to the next event and processes it (impact and acceleration LCPs, index sets).
-  void advance();
-  double time() const;
+  virtual void advance() = 0;
+  virtual double time() const = 0;
   // The last event was a nonsmooth one (a root of the kernel's functions, or the start in
   // contact).
-  bool nonsmooth() const;
-  const std::vector<double>& q() const;
-  const std::vector<double>& v() const;
+  virtual bool nonsmooth() const = 0;
+  virtual const std::vector<double>& q() const = 0;
+  virtual const std::vector<double>& v() const = 0;
   // The velocity just before the last event (the pre-impact velocity at an impact).
-  const std::vector<double>& v_before() const;
+  virtual const std::vector<double>& v_before() const = 0;
   // Constraint k is closed after the last event (in the kernel's index set 2: its force is
   // computed by the acceleration-level LCP).
-  bool closed(int k) const;
+  virtual bool closed(int k) const = 0;
   // The force of constraint k after the last event (λ(2)), and the impulse of the impact at it
   // (λ(1); 0 without one).
-  double force(int k) const;
-  double impulse(int k) const;
+  virtual double force(int k) const = 0;
+  virtual double impulse(int k) const = 0;
   // The switching functions (LagrangianProblem::switches) that vanished at the last event.
-  const std::vector<int>& switch_roots() const;
+  virtual const std::vector<int>& switch_roots() const = 0;
   // DLSODAR's steps and right-hand-side evaluations, summed over its restarts.
-  long steps() const;
-  long rhs_evaluations() const;
+  virtual long steps() const = 0;
+  virtual long rhs_evaluations() const = 0;
+};
 
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+// The interface of the plugin siconos_kernel (solvers/siconos_bridge.cpp).
+struct SiconosKernelPlugin {
+  std::unique_ptr<MoreauJeanTimeStepping> (*moreau_jean)(const LagrangianProblem& problem,
+                                                         double theta,
+                                                         const std::vector<double>& times);
+  std::unique_ptr<EventDrivenSimulation> (*event_driven)(
+      const LagrangianProblem& problem, const EventDrivenSimulation::Tolerances& tolerances,
+      const std::vector<double>& times);
 };
 
 }  // namespace crbench::siconos

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "crbench/cases/params.hpp"
+#include "crbench/solvers/plugin.hpp"
 
 namespace crbench {
 
@@ -164,5 +165,35 @@ void SiconosCase::set_state(double t, const double* q, const double* v) {
   }
   if (rule_ == Modes::of_state) model_.modes_at(at_, modes_, switching_);
 }
+
+}  // namespace crbench
+
+namespace crbench::siconos {
+namespace {
+
+const SiconosKernelPlugin& kernel_plugin() {
+  static const auto* plugin = static_cast<const SiconosKernelPlugin*>(plugin_interface(
+      "siconos_kernel", linked_model_plugin("siconos_kernel"), "the Siconos kernel's solvers"));
+  return *plugin;
+}
+
+}  // namespace
+
+std::unique_ptr<MoreauJeanTimeStepping> MoreauJeanTimeStepping::create(
+    const LagrangianProblem& problem, double theta, const std::vector<double>& times) {
+  return kernel_plugin().moreau_jean(problem, theta, times);
+}
+
+std::unique_ptr<EventDrivenSimulation> EventDrivenSimulation::create(
+    const LagrangianProblem& problem, const Tolerances& tolerances,
+    const std::vector<double>& times) {
+  return kernel_plugin().event_driven(problem, tolerances, times);
+}
+
+}  // namespace crbench::siconos
+
+namespace crbench {
+
+void require_siconos_kernel() { siconos::kernel_plugin(); }
 
 }  // namespace crbench

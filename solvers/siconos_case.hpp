@@ -25,6 +25,10 @@ namespace crbench {
 // at a time in a process (a study's other points still run beside it on the other threads).
 std::mutex& siconos_mutex();
 
+// Loads the plugin siconos_kernel (solvers/plugin.hpp) if it is not yet: an InputError naming its
+// file when it cannot be, so that a solve fails before its record begins.
+void require_siconos_kernel();
+
 // The status of a run whose kernel call threw `e` at the solver's time t: wall_time_exceeded for
 // SiconosCase::DeadlinePassed, step_failure with the kernel's message otherwise.
 void record_kernel_failure(RunRecord& record, const std::exception& e, double t,

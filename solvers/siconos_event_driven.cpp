@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -66,6 +67,7 @@ std::optional<std::string> SiconosEventDrivenSolver::refusal(const Model& model,
 
 RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings& settings) const {
   require_support(*this, model);
+  require_siconos_kernel();
   if (const auto why = refusal(model, settings)) throw InputError(*why);
   // One Siconos solve at a time (siconos_mutex); the wall time starts once this one may run.
   const std::lock_guard<std::mutex> lock(siconos_mutex());
@@ -98,17 +100,18 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
   times.push_back(settings.t_end + (settings.t_end - t0));
 
   std::optional<SiconosCase> bound;  // the case as the bridge's problem
-  std::optional<siconos::EventDrivenSimulation> simulation;
+  std::unique_ptr<siconos::EventDrivenSimulation> simulation;
   double output_seconds = 0.0;
   long nonsmooth_events = 0, stops = 0;
   if (ended_at_non_finite_start(record, model, x, started)) return record;
   try {
     bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::switched, false);
     bound->set_wall_time_bound(started, settings.max_wall_time);
-    simulation.emplace(bound->problem(),
-                       siconos::EventDrivenSimulation::Tolerances{
-                           .rtol = settings.rtol, .atol = settings.atol, .contact = contact_tol},
-                       times);
+    simulation = siconos::EventDrivenSimulation::create(
+        bound->problem(),
+        siconos::EventDrivenSimulation::Tolerances{
+            .rtol = settings.rtol, .atol = settings.atol, .contact = contact_tol},
+        times);
     Point point;
     Eigen::VectorXd rate_before(m), rate_after(m), force = Eigen::VectorXd::Zero(m),
                                                    impulse = Eigen::VectorXd::Zero(m);

@@ -62,6 +62,7 @@ std::optional<std::string> SiconosMoreauJeanSolver::refusal(const Model& model,
 
 RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
   require_support(*this, model);
+  require_siconos_kernel();
   if (const auto why = refusal(model, settings)) throw InputError(*why);
   // One Siconos solve at a time (siconos_mutex); the wall time starts once this one may run.
   const std::lock_guard<std::mutex> lock(siconos_mutex());
@@ -117,7 +118,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
     bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::of_state,
                   constraints_depend_on_time(model, settings.t_end));
     bound->set_wall_time_bound(started, settings.max_wall_time);
-    siconos::MoreauJeanTimeStepping simulation(bound->problem(), theta, times);
+    const auto simulation = siconos::MoreauJeanTimeStepping::create(bound->problem(), theta, times);
 
     // Episodes as moreau-jean keeps them (its record's episode_definition).
     enum class Episode : char { none, impact, open };
@@ -146,7 +147,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
     }
     emit(x);
     const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
-    while (simulation.has_next()) {
+    while (simulation->has_next()) {
       if (wall_time.exceeded(x.t)) {
         record.status = "wall_time_exceeded";
         record.reason =
@@ -155,10 +156,10 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
         break;
       }
       rates(x, rate_before);
-      simulation.step();
-      State next{.t = simulation.time(),
-                 .q = Eigen::Map<const Eigen::VectorXd>(simulation.q().data(), n),
-                 .v = Eigen::Map<const Eigen::VectorXd>(simulation.v().data(), n)};
+      simulation->step();
+      State next{.t = simulation->time(),
+                 .q = Eigen::Map<const Eigen::VectorXd>(simulation->q().data(), n),
+                 .v = Eigen::Map<const Eigen::VectorXd>(simulation->v().data(), n)};
       if (!next.q.allFinite() || !next.v.allFinite()) {
         record.status = "non_finite";
         record.reason = "non-finite state at t = " + format_number(next.t);
@@ -167,7 +168,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
       const Eigen::VectorXd f_next = rates(next, rate_after);
       last_step = next.t - x.t;
       for (int k = 0; k < m; ++k) {
-        impulse(k) = simulation.impulse(k);
+        impulse(k) = simulation->impulse(k);
         record.constraint_impulse[static_cast<std::size_t>(k)] += impulse(k);
         auto& slot = record.min_constraint[static_cast<std::size_t>(k)];
         slot = std::min(slot, f_next(k));

@@ -67,4 +67,9 @@ CRBENCH_DATA_DIR="$source" "$work/moved/bin/crbench" sweep --sweep "$work/tiny-s
   --out "$work/sweep-data-dir" --jobs 1 > /dev/null
 ls "$work/sweep-data-dir"/*.png > /dev/null 2>&1 ||
   { echo "FAIL: CRBENCH_DATA_DIR did not give the figures script"; exit 1; }
-echo "own_case: the moved install reads its own share/crbench; CRBENCH_DATA_DIR overrides it"
+# Its plugins too: Lemke's LCP (Siconos numerics) comes from the moved lib/crbench.
+LD_DEBUG=files "$work/moved/bin/crbench" run --case ball-chain --set n=20 --solver moreau-jean \
+  --lcp lemke > "$work/plugin-moved.txt" 2> "$work/plugin-moved.log"
+grep -q "$work/moved/lib/crbench/libcrbench_siconos_numerics.so" "$work/plugin-moved.log" ||
+  { echo "FAIL: the moved install did not load its own plugin"; exit 1; }
+echo "own_case: the moved install reads its own share/crbench and lib/crbench; CRBENCH_DATA_DIR overrides it"

@@ -1,0 +1,59 @@
+// The plugin siconos_numerics (solvers/lcp_siconos.hpp): the only code that calls Siconos
+// numerics, a C library.
+#include "crbench/solvers/lcp_siconos.hpp"
+
+#include <cstdlib>
+#include <memory>
+
+#include "crbench/solvers/plugin.hpp"
+
+extern "C" {
+#include <LCP_Solvers.h>
+#include <LinearComplementarityProblem.h>
+#include <NumericsMatrix.h>
+#include <SolverOptions.h>
+#include <lcp_cst.h>
+}
+
+namespace crbench {
+namespace {
+
+// The problem's matrix is copied into a dense NumericsMatrix (column-major, as Eigen's), z is the
+// unknown x.
+int solve(const Eigen::MatrixXd& M, const Eigen::VectorXd& b, bool lemke, int max_iterations,
+          double tolerance, Eigen::VectorXd& x, Eigen::VectorXd& w, int& iterations) {
+  const int m = static_cast<int>(b.size());
+  const auto delete_matrix = [](NumericsMatrix* matrix) { NM_free(matrix); };
+  const std::unique_ptr<NumericsMatrix, decltype(delete_matrix)> matrix(NM_create(NM_DENSE, m, m),
+                                                                        delete_matrix);
+  std::copy(M.data(), M.data() + M.size(), matrix->matrix0);
+  Eigen::VectorXd q = b;
+  LinearComplementarityProblem problem{m, matrix.get(), q.data()};
+  // Siconos 4.4's solver_options_delete frees what the options hold but not the options
+  // themselves (120 bytes a call, found by LeakSanitizer).
+  const auto delete_options = [](SolverOptions* o) {
+    solver_options_delete(o);
+    std::free(o);
+  };
+  const std::unique_ptr<SolverOptions, decltype(delete_options)> solver(
+      solver_options_create(lemke ? SICONOS_LCP_LEMKE : SICONOS_LCP_PGS), delete_options);
+  solver->iparam[SICONOS_IPARAM_MAX_ITER] = max_iterations;
+  if (!lemke) solver->dparam[SICONOS_DPARAM_TOL] = tolerance;
+  x = Eigen::VectorXd::Zero(m);
+  w = Eigen::VectorXd::Zero(m);
+  int info = 0;
+  if (lemke) {
+    lcp_lexicolemke(&problem, x.data(), w.data(), &info, solver.get());
+  } else {
+    lcp_pgs(&problem, x.data(), w.data(), &info, solver.get());
+  }
+  iterations = solver->iparam[SICONOS_IPARAM_ITER_DONE];
+  return info;
+}
+
+const SiconosLcpPlugin kPlugin{.solve = solve};
+
+}  // namespace
+}  // namespace crbench
+
+CRBENCH_PLUGIN_ENTRY(siconos_numerics) { return &crbench::kPlugin; }

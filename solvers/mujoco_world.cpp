@@ -1,0 +1,414 @@
+// The plugin mujoco (solvers/plugin.hpp): the solver mujoco's world on MuJoCo, the only code that
+// calls its library (solvers/mujoco_solver.hpp).
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "crbench/cases/params.hpp"
+#include "crbench/solvers/mujoco_solver.hpp"
+#include "crbench/solvers/plugin.hpp"
+
+namespace crbench {
+
+namespace {
+
+// MuJoCo's default solref timeconst (MuJoCo 2.2.2, XML reference: solref).
+constexpr double kDefaultTimeconst = 0.02;
+
+// MuJoCo reports errors through a global handler that by default prints and exits the process;
+// crbench's throws, so that a failing step ends its record instead. Warnings (which by default go
+// to stdout and to MUJOCO_LOG.TXT in the working directory) are counted in mjData::warning and
+// read from there; their text is kept per thread for the reason of a failed step.
+thread_local std::string last_warning;
+void throw_mujoco_error(const char* message) {
+  throw std::runtime_error(std::string("MuJoCo: ") + message);
+}
+void keep_mujoco_warning(const char* message) { last_warning = message; }
+
+void install_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mju_user_error = throw_mujoco_error;
+    mju_user_warning = keep_mujoco_warning;
+  });
+}
+
+// MuJoCo's passive-force callback is global: it forwards to the world stepping on this thread
+// (the case's force at a Runge–Kutta stage), and does nothing for any other mjData.
+class MujocoWorld;
+thread_local MujocoWorld* stepping_world = nullptr;
+void stage_force_callback(const mjModel* m, mjData* d);
+void install_stage_force_callback() {
+  static std::once_flag once;
+  std::call_once(once, [] { mjcb_passive = stage_force_callback; });
+}
+
+// MuJoCo's XML parser and compiler keep state that is not documented as thread-safe.
+std::mutex& loader_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+struct ModelDeleter {
+  void operator()(mjModel* m) const { mj_deleteModel(m); }
+};
+struct DataDeleter {
+  void operator()(mjData* d) const { mj_deleteData(d); }
+};
+
+std::string num(double value) { return format_number(value); }
+
+// The largest amplification |R(hλ)| of the classical Runge–Kutta method, R(z) = 1 + z + z²/2 +
+// z³/6 + z⁴/24, over the roots λ of λ² + b λ + k (the contact's f̈ = −b ḟ − k f).
+double runge_kutta_growth(double h, double b, double k) {
+  const std::complex<double> root = std::sqrt(std::complex<double>(b * b - 4.0 * k, 0.0));
+  double worst = 0.0;
+  for (const std::complex<double> lambda : {0.5 * (-b + root), 0.5 * (-b - root)}) {
+    const std::complex<double> z = h * lambda;
+    worst = std::max(worst, std::abs(1.0 + z * (1.0 + z * (0.5 + z * (1.0 / 6.0 + z / 24.0)))));
+  }
+  return worst;
+}
+
+// J M⁻¹ Jᵀ of a contact: the inverse masses of its spheres (the normal passes through the
+// centres, so rotation does not enter).
+double contact_inverse_mass(const EngineScene& scene, const EngineContact& c) {
+  double inverse = 1.0 / scene.bodies[static_cast<std::size_t>(c.a)].mass;
+  if (c.b >= 0) inverse += 1.0 / scene.bodies[static_cast<std::size_t>(c.b)].mass;
+  return inverse;
+}
+
+class MujocoWorld final : public EngineWorld {
+ public:
+  MujocoWorld(const EngineScene& scene, const State& x0, const EngineContactLaw& law, double h,
+              const RunSettings& settings, ParamValues& tolerances, std::string& contact_model)
+      : scene_(scene), n_(static_cast<int>(x0.q.size())) {
+    install_handlers();
+    const ParamValues& p = settings.solver_params;
+    const std::string& integrator = settings.solver_choices.at("integrator");
+    const bool implicit = integrator == "implicit";
+    runge_kutta_ = integrator == "rk4";
+    if (runge_kutta_) install_stage_force_callback();
+    const bool refsafe = settings.solver_choices.at("refsafe") == "on";
+    const double impedance = law.engine_default ? 0.0 : p.at("impedance");
+    // The contact's reference in MuJoCo's direct form (negative solref): k and b in units of
+    // acceleration (MuJoCo's mj_makeImpedance divides them by dmax² and dmax, and the solver
+    // multiplies the stiffness term by the impedance d, so with dmin = dmax = d the pushing
+    // contact has f̈ = (1 − w)·a₀ − (b ḟ + k f)/(d + (1 − d) c), w = d/(d + (1 − d) c), c the
+    // ratio of MuJoCo's diagonal approximation to J M⁻¹ Jᵀ: 2/3 for a sphere's contact, 1 for a
+    // tendon; docs/engines.md).
+    std::string xml;
+    xml.append("<mujoco model=\"crbench\">\n");
+    xml.append("  <compiler angle=\"radian\" inertiafromgeom=\"false\"/>\n");
+    xml.append("  <option timestep=\"" + num(h) + "\" gravity=\"0 0 0\" integrator=\"" +
+               (implicit ? std::string("implicit") : std::string(runge_kutta_ ? "RK4" : "Euler")) +
+               "\">\n");
+    xml.append(std::string("    <flag refsafe=\"") + (refsafe ? "enable" : "disable") +
+               "\" warmstart=\"enable\"/>\n");
+    xml.append("  </option>\n");
+    const std::size_t pairs = scene.contacts.size();
+    xml.append("  <size nconmax=\"" + std::to_string(pairs + 1) + "\" njmax=\"" +
+               std::to_string(2 * pairs + 2) + "\"/>\n");
+    xml.append("  <worldbody>\n");
+    bool has_plane = false;
+    for (const EngineContact& c : scene.contacts) has_plane = has_plane || c.b < 0;
+    if (has_plane) {
+      xml.append("    <geom name=\"ground\" type=\"plane\" size=\"0 0 1\" pos=\"0 0 " +
+                 num(scene.plane_height) + "\" contype=\"0\" conaffinity=\"0\"/>\n");
+    }
+    // Joints in the order of the case's coordinates they carry, body by body; dof_of_[i] is the
+    // MuJoCo dof of case coordinate i.
+    dof_of_.assign(static_cast<std::size_t>(n_), -1);
+    // A body held by a tendon from the origin starts where it is (its slide joints measure the
+    // displacement from there): at the origin, MuJoCo's reference configuration, the tendon would
+    // have no direction and its invweight0 no value.
+    const bool tendons = scene.has_tendons();
+    offset_ = Eigen::VectorXd::Zero(n_);
+    stage_p_.resize(n_);
+    stage_u_.resize(n_);
+    if (tendons) {
+      xml.append("    <site name=\"origin\" pos=\"0 0 0\"/>\n");
+      for (const EngineBody& body : scene.bodies) {
+        if (body.x >= 0) offset_(body.x) = x0.q(body.x);
+        if (body.z >= 0) offset_(body.z) = x0.q(body.z);
+      }
+    }
+    int dof = 0;
+    for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
+      const EngineBody& body = scene.bodies[b];
+      const std::string id = std::to_string(b);
+      xml.append("    <body name=\"body" + id + "\" pos=\"" +
+                 num(body.x < 0 ? 0.0 : offset_(body.x)) + " 0 " +
+                 num(body.z < 0 ? 0.0 : offset_(body.z)) + "\">\n");
+      if (tendons) xml.append("      <site name=\"site" + id + "\" pos=\"0 0 0\"/>\n");
+      const auto joint = [&](int coordinate, const char* type, const char* axis) {
+        if (coordinate < 0) return;
+        xml.append(std::string("      <joint type=\"") + type + "\" axis=\"" + axis +
+                   "\" limited=\"false\" damping=\"0\" armature=\"0\" stiffness=\"0\"/>\n");
+        dof_of_[static_cast<std::size_t>(coordinate)] = dof++;
+      };
+      joint(body.x, "slide", "1 0 0");
+      joint(body.z, "slide", "0 0 1");
+      joint(body.rotation, "hinge", "0 1 0");
+      const std::string I = num(body.rotational_inertia);
+      xml.append("      <inertial pos=\"0 0 0\" mass=\"" + num(body.mass) + "\" diaginertia=\"" +
+                 I + " " + I + " " + I + "\"/>\n");
+      xml.append("      <geom name=\"sphere" + id + "\" type=\"sphere\" size=\"" +
+                 num(body.radius) + "\" contype=\"0\" conaffinity=\"0\"/>\n");
+      xml.append("    </body>\n");
+    }
+    xml.append("  </worldbody>\n");
+    double worst_stability = 0.0;
+    // The mapped reference and impedance of a contact or tendon limit (direct solref: k and b in
+    // units of acceleration), or nothing for MuJoCo's default.
+    const auto softness = [&](const EngineContact& c, const char* solref, const char* solimp) {
+      if (law.engine_default) return std::string();
+      const double inverse_mass = contact_inverse_mass(scene, c);
+      const double k = law.stiffness * inverse_mass, b = law.damping * inverse_mass;
+      // Semi-implicit Euler with the contact's force taken at the step's start is stable for
+      // h b + h² k / 2 < 2 (the damped oscillator f̈ = −b ḟ − k f); Runge–Kutta where its
+      // amplification |R(hλ)| ≤ 1 at both roots λ of λ² + b λ + k (expressed on the same scale:
+      // 2 at the bound).
+      worst_stability = std::max(worst_stability, runge_kutta_ ? 2.0 * runge_kutta_growth(h, b, k)
+                                                               : h * b + 0.5 * h * h * k);
+      return std::string(" ") + solref + "=\"" + num(-k) + " " + num(-b) + "\" " + solimp + "=\"" +
+             num(impedance) + " " + num(impedance) + " 0.001 0.5 2\"";
+    };
+    if (tendons) {
+      // One spatial tendon per tendon contact, from the origin to the body's centre, limited to
+      // [length, ∞) (a rod) or [0, length] (a string).
+      xml.append("  <tendon>\n");
+      for (std::size_t k = 0; k < scene.contacts.size(); ++k) {
+        const EngineContact& c = scene.contacts[k];
+        if (c.tendon == 0) continue;
+        const double lower = c.tendon > 0 ? c.length : 0.0;
+        const double upper = c.tendon > 0 ? 1e6 * (1.0 + c.length) : c.length;
+        xml.append("    <spatial limited=\"true\" range=\"" + num(lower) + " " + num(upper) + "\"" +
+                   softness(c, "solreflimit", "solimplimit") +
+                   ">\n      <site site=\"origin\"/>\n      <site site=\"site" +
+                   std::to_string(c.a) + "\"/>\n    </spatial>\n");
+        tendon_contact_.push_back(static_cast<int>(k));
+      }
+      xml.append("  </tendon>\n");
+    }
+    xml.append("  <contact>\n");
+    for (const EngineContact& c : scene.contacts) {
+      if (c.tendon != 0) continue;
+      const std::string g1 = c.b < 0 ? std::string("ground") : "sphere" + std::to_string(c.b);
+      const std::string g2 = "sphere" + std::to_string(c.a);
+      xml.append("    <pair geom1=\"" + g1 + "\" geom2=\"" + g2 + "\" condim=\"1\"" +
+                 softness(c, "solref", "solimp") + "/>\n");
+    }
+    xml.append("  </contact>\n</mujoco>\n");
+    if (runge_kutta_ && worst_stability > 2.0) {
+      warnings_.push_back(
+          "MuJoCo's Runge-Kutta step amplifies the contact's oscillation f'' = -b f' - k f (b, k "
+          "the mass-normalized damping and stiffness) by " +
+          num(0.5 * worst_stability) +
+          " > 1 a step: it is past the method's stability bound; take a smaller h");
+    } else if (!runge_kutta_ && worst_stability >= 2.0) {
+      warnings_.push_back(
+          "MuJoCo takes the contact force at the step's start (explicit): h b + h^2 k / 2 = " +
+          num(worst_stability) +
+          " >= 2 (b, k the mass-normalized damping and stiffness) is past the stability bound of "
+          "the step; take h < " +
+          num(h * 2.0 / worst_stability) + " or so");
+    }
+
+    {
+      const std::lock_guard<std::mutex> lock(loader_mutex());
+      auto vfs = std::make_unique<mjVFS>();
+      mj_defaultVFS(vfs.get());
+      const char* file = "crbench.xml";
+      if (mj_makeEmptyFileVFS(vfs.get(), file, static_cast<int>(xml.size())) != 0) {
+        throw std::runtime_error("MuJoCo's virtual file system refused the model");
+      }
+      const int index = mj_findFileVFS(vfs.get(), file);
+      std::memcpy(vfs->filedata[index], xml.data(), xml.size());
+      char error[1000] = "";
+      model_.reset(mj_loadXML(file, vfs.get(), error, sizeof error));
+      mj_deleteVFS(vfs.get());
+      if (!model_) throw std::runtime_error(std::string("MuJoCo did not load the scene: ") + error);
+    }
+    data_.reset(mj_makeData(model_.get()));
+    if (!data_) throw std::runtime_error("MuJoCo could not allocate its data");
+    for (int i = 0; i < n_; ++i) {
+      const int d = dof_of_[static_cast<std::size_t>(i)];
+      // Every joint is a slide or a hinge: one qpos and one dof each, in the same order.
+      data_->qpos[d] = x0.q(i) - offset_(i);
+      data_->qvel[d] = x0.v(i);
+    }
+    for (int w = 0; w < mjNWARNING; ++w) warning_counts_[w] = 0;
+
+    tolerances["solver_tolerance"] = model_->opt.tolerance;
+    tolerances["solver_iterations"] = model_->opt.iterations;
+    if (law.engine_default) {
+      const double timeconst = refsafe ? std::max(kDefaultTimeconst, 2.0 * h) : kDefaultTimeconst;
+      tolerances["timeconst"] = timeconst;
+      contact_model =
+          "MuJoCo's default contact: solref (timeconst, dampratio) = (0.02, 1)" +
+          std::string(refsafe ? " with timeconst raised to 2h where larger (refsafe), " : ", ") +
+          "solimp (0.9, 0.95, 0.001, 0.5, 2): while it pushes f'' = (1 - d) a0 + d aref, aref = "
+          "-(2/(dmax timeconst)) f' - d f/(dmax timeconst dampratio)^2, d from 0.9 at f = 0 to "
+          "0.95 at |f| >= 0.001";
+    } else {
+      tolerances["impedance"] = impedance;
+      contact_model =
+          "direct reference solref = (-k, -b), k = gamma N J M^-1 J^T, b = beta N J M^-1 J^T, "
+          "solimp (d, d, 0.001, 0.5, 2) with d = impedance: while it pushes f'' = (1 - w) a0 - "
+          "(b f' + k f)/(d + (1 - d) c), w = d/(d + (1 - d) c), c = MuJoCo's diagonal "
+          "approximation / J M^-1 J^T (2/3 for a sphere's contact, 1 for a tendon) (the "
+          "realization's: f'' = a0 - b f' - k f)";
+    }
+    contact_model += std::string("; ") +
+                     (implicit ? "implicit"
+                               : (runge_kutta_ ? "Runge-Kutta 4 (the case's force at each stage)"
+                                               : "semi-implicit Euler")) +
+                     " integrator, frictionless contact pairs (condim 1)";
+  }
+
+  void step(double t, const Eigen::VectorXd& force, double h) override {
+    model_->opt.timestep = h;
+    // The stages' times are t + c h from the step's start, not MuJoCo's running sum of steps.
+    data_->time = t;
+    if (runge_kutta_) {
+      // The force is the passive callback's, evaluated at each of the four stages.
+      stepping_world = this;
+      try {
+        mj_step(model_.get(), data_.get());
+      } catch (...) {
+        stepping_world = nullptr;
+        throw;
+      }
+      stepping_world = nullptr;
+      return;
+    }
+    for (int i = 0; i < n_; ++i)
+      data_->qfrc_applied[dof_of_[static_cast<std::size_t>(i)]] = force(i);
+    mj_step(model_.get(), data_.get());
+  }
+
+  void use_stage_force(StageForce stage_force) override { stage_force_ = std::move(stage_force); }
+
+  int force_evaluations_per_step() const override { return runge_kutta_ ? 4 : 1; }
+
+  // The case's force at the stage MuJoCo is evaluating, added to its passive force.
+  void add_stage_force(const mjData* d) {
+    for (int i = 0; i < n_; ++i) {
+      const int k = dof_of_[static_cast<std::size_t>(i)];
+      stage_p_(i) = d->qpos[k] + offset_(i);
+      stage_u_(i) = d->qvel[k];
+    }
+    stage_force_(d->time, stage_p_, stage_u_, stage_generalized_force_);
+    for (int i = 0; i < n_; ++i)
+      data_->qfrc_passive[dof_of_[static_cast<std::size_t>(i)]] += stage_generalized_force_(i);
+  }
+
+  const mjData* data() const { return data_.get(); }
+
+  void state(Eigen::VectorXd& q, Eigen::VectorXd& v) const override {
+    q.resize(n_);
+    v.resize(n_);
+    for (int i = 0; i < n_; ++i) {
+      const int d = dof_of_[static_cast<std::size_t>(i)];
+      q(i) = data_->qpos[d] + offset_(i);
+      v(i) = data_->qvel[d];
+    }
+  }
+
+  void contact_impulses(Eigen::VectorXd& out) const override {
+    out = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(scene_.contacts.size()));
+    // mj_step computes the forces at the step's start and holds them over the step.
+    for (int i = 0; i < data_->ncon; ++i) {
+      const mjContact& c = data_->contact[i];
+      if (c.efc_address < 0) continue;
+      const int index = pair_index(c.geom1, c.geom2);
+      if (index >= 0) out(index) += data_->efc_force[c.efc_address] * model_->opt.timestep;
+    }
+    for (int r = 0; r < data_->nefc; ++r) {
+      if (data_->efc_type[r] != mjCNSTR_LIMIT_TENDON) continue;
+      const int tendon = data_->efc_id[r];
+      out(tendon_contact_[static_cast<std::size_t>(tendon)]) +=
+          data_->efc_force[r] * model_->opt.timestep;
+    }
+  }
+
+  std::optional<std::string> step_failure() const override {
+    for (const mjtWarning w :
+         {mjWARN_BADQACC, mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_CNSTRFULL, mjWARN_CONTACTFULL}) {
+      if (data_->warning[w].number > warning_counts_[w]) {
+        return "MuJoCo warned (" + last_warning +
+               (w == mjWARN_BADQACC || w == mjWARN_BADQPOS || w == mjWARN_BADQVEL
+                    ? "; it then resets its state, so the motion is lost)"
+                    : ")");
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::vector<std::string> warnings() const override { return warnings_; }
+
+  void add_diagnostics(nlohmann::ordered_json& diagnostics) const override {
+    diagnostics["solver_iterations_last_step"] = data_->solver_iter;
+  }
+
+ private:
+  // The scene contact of a MuJoCo contact between two geoms: geom 0 is the ground plane when the
+  // scene has one, then one sphere per body.
+  int pair_index(int g1, int g2) const {
+    const int offset = model_->ngeom - static_cast<int>(scene_.bodies.size());
+    // The bodies of the two geoms, −1 for the ground; MuJoCo may report a pair in either order.
+    const int first = std::max(-1, g1 - offset), second = std::max(-1, g2 - offset);
+    for (std::size_t k = 0; k < scene_.contacts.size(); ++k) {
+      const EngineContact& c = scene_.contacts[k];
+      if ((c.a == first && c.b == second) || (c.a == second && c.b == first)) {
+        return static_cast<int>(k);
+      }
+    }
+    return -1;
+  }
+
+  const EngineScene& scene_;
+  int n_;
+  std::vector<int> dof_of_;
+  Eigen::VectorXd offset_;           // the engine coordinate at each joint's zero
+  std::vector<int> tendon_contact_;  // the scene contact of each MuJoCo tendon
+  bool runge_kutta_ = false;
+  StageForce stage_force_;
+  Eigen::VectorXd stage_p_, stage_u_, stage_generalized_force_;
+  std::unique_ptr<mjModel, ModelDeleter> model_;
+  std::unique_ptr<mjData, DataDeleter> data_;
+  int warning_counts_[mjNWARNING] = {};
+  std::vector<std::string> warnings_;
+};
+
+void stage_force_callback(const mjModel* /*m*/, mjData* d) {
+  if (stepping_world != nullptr && stepping_world->data() == d) stepping_world->add_stage_force(d);
+}
+
+std::string version() { return std::string("MuJoCo ") + mj_versionString(); }
+
+std::unique_ptr<EngineWorld> make_world(const EngineScene& scene, const State& x0,
+                                        const EngineContactLaw& law, double h,
+                                        const RunSettings& settings, ParamValues& tolerances,
+                                        std::string& contact_model) {
+  return std::make_unique<MujocoWorld>(scene, x0, law, h, settings, tolerances, contact_model);
+}
+
+const EnginePlugin kPlugin{.version = version, .make_world = make_world};
+
+}  // namespace
+
+}  // namespace crbench
+
+CRBENCH_PLUGIN_ENTRY(mujoco) { return &crbench::kPlugin; }

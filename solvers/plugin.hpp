@@ -1,0 +1,40 @@
+// Back-ends whose libraries are loaded only by the commands that use them. The crbench program
+// links none of the Siconos numerics and kernel, MuJoCo, ODE, Bullet or MPI libraries: loading
+// all of them (44 libraries, 32 000 symbol relocations, OpenBLAS's thread pool) costs a process
+// about 11 ms before main, against 0.07 ms for an event-driven solve of dk-plane
+// (docs/internals.md). Each back-end is a plugin, libcrbench_<name>.so, loaded at the first call
+// that needs it.
+//
+// Other programs (the tests, the Python module, crbench_perf, a program built on the installed
+// crbench::model) link the back-ends in instead: the archive's linked_model_plugin and
+// linked_bench_plugin return their entries, and the crbench program replaces those two functions
+// by ones that return nothing (bench/plugins_loaded.cpp), so that the archive members holding the
+// back-ends, and with them their libraries, are left out of it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+// The entry of a plugin: its interface table (a struct of function pointers declared by the code
+// that uses it), as `extern "C" const void* crbench_plugin_<name>()`.
+#define CRBENCH_PLUGIN_ENTRY(name) extern "C" const void* crbench_plugin_##name()
+
+namespace crbench {
+
+// The entry of a back-end linked into this program, or nullptr where it is to be loaded. Names:
+// siconos_numerics, siconos_kernel, mujoco, ode, bullet (crbench::model), mpi (crbench::bench).
+const void* linked_model_plugin(const std::string& name);
+const void* linked_bench_plugin(const std::string& name);
+
+// `linked` when it is not null, otherwise the interface of libcrbench_<name>.so, loaded once per
+// process from the first of plugin_folders() that has it. InputError naming the file, the folders
+// searched and the loader's reason when it cannot be loaded (the command then exits with status
+// 2); `what` says who needs it ("solver mujoco").
+const void* plugin_interface(const std::string& name, const void* linked, const std::string& what);
+
+// Where plugins are looked for: $CRBENCH_PLUGIN_DIR alone when it is set; otherwise the installed
+// plugin folder relative to the program (lib/crbench beside its bin, however the prefix was moved),
+// then the build tree's plugin folder.
+std::vector<std::string> plugin_folders();
+
+}  // namespace crbench
