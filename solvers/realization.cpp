@@ -1136,9 +1136,9 @@ RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settin
       alpha == 0.0 && gamma > 0.0 && beta * beta * std::max(1.0, N) < 4.0 * gamma;
   Options options{
       .N = N,
-      .medium = {.mass = p.at("alpha") * N,
-                 .damping = p.at("beta") * N,
-                 .stiffness = p.at("gamma") * N,
+      .medium = {.mass = alpha * N,
+                 .damping = beta * N,
+                 .stiffness = gamma * N,
                  .obstacle = settings.solver_choices.at("interaction") == "obstacle"},
       .slip_damping = p.at("slip_beta") * N,
       .event_time_tol = p.at("event_time_tol"),

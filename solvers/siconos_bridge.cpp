@@ -323,7 +323,7 @@ class KernelTimeStepping final : public MoreauJeanTimeStepping {
  public:
   KernelTimeStepping(const LagrangianProblem& problem, double theta,
                      const std::vector<double>& times);
-  ~KernelTimeStepping() override;
+  ~KernelTimeStepping() override = default;
   KernelTimeStepping(const KernelTimeStepping&) = delete;
   KernelTimeStepping& operator=(const KernelTimeStepping&) = delete;
   bool has_next() const override;
@@ -334,15 +334,23 @@ class KernelTimeStepping final : public MoreauJeanTimeStepping {
   double impulse(int k) const override;
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  // The kernel's objects of this run and what was last read from them.
+  struct Run {
+    LagrangianProblem problem;
+    std::shared_ptr<CallbackSystem> system;
+    std::vector<SP::Interaction> interactions;
+    SP::TimeStepping simulation;
+    std::vector<double> q, v, impulses;
+    double time = 0.0, final_time = 0.0;
+  };
+  Run run_;
 };
 
 class KernelEventDriven final : public EventDrivenSimulation {
  public:
   KernelEventDriven(const LagrangianProblem& problem, const Tolerances& tolerances,
                     const std::vector<double>& times);
-  ~KernelEventDriven() override;
+  ~KernelEventDriven() override = default;
   KernelEventDriven(const KernelEventDriven&) = delete;
   KernelEventDriven& operator=(const KernelEventDriven&) = delete;
   bool has_next() const override;
@@ -360,24 +368,51 @@ class KernelEventDriven final : public EventDrivenSimulation {
   long rhs_evaluations() const override;
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
+  // The kernel's objects of this run and what was last read from them.
+  struct Run {
+    LagrangianProblem problem;
+    std::shared_ptr<CallbackSystem> system;
+    std::vector<SP::Interaction> interactions;
+    SP::NonSmoothDynamicalSystem nsds;
+    std::shared_ptr<LsodarOSI> integrator;
+    std::shared_ptr<SwitchingEventDriven> simulation;
+    std::vector<double> q, v, v_before, forces, impulses;
+    std::vector<int> switch_roots;
+    std::vector<char> closed;
+    double time = 0.0, final_time = 0.0;
+    bool nonsmooth = false;
+    // DLSODAR's counters restart with it (after each nonsmooth event): the totals of the finished
+    // runs, and the last values seen in the current one.
+    long steps_done = 0, evaluations_done = 0, steps_now = 0, evaluations_now = 0;
 
-struct KernelTimeStepping::Impl {
-  LagrangianProblem problem;
-  std::shared_ptr<CallbackSystem> system;
-  std::vector<SP::Interaction> interactions;
-  SP::TimeStepping simulation;
-  std::vector<double> q, v, impulses;
-  double time = 0.0, final_time = 0.0;
+    void read_state() {
+      copy_from(*system->q(), q);
+      copy_from(*system->velocity(), v);
+      const auto closed_set = nsds->topology()->indexSet(2);
+      for (std::size_t k = 0; k < interactions.size(); ++k) {
+        closed[k] = closed_set->is_vertex(interactions[k]) ? 1 : 0;
+        forces[k] = first_value(interactions[k]->lambda(2));
+        impulses[k] = first_value(interactions[k]->lambda(1));
+      }
+    }
+    void read_counters() {
+      const auto iwork = integrator->getIwork();
+      const long steps = iwork[10], evaluations = iwork[11];
+      if (steps < steps_now || evaluations < evaluations_now) {
+        steps_done += steps_now;
+        evaluations_done += evaluations_now;
+      }
+      steps_now = steps;
+      evaluations_now = evaluations;
+    }
+  };
+  Run run_;
 };
 
 KernelTimeStepping::KernelTimeStepping(const LagrangianProblem& problem, double theta,
-                                       const std::vector<double>& times)
-    : impl_(std::make_unique<Impl>()) {
+                                       const std::vector<double>& times) {
   translated([&] {
-    Impl& s = *impl_;
+    Run& s = run_;
     s.problem = problem;
     SystemWithInteractions built(s.problem);
     s.system = built.system;
@@ -404,17 +439,14 @@ KernelTimeStepping::KernelTimeStepping(const LagrangianProblem& problem, double 
   });
 }
 
-KernelTimeStepping::~KernelTimeStepping() = default;
-
 bool KernelTimeStepping::has_next() const {
   // The last time ends the run: past it, a discretisation given by its times has no next one.
-  return translated(
-      [&] { return impl_->time < impl_->final_time && impl_->simulation->hasNextEvent(); });
+  return translated([&] { return run_.time < run_.final_time && run_.simulation->hasNextEvent(); });
 }
 
 void KernelTimeStepping::step() {
   translated([&] {
-    Impl& s = *impl_;
+    Run& s = run_;
     s.simulation->computeOneStep();
     s.time = s.simulation->nextTime();
     copy_from(*s.system->q(), s.q);
@@ -433,59 +465,20 @@ void KernelTimeStepping::step() {
   });
 }
 
-double KernelTimeStepping::time() const { return impl_->time; }
-const std::vector<double>& KernelTimeStepping::q() const { return impl_->q; }
-const std::vector<double>& KernelTimeStepping::v() const { return impl_->v; }
+double KernelTimeStepping::time() const { return run_.time; }
+const std::vector<double>& KernelTimeStepping::q() const { return run_.q; }
+const std::vector<double>& KernelTimeStepping::v() const { return run_.v; }
 
 double KernelTimeStepping::impulse(int k) const {
-  const auto& impulses = impl_->impulses;
+  const auto& impulses = run_.impulses;
   return static_cast<std::size_t>(k) < impulses.size() ? impulses[static_cast<std::size_t>(k)]
                                                        : 0.0;
 }
 
-struct KernelEventDriven::Impl {
-  LagrangianProblem problem;
-  std::shared_ptr<CallbackSystem> system;
-  std::vector<SP::Interaction> interactions;
-  SP::NonSmoothDynamicalSystem nsds;
-  std::shared_ptr<LsodarOSI> integrator;
-  std::shared_ptr<SwitchingEventDriven> simulation;
-  std::vector<double> q, v, v_before, forces, impulses;
-  std::vector<int> switch_roots;
-  std::vector<char> closed;
-  double time = 0.0, final_time = 0.0;
-  bool nonsmooth = false;
-  // DLSODAR's counters restart with it (after each nonsmooth event): the totals of the finished
-  // runs, and the last values seen in the current one.
-  long steps_done = 0, evaluations_done = 0, steps_now = 0, evaluations_now = 0;
-
-  void read_state() {
-    copy_from(*system->q(), q);
-    copy_from(*system->velocity(), v);
-    const auto closed_set = nsds->topology()->indexSet(2);
-    for (std::size_t k = 0; k < interactions.size(); ++k) {
-      closed[k] = closed_set->is_vertex(interactions[k]) ? 1 : 0;
-      forces[k] = first_value(interactions[k]->lambda(2));
-      impulses[k] = first_value(interactions[k]->lambda(1));
-    }
-  }
-  void read_counters() {
-    const auto iwork = integrator->getIwork();
-    const long steps = iwork[10], evaluations = iwork[11];
-    if (steps < steps_now || evaluations < evaluations_now) {
-      steps_done += steps_now;
-      evaluations_done += evaluations_now;
-    }
-    steps_now = steps;
-    evaluations_now = evaluations;
-  }
-};
-
 KernelEventDriven::KernelEventDriven(const LagrangianProblem& problem, const Tolerances& tolerances,
-                                     const std::vector<double>& times)
-    : impl_(std::make_unique<Impl>()) {
+                                     const std::vector<double>& times) {
   translated([&] {
-    Impl& s = *impl_;
+    Run& s = run_;
     if (std::any_of(problem.bilateral.begin(), problem.bilateral.end(), [](char b) { return b; })) {
       throw std::invalid_argument("EventDrivenSimulation: bilateral constraints");
     }
@@ -539,16 +532,13 @@ KernelEventDriven::KernelEventDriven(const LagrangianProblem& problem, const Tol
   });
 }
 
-KernelEventDriven::~KernelEventDriven() = default;
-
 bool KernelEventDriven::has_next() const {
-  return translated(
-      [&] { return impl_->time < impl_->final_time && impl_->simulation->hasNextEvent(); });
+  return translated([&] { return run_.time < run_.final_time && run_.simulation->hasNextEvent(); });
 }
 
 void KernelEventDriven::advance() {
   translated([&] {
-    Impl& s = *impl_;
+    Run& s = run_;
     s.simulation->advanceToEvent();
     s.read_counters();
     copy_from(*s.system->velocity(), s.v_before);
@@ -576,24 +566,22 @@ void KernelEventDriven::advance() {
   });
 }
 
-double KernelEventDriven::time() const { return impl_->time; }
-bool KernelEventDriven::nonsmooth() const { return impl_->nonsmooth; }
-const std::vector<double>& KernelEventDriven::q() const { return impl_->q; }
-const std::vector<double>& KernelEventDriven::v() const { return impl_->v; }
-const std::vector<double>& KernelEventDriven::v_before() const { return impl_->v_before; }
-const std::vector<int>& KernelEventDriven::switch_roots() const { return impl_->switch_roots; }
+double KernelEventDriven::time() const { return run_.time; }
+bool KernelEventDriven::nonsmooth() const { return run_.nonsmooth; }
+const std::vector<double>& KernelEventDriven::q() const { return run_.q; }
+const std::vector<double>& KernelEventDriven::v() const { return run_.v; }
+const std::vector<double>& KernelEventDriven::v_before() const { return run_.v_before; }
+const std::vector<int>& KernelEventDriven::switch_roots() const { return run_.switch_roots; }
 bool KernelEventDriven::closed(int k) const {
-  return impl_->closed.at(static_cast<std::size_t>(k)) != 0;
+  return run_.closed.at(static_cast<std::size_t>(k)) != 0;
 }
-double KernelEventDriven::force(int k) const {
-  return impl_->forces.at(static_cast<std::size_t>(k));
-}
+double KernelEventDriven::force(int k) const { return run_.forces.at(static_cast<std::size_t>(k)); }
 double KernelEventDriven::impulse(int k) const {
-  return impl_->impulses.at(static_cast<std::size_t>(k));
+  return run_.impulses.at(static_cast<std::size_t>(k));
 }
-long KernelEventDriven::steps() const { return impl_->steps_done + impl_->steps_now; }
+long KernelEventDriven::steps() const { return run_.steps_done + run_.steps_now; }
 long KernelEventDriven::rhs_evaluations() const {
-  return impl_->evaluations_done + impl_->evaluations_now;
+  return run_.evaluations_done + run_.evaluations_now;
 }
 
 namespace {
