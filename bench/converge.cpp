@@ -33,9 +33,6 @@ using ojson = nlohmann::ordered_json;
 
 constexpr int kTrajectorySamples = 4001;
 
-ojson number_or_null(std::optional<double> x) {
-  return x && std::isfinite(*x) ? ojson(*x) : ojson();
-}
 std::optional<double> optional_of(const ojson& j) {
   return j.is_number() ? std::optional<double>(j.get<double>()) : std::nullopt;
 }

@@ -26,10 +26,10 @@
 
 namespace crbench {
 
+namespace {
+
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
-
-namespace {
 
 // The integrity mark of a line: FNV-1a (64 bits, hexadecimal) of the line's JSON text without its
 // own "checksum" field. A line read back by --resume is reused only when its mark matches, so a
@@ -39,6 +39,10 @@ namespace {
 std::string checksum_of(const ojson& line);
 
 }  // namespace
+
+ojson number_or_null(std::optional<double> x) {
+  return x && std::isfinite(*x) ? ojson(*x) : ojson();
+}
 
 void seal(ojson& line) {
   line.erase("checksum");

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct PointRun {
 // every line it records and reuses only intact lines; a caller that changes a line before it
 // writes the final points.jsonl seals it again.
 void seal(nlohmann::ordered_json& line);
+
+// x as a JSON number, or null where it is absent or not finite (JSON has no NaN).
+nlohmann::ordered_json number_or_null(std::optional<double> x);
 
 // The point with `keys[i]` is read back from `jsonl` (with resume) when its line parses, its
 // status is neither internal_error nor wall_time_exceeded and `keep(i, line)` accepts it;

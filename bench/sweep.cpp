@@ -117,10 +117,6 @@ ojson sweep_settings(const Sweep& sweep) {
   return s;
 }
 
-ojson number_or_null(const std::optional<double>& x) {
-  return x && std::isfinite(*x) ? ojson(*x) : ojson();
-}
-
 // Which of Deryabin & Kozlov 1995 §3's propositions the record's text names.
 std::string proposition_class(const std::string& text) {
   if (text.rfind("Proposition 1", 0) == 0) return "1";

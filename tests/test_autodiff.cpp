@@ -7,6 +7,8 @@
 #include "support.hpp"
 #include "test_cases.hpp"
 
+namespace autodiff_tests {
+
 using namespace crbench;
 using crbench::testing::close;
 
@@ -186,3 +188,5 @@ TEST_CASE("evaluate_dual: derivatives over (q - v - t) match finite differences"
   check_dual(*testing::model_of<test_cases::CurvedTimeDependent>());
   check_dual(*testing::model_of<test_cases::SpringWall>());
 }
+
+}  // namespace autodiff_tests

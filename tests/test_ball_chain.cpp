@@ -13,6 +13,8 @@
 #include "crbench/solvers/realization_dynamics.hpp"
 #include "support.hpp"
 
+namespace ball_chain_tests {
+
 using namespace crbench;
 
 namespace {
@@ -469,3 +471,5 @@ TEST_CASE(
   // About sqrt(1e6 / 1e4) = 10 times the steps (17 measured), not 100.
   CHECK(runs[1].steps <= 30 * runs[0].steps);
 }
+
+}  // namespace ball_chain_tests

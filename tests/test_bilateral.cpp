@@ -9,6 +9,8 @@
 #include "crbench/bench/cli.hpp"
 #include "support.hpp"
 
+namespace bilateral_tests {
+
 namespace {
 
 using namespace crbench;
@@ -143,3 +145,5 @@ TEST_CASE("Bilateral cases: what cannot be computed is refused with one line (ex
     testing::check_refused(args, expected);
   }
 }
+
+}  // namespace bilateral_tests

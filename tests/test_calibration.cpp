@@ -14,6 +14,8 @@
 #include "crbench/bench/report.hpp"
 #include "crbench/bench/study.hpp"
 
+namespace calibration_tests {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -299,3 +301,5 @@ TEST_CASE("Coefficients of stated powers: an expansion in x^(1/2) with a missing
   const auto wrong_powers = crbench::fit_coefficients(analysis, 0.5, {a1, -16.0});
   CHECK_FALSE(wrong_powers.agrees);
 }
+
+}  // namespace calibration_tests

@@ -11,6 +11,8 @@
 #include "crbench/cases/bouncing_ball_penalty.hpp"
 #include "support.hpp"
 
+namespace cases_library_tests {
+
 using namespace crbench;
 
 namespace {
@@ -500,3 +502,5 @@ TEST_CASE(
   REQUIRE(testing::solve(*model, o).status == "ok");
   for (const double k : momenta) CHECK(k == Approx(1.0).margin(1e-10));
 }
+
+}  // namespace cases_library_tests

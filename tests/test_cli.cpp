@@ -12,6 +12,8 @@
 #include "crbench/cases/registry.hpp"
 #include "support.hpp"
 
+namespace cli_tests {
+
 namespace {
 
 using crbench::testing::cli;
@@ -349,3 +351,5 @@ TEST_CASE("records say how crbench was built: commit, build type, compiler", "[c
   CHECK_FALSE(j["build"]["build_type"].get<std::string>().empty());
   CHECK_FALSE(j["build"]["compiler"].get<std::string>().empty());
 }
+
+}  // namespace cli_tests

@@ -10,6 +10,8 @@
 #include "crbench/bench/cross_validation.hpp"
 #include "crbench/cases/registry.hpp"
 
+namespace cross_validation_tests {
+
 namespace {
 
 using crbench::Model;
@@ -125,3 +127,5 @@ TEST_CASE("Cross-validation catches a wrong mass matrix in the Siconos code path
   CHECK(row_of(j, "planted-mass", "siconos-moreau-jean")["verdict"] == "DISAGREE");
 }
 #endif
+
+}  // namespace cross_validation_tests

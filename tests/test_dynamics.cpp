@@ -7,6 +7,8 @@
 #include "crbench/solvers/lcp.hpp"
 #include "support.hpp"
 
+namespace dynamics_tests {
+
 using namespace crbench;
 
 TEST_CASE("dk-plane: lambda = g for x <= 0 and -g for x > 0 (Deryabin & Kozlov 1995 - section 6)",
@@ -275,3 +277,5 @@ TEST_CASE("LCP: the banded method refuses a matrix that is not positive definite
   CHECK(s->x(0) + s->x(1) == Approx(1.0).margin(1e-12));
   CHECK(s->w.cwiseAbs().maxCoeff() <= 1e-12);
 }
+
+}  // namespace dynamics_tests

@@ -19,6 +19,8 @@
 #include "crbench/solvers/record.hpp"
 #include "tests/support.hpp"
 
+namespace engines_tests {
+
 namespace {
 
 using crbench::Assignment;
@@ -486,3 +488,5 @@ TEST_CASE("engines refuse what they cannot express, naming it", "[engines]") {
   }
 }
 #endif
+
+}  // namespace engines_tests

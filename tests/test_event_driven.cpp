@@ -8,6 +8,8 @@
 #include "support.hpp"
 #include "test_cases.hpp"
 
+namespace event_driven_tests {
+
 using namespace crbench;
 using testing::SolveOptions;
 
@@ -235,3 +237,5 @@ TEST_CASE("An event function that dips below zero between samples is found, or c
     CHECK(counters.dips_unsearched == 0);
   }
 }
+
+}  // namespace event_driven_tests

@@ -16,6 +16,8 @@
 #include "crbench/solvers/engine_solver.hpp"
 #include "crbench/solvers/solver.hpp"
 
+namespace extremes_tests {
+
 namespace {
 
 using namespace crbench;
@@ -218,3 +220,5 @@ const bool registered = [] {
 }();
 
 }  // namespace
+
+}  // namespace extremes_tests

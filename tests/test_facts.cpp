@@ -15,6 +15,8 @@
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/solver.hpp"
 
+namespace facts_tests {
+
 namespace {
 
 using namespace crbench;
@@ -197,3 +199,5 @@ const bool registered = [] {
 }();
 
 }  // namespace
+
+}  // namespace facts_tests

@@ -7,6 +7,8 @@
 #include "support.hpp"
 #include "test_cases.hpp"
 
+namespace impact_tests {
+
 using namespace crbench;
 
 TEST_CASE("Impact law in the kinetic metric", "[impact]") {
@@ -49,3 +51,5 @@ TEST_CASE("Impact law in the kinetic metric", "[impact]") {
     }
   }
 }
+
+}  // namespace impact_tests

@@ -6,7 +6,7 @@
 #include "crbench/solvers/impact_law.hpp"
 #include "support.hpp"
 
-namespace crbench {
+namespace crbench::impact_law_tests {
 namespace {
 
 // Two points on a line, masses m1 and m2, with the gap f = x2 − x1 ≥ 0 closing at unit speed and
@@ -176,4 +176,4 @@ TEST_CASE("impact_law: kozlov-impact refuses --restitution, newton refuses --kap
       "--restitution does not combine with --preset kozlov-impact");
 }
 
-}  // namespace crbench
+}  // namespace crbench::impact_law_tests

@@ -11,6 +11,8 @@
 #include "crbench/cases/registry.hpp"
 #include "tests/support.hpp"
 
+namespace impulse_tests {
+
 namespace {
 
 using crbench::Assignment;
@@ -122,3 +124,5 @@ TEST_CASE("Constraint impulse: impacts and contact on the bouncing ball", "[impu
   none.record = crbench::testing::solve(*knife, o);
   CHECK_FALSE(crbench::run_observable("total_impulse", none, *knife).has_value());
 }
+
+}  // namespace impulse_tests

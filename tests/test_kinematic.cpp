@@ -14,6 +14,8 @@
 #include "crbench/solvers/realization_dynamics.hpp"
 #include "support.hpp"
 
+namespace kinematic_tests {
+
 using namespace crbench;
 
 namespace {
@@ -538,3 +540,5 @@ TEST_CASE(
   CHECK(at_1e4 / at_1e6 == Approx(100.0).epsilon(0.05));
   CHECK(distance({{"alpha", "1"}, {"beta", "0"}, {"gamma", "0"}, {"N", "1e6"}}) > 0.01);
 }
+
+}  // namespace kinematic_tests

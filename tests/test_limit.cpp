@@ -12,6 +12,8 @@
 #include "support.hpp"
 #include "test_cases.hpp"
 
+namespace limit_tests {
+
 using namespace crbench;
 
 namespace {
@@ -504,3 +506,5 @@ TEST_CASE("The (alpha, beta, 0) z tends to -M/beta like alpha (Deryabin & Kozlov
   // Against a reference on another grid there is none.
   CHECK_FALSE(crbench::z_deviation(viscous, {}));
 }
+
+}  // namespace limit_tests

@@ -10,6 +10,8 @@
 #include "support.hpp"
 #include "test_cases.hpp"
 
+namespace moreau_jean_tests {
+
 using namespace crbench;
 
 namespace {
@@ -270,3 +272,5 @@ TEST_CASE(
   CHECK(r.contact_episodes[0].impact);
   CHECK(r.contact_episodes[0].end == r.contact_episodes[0].start);
 }
+
+}  // namespace moreau_jean_tests

@@ -13,6 +13,8 @@
 #include "crbench/cases/unilateral_skate.hpp"
 #include "support.hpp"
 
+namespace one_sided_kinematic_tests {
+
 using namespace crbench;
 
 namespace {
@@ -564,3 +566,5 @@ TEST_CASE(
   CHECK(normal_errors.back() <= 1e-2);
   CHECK(order >= 0.4);
 }
+
+}  // namespace one_sided_kinematic_tests

@@ -2,6 +2,8 @@
 
 #include "crbench/cases/params.hpp"
 
+namespace params_tests {
+
 using namespace crbench;
 
 TEST_CASE("parse_finite accepts numbers and rejects everything else", "[params]") {
@@ -46,3 +48,5 @@ TEST_CASE("format_number gives the shortest round-trip form", "[params]") {
   CHECK(format_number(1e6) == "1e+06");
   CHECK(format_number(1.0 / 3.0) == "0.3333333333333333");
 }
+
+}  // namespace params_tests

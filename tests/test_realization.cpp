@@ -9,6 +9,8 @@
 #include "support.hpp"
 #include "test_cases.hpp"
 
+namespace realization_tests {
+
 using namespace crbench;
 
 namespace {
@@ -335,3 +337,5 @@ TEST_CASE(
   CHECK(std::log10(viscous[0] / viscous[1]) / 2.0 == Approx(1.0).margin(1e-3));
   CHECK(std::log10(wall[0] / wall[1]) / 2.0 == Approx(0.5).margin(5e-3));
 }
+
+}  // namespace realization_tests

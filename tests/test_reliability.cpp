@@ -21,7 +21,7 @@
 #include "tests/fault_case.hpp"
 #include "tests/support.hpp"
 
-namespace crbench::testing {
+namespace crbench::testing::reliability_tests {
 namespace {
 
 void register_fault_case() {
@@ -459,9 +459,9 @@ TEST_CASE("A read-only --out exits 2 naming the path and leaves the previous fil
   fs::remove(study);
 }
 
-}  // namespace crbench::testing
+}  // namespace crbench::testing::reliability_tests
 
-namespace crbench::testing {
+namespace crbench::testing::reliability_tests {
 
 TEST_CASE("A study's lists are bounded: 201 work-precision values are refused", "[reliability]") {
   std::ifstream in(data_study("small.json"));
@@ -482,9 +482,9 @@ TEST_CASE("A study's lists are bounded: 201 work-precision values are refused", 
   CHECK(parse_study_text(j.dump(), "200-values").work_precision[1].values.size() == 200);
 }
 
-}  // namespace crbench::testing
+}  // namespace crbench::testing::reliability_tests
 
-namespace crbench::testing {
+namespace crbench::testing::reliability_tests {
 
 // [slow]: forty processes (27 s under the sanitizers, which add nothing to a test of renames).
 TEST_CASE("Two runs writing one --trajectory at once leave a whole file of one of them, 20 of 20",
@@ -549,4 +549,4 @@ TEST_CASE("A study whose collapse values of N print alike writes one trajectory 
   for (const auto& f : files) CHECK(fs::file_size(dir / f) > 0);
 }
 
-}  // namespace crbench::testing
+}  // namespace crbench::testing::reliability_tests

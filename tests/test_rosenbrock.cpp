@@ -5,6 +5,8 @@
 
 #include "crbench/solvers/rosenbrock.hpp"
 
+namespace rosenbrock_tests {
+
 namespace {
 
 struct Outcome {
@@ -51,3 +53,5 @@ TEST_CASE("Rosenbrock: 4th-order behaviour on non-autonomous Prothero-Robinson p
       CHECK(static_cast<double>(tight.steps) <= 15.0 * static_cast<double>(loose.steps));
   }
 }
+
+}  // namespace rosenbrock_tests

@@ -14,6 +14,8 @@
 #include "crbench/cases/registry.hpp"
 #include "tests/support.hpp"
 
+namespace siconos_tests {
+
 namespace {
 
 using crbench::RunRecord;
@@ -257,3 +259,5 @@ TEST_CASE("siconos-event-driven keeps contact through a switch and runs Newton's
   CHECK(crbench::testing::close(chain_theirs.final_state.q, chain_ours.final_state.q, 1e-12));
 }
 #endif
+
+}  // namespace siconos_tests

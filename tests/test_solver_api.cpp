@@ -9,7 +9,7 @@
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/solver.hpp"
 
-namespace crbench::testing {
+namespace crbench::testing::solver_api_tests {
 namespace {
 
 std::string refusal_of(const std::string& solver, const RunSettings& settings) {
@@ -105,4 +105,4 @@ TEST_CASE("Solver::run names the bad item of hand-made settings", "[api][fast]")
   CHECK(find_solver("realization").run(*model, configured).status == "ok");
 }
 
-}  // namespace crbench::testing
+}  // namespace crbench::testing::solver_api_tests

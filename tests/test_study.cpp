@@ -16,6 +16,8 @@
 #include "crbench/cases/registry.hpp"
 #include "support.hpp"
 
+namespace study_tests {
+
 namespace fs = std::filesystem;
 using crbench::InputError;
 using nlohmann::json;
@@ -749,3 +751,5 @@ TEST_CASE("Grid observables per coordinate: l2 and sup deviations, the kinematic
   CHECK(result.summary["models"][0]["observables"]["kinematic_drift"]["fit"]["fitted_order"]
             .get<double>() == Approx(1.0).margin(0.05));
 }
+
+}  // namespace study_tests

@@ -15,6 +15,8 @@
 #include "crbench/bench/sweep.hpp"
 #include "support.hpp"
 
+namespace sweep_tests {
+
 namespace fs = std::filesystem;
 using crbench::InputError;
 using nlohmann::json;
@@ -460,3 +462,5 @@ TEST_CASE("a sweep's t_end ends every solve: a horizon before the lift-off gives
   j["t_end"] = -1;
   CHECK_THROWS_WITH(crbench::parse_sweep(j), Catch::Contains("sweep.t_end"));
 }
+
+}  // namespace sweep_tests

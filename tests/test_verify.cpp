@@ -6,6 +6,8 @@
 
 #include "crbench/bench/cli.hpp"
 
+namespace verify_tests {
+
 namespace {
 
 std::pair<int, nlohmann::json> verify(std::vector<std::string> extra,
@@ -216,3 +218,5 @@ TEST_CASE("verify: an axis the solver cannot run is an input error", "[verify][l
   CHECK(verify({"--solver", "moreau-jean", "--axis", "h", "--from", "2"}).first == 2);
   CHECK(verify({"--N", "1e4"}).first == 2);  // an N ladder sets N itself
 }
+
+}  // namespace verify_tests

@@ -11,6 +11,8 @@
 #include "crbench/cases/registry.hpp"
 #include "support.hpp"
 
+namespace work_precision_tests {
+
 namespace fs = std::filesystem;
 
 TEST_CASE(
@@ -103,3 +105,5 @@ TEST_CASE(
     }
   }
 }
+
+}  // namespace work_precision_tests
