@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <unsupported/Eigen/AutoDiff>
 #include <vector>
 
@@ -155,6 +156,27 @@ struct PlanarBodyMetric {
     return A;
   }
 };
+
+namespace detail {
+template <class Member>
+struct member_class;
+template <class R, class K>
+struct member_class<R K::*> {
+  using type = K;
+};
+}  // namespace detail
+
+// Whether C's metric is one of the constant metrics above, inherited and not redefined (C's own
+// `metric` hides the base's): then ∂A/∂q = 0 and the dynamics skip the Coriolis terms.
+template <class C>
+constexpr bool has_constant_metric() {
+  if constexpr (requires { &C::template metric<double>; }) {
+    using Owner = typename detail::member_class<decltype(&C::template metric<double>)>::type;
+    return std::is_same_v<Owner, UnitMetric<C::n>> || std::is_same_v<Owner, PlanarBodyMetric>;
+  } else {
+    return false;
+  }
+}
 
 // For a case without unilateral constraints (its constraints are kinematic or bilateral).
 template <int N>

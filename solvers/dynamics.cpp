@@ -190,6 +190,18 @@ ConstrainedAcceleration constrained_acceleration(const Point& p, const std::vect
 
 namespace {
 
+// Every entry exactly equal (a NaN never equals itself): a plain loop, as Eigen's == on
+// dynamic-size matrices costs more than the few entries it compares here.
+bool same_entries(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+  const double* x = a.data();
+  const double* y = b.data();
+  for (Eigen::Index i = 0; i < a.size(); ++i) {
+    if (!(x[i] == y[i])) return false;
+  }
+  return true;
+}
+
 bool is_diagonal(const Eigen::MatrixXd& M) {
   for (Eigen::Index j = 0; j < M.cols(); ++j) {
     for (Eigen::Index i = 0; i < M.rows(); ++i) {
@@ -229,9 +241,8 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
                               AccelerationWorkspace& w, ConstrainedAcceleration& out) {
   out.ok = true;
   out.rcond = 1.0;
-  // operator== compares every entry exactly (a NaN never equals itself: it is factored again).
-  const bool same_A = w.A_factored && w.factored_A.rows() == p.A.rows() &&
-                      w.factored_A.cols() == p.A.cols() && w.factored_A == p.A;
+  // A NaN never equals itself: such an A is factored again (and fails there).
+  const bool same_A = w.A_factored && same_entries(w.factored_A, p.A);
   if (!same_A) {
     w.A_factored = false;
     w.W_factored = false;
@@ -278,8 +289,7 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
     w.dk(r) = p.d(active[static_cast<std::size_t>(r)]);
   }
   // With kinematic rows W depends on a(q) too: factored at every call.
-  const bool same_W = !kinematic && w.W_factored && w.factored_Jk.rows() == k &&
-                      w.factored_Jk.cols() == w.Jk.cols() && w.factored_Jk == w.Jk;
+  const bool same_W = !kinematic && w.W_factored && same_entries(w.factored_Jk, w.Jk);
   if (!same_W) {
     w.W_factored = false;
     if (kinematic) {

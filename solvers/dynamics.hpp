@@ -298,8 +298,19 @@ class CaseModel final : public Model {
 
   // A(q) and the Coriolis/centrifugal terms c = Ȧ q̇ − ½ ∂(q̇ᵀ A q̇)/∂q of Lagrange's equations
   // for T = ½ q̇ᵀ A q̇ (Deryabin & Kozlov 1995 (1.1), (1.9)), with ∂A/∂q from one inner forward pass.
+  // With a constant metric (cases/case.hpp) c = 0: the same bits as the sums below, whose terms
+  // are then all ±0 (0 + (−0) = 0).
   template <class S>
   Kinetic<S> kinetic_terms(const Vec<S, n>& q, const Vec<S, n>& v) const {
+    if constexpr (has_constant_metric<C>()) {
+      return {case_.template metric<S>(q), Vec<S, n>::Constant(S(0.0))};
+    } else {
+      return coriolis_terms<S>(q, v);
+    }
+  }
+
+  template <class S>
+  Kinetic<S> coriolis_terms(const Vec<S, n>& q, const Vec<S, n>& v) const {
     using D = Eigen::AutoDiffScalar<Vec<S, n>>;
     Vec<D, n> q_ad;
     for (int i = 0; i < n; ++i) q_ad(i) = D(q(i), Vec<S, n>::Unit(i));

@@ -344,10 +344,20 @@ class Run {
   // contact (contact), λ_k for those in contact (lift-off), then the switching functions.
   void probe(const State& x, Eigen::VectorXd& g) {
     ++probe_evaluations_;
+    if (active_.empty() && ku_ == 0) {
+      // In flight the events are the constraint values and the switching functions: f alone,
+      // not the whole point (the same values: the point's f is computed by the same code).
+      g.setOnes(events_.size());
+      model_.constraint_values(x.t, x.q, probe_f_);
+      for (int k = 0; k < m_; ++k) {
+        if (!model_.is_bilateral(k)) g(events_.constraint(k)) = probe_f_(k);
+      }
+      probe_switching(x, g);
+      return;
+    }
     evaluate_all_rows(x, point_);
     const Eigen::VectorXd kinematic_g = point_.g;  // every row, before the inactive are dropped
     if (select_rows_) keep_kinematic_rows(point_, kinematic_rows_);
-    const int S = model_.switch_count();
     g.setOnes(events_.size());
     Eigen::VectorXd& lambda_active = lambda_active_;
     if (!active_.empty() || ku_ > 0) {
@@ -379,6 +389,11 @@ class Run {
         g(events_.lambda_zero(k)) = lambda;
       }
     }
+    probe_switching(x, g);
+  }
+
+  void probe_switching(const State& x, Eigen::VectorXd& g) {
+    const int S = model_.switch_count();
     if (S == 0) return;
     model_.switching_values(x, probe_switching_);
     for (int j = 0; j < S; ++j)
@@ -947,7 +962,7 @@ class Run {
   State impulse_state_;
   Point impulse_point_;
   ConstrainedAcceleration impulse_acceleration_;
-  Eigen::VectorXd lambda_active_, probe_switching_, track_f_;
+  Eigen::VectorXd lambda_active_, probe_switching_, probe_f_, track_f_;
   SampleOutput output_{settings_, model_.initial_state().t};
   std::deque<double> recent_impacts_;
   long rhs_evaluations_ = 0;

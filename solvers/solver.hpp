@@ -73,7 +73,7 @@ inline const ParamSpec kMaxWallTimeSpec{.name = "max_wall_time",
 inline const ParamSpec kAtolSpec{
     .name = "atol", .default_value = 1e-14, .min = 0.0, .max = 1.0, .min_inclusive = false};
 
-// The wall-time budget of one solve, from its start: check() is cheap enough to call every step.
+// The wall-time budget of one solve, from its start: cheap enough to call every step.
 class WallTimeBudget {
  public:
   WallTimeBudget() = default;
@@ -87,8 +87,11 @@ class WallTimeBudget {
         on_progress_(std::move(on_progress)),
         next_progress_(started + std::chrono::seconds(1)) {}
   bool exceeded() const { return std::chrono::steady_clock::now() > deadline_; }
-  // The same, reporting the solve's time t to on_progress about once a second.
+  // The same, reporting the solve's time t to on_progress about once a second. For a step loop:
+  // it reads the clock at the first call and every kClockPeriod-th after (a few steps cost
+  // microseconds; reading the clock at each was 2% of a small solve).
   bool exceeded(double t) const {
+    if (calls_++ % kClockPeriod != 0) return false;
     const auto now = std::chrono::steady_clock::now();
     if (on_progress_ && now >= next_progress_) {
       next_progress_ = now + std::chrono::seconds(1);
@@ -103,6 +106,8 @@ class WallTimeBudget {
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   std::function<void(double)> on_progress_;
   mutable std::chrono::steady_clock::time_point next_progress_;
+  static constexpr long kClockPeriod = 8;
+  mutable long calls_ = 0;
 };
 
 class Solver {

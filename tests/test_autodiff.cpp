@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "crbench/cases/dk_plane.hpp"
+#include "crbench/cases/unilateral_skate.hpp"
 #include "support.hpp"
 #include "test_cases.hpp"
 
@@ -187,6 +189,66 @@ TEST_CASE("evaluate_dual: derivatives over (q - v - t) match finite differences"
   for (const auto& entry : case_registry()) check_dual(*make_model(entry.info.name, {}));
   check_dual(*testing::model_of<test_cases::CurvedTimeDependent>());
   check_dual(*testing::model_of<test_cases::SpringWall>());
+}
+
+namespace {
+
+// The case with a metric of its own that returns its base's: the same A, but not a constant
+// metric of cases/case.hpp, so its Coriolis terms come from the AD sums.
+template <class Base>
+struct OwnMetric : Base {
+  using Base::Base;
+  template <class S>
+  Mat<S, Base::n, Base::n> metric(const Vec<S, Base::n>& q) const {
+    return Base::template metric<S>(q);
+  }
+};
+
+static_assert(has_constant_metric<cases::DkPlane>());
+static_assert(has_constant_metric<cases::UnilateralSkate>());
+static_assert(!has_constant_metric<OwnMetric<cases::DkPlane>>());
+static_assert(!has_constant_metric<OwnMetric<cases::UnilateralSkate>>());
+static_assert(!has_constant_metric<test_cases::CurvedTimeDependent>());
+
+template <class C>
+void check_constant_metric_shortcut() {
+  const auto shortcut = testing::model_of<C>();
+  const auto summed = testing::model_of<OwnMetric<C>>();
+  std::mt19937 rng(2024);
+  std::normal_distribution<double> normal;
+  for (int trial = 0; trial < 20; ++trial) {
+    State x = shortcut->initial_state();
+    for (Eigen::Index i = 0; i < x.q.size(); ++i) {
+      x.q(i) += normal(rng);
+      x.v(i) += normal(rng);
+    }
+    const std::vector<int> modes(static_cast<std::size_t>(shortcut->switch_count()), 1);
+    Point a, b;
+    shortcut->evaluate(x, modes, a);
+    summed->evaluate(x, modes, b);
+    CHECK((a.A.array() == b.A.array()).all());
+    CHECK((a.c.array() == b.c.array()).all());
+    CHECK((a.free_force().array() == b.free_force().array()).all());
+    Eigen::MatrixXd dq_a, dv_a, dq_b, dv_b;
+    shortcut->force_jacobians(x, modes, dq_a, dv_a);
+    summed->force_jacobians(x, modes, dq_b, dv_b);
+    CHECK((dq_a.array() == dq_b.array()).all());
+    CHECK((dv_a.array() == dv_b.array()).all());
+    PointT<Dual> dual_a, dual_b;
+    shortcut->evaluate_dual(x, modes, dual_a);
+    summed->evaluate_dual(x, modes, dual_b);
+    for (Eigen::Index i = 0; i < dual_a.c.size(); ++i) {
+      CHECK(dual_a.c(i).value() == dual_b.c(i).value());
+      CHECK((dual_a.c(i).derivatives().array() == dual_b.c(i).derivatives().array()).all());
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("A constant metric skips the Coriolis sums and gives their bits", "[ad]") {
+  check_constant_metric_shortcut<cases::DkPlane>();
+  check_constant_metric_shortcut<cases::UnilateralSkate>();
 }
 
 }  // namespace autodiff_tests
