@@ -346,7 +346,8 @@ class Run {
     ++probe_evaluations_;
     if (active_.empty() && ku_ == 0) {
       // In flight the events are the constraint values and the switching functions: f alone,
-      // not the whole point (the same values: the point's f is computed by the same code).
+      // not the whole point. The point's f is the value part of the same case function at a
+      // dual type, the same operations on the same doubles.
       g.setOnes(events_.size());
       model_.constraint_values(x.t, x.q, probe_f_);
       for (int k = 0; k < m_; ++k) {
