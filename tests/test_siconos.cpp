@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "crbench/bench/run_support.hpp"
 #include "crbench/cases/registry.hpp"
 #include "tests/support.hpp"
 
@@ -156,6 +157,25 @@ TEST_CASE("The Siconos solvers end a run from a non-finite start with a record",
     CHECK(r.status == "non_finite");
     CHECK_THAT(r.reason, Catch::Contains("non-finite initial state"));
   }
+}
+
+TEST_CASE("siconos-moreau-jean holds the kernel's time grid to max_wall_time", "[siconos]") {
+  // dk-plane at h = 1e-8 needs 3e8 steps, whose times the kernel takes before the first step (2.4
+  // GB; 5 GB and 10 s in all before this bound). Stopped while the grid is built, the run ends
+  // with the bound's status long before the grid would be done.
+  crbench::RunRequest request;
+  request.case_name = "dk-plane";
+  request.solver_name = "siconos-moreau-jean";
+  request.solver_assignments = {{"h", "1e-8"}};
+  request.max_wall_time = 0.05;
+  const RunRecord r = crbench::execute(request);
+  CHECK(r.status == "wall_time_exceeded");
+  CHECK_THAT(r.reason, Catch::Contains("max_wall_time = 0.05 s") &&
+                           Catch::Contains("building the 3e+08 step times"));
+  CHECK(r.steps == 0);
+  CHECK(r.final_state.t == 0.0);
+  // A bound, not a speed: the grid alone takes seconds.
+  CHECK(r.wall_time_s < 1.0);
 }
 
 namespace {
