@@ -8,7 +8,9 @@
 #include <sstream>
 
 #include "crbench/bench/cli.hpp"
+#include "crbench/cases/analysis.hpp"
 #include "crbench/cases/bouncing_ball_penalty.hpp"
+#include "crbench/cases/particle_on_circle.hpp"
 #include "support.hpp"
 
 namespace cases_library_tests {
@@ -133,6 +135,39 @@ TEST_CASE("particle-on-circle: the lift-off facts hold for a start that creeps o
   CHECK(std::abs(*facts_at("5e-4").lift_off_time("viscous") - 10.7612826) < 1e-6);
   // The default still agrees with the quadrature the closed form replaced.
   CHECK(std::abs(*facts_at("0.5").lift_off_time("viscous") - 1.8656381221866347) < 1e-12);
+}
+
+TEST_CASE("particle-on-circle: the impulse's bounded integral in closed form", "[cases]") {
+  // I(theta), the integral of sin^2(s/2)/sqrt(v0^2 + 4gR sin^2(s/2)) over [0, theta], against
+  // independent values: adaptive quadrature of the integrand in 50-digit arithmetic (Boost's
+  // 61-point Gauss-Kronrod at tolerance 1e-40, cpp_bin_float_50), for v0 = 5e-10 on either side
+  // of theta = 2 pi, where the integrand has a corner of width v0/sqrt(gR) and double-precision
+  // quadrature was off by 3e-13. In the limit v0 -> 0 it is the integral of |sin(s/2)|/2: 2 at
+  // 2 pi.
+  const cases::ParticleOnCircle creeping(ParamValues{{"R", 1.0}, {"g", 1.0}, {"v0", 5e-10}});
+  const std::vector<std::pair<double, double>> reference = {{0.5, 0.031087578289355214528},
+                                                            {3.3, 1.0791208888067338467},
+                                                            {6.0, 1.9899924966004454152},
+                                                            {7.0, 2.0635433127092039918},
+                                                            {12.0, 3.9601702866503667444}};
+  for (const auto& [theta, value] : reference) {
+    INFO("theta = " << theta);
+    CHECK(std::abs(creeping.bounded_integral(theta) / value - 1.0) < 1e-15);
+  }
+  // Where the integrand is smooth, double-precision quadrature agrees with it to round-off.
+  for (const double v0 : {0.5, 3.0}) {
+    const cases::ParticleOnCircle c(ParamValues{{"R", 2.0}, {"g", 9.81}, {"v0", v0}});
+    for (const double theta : {1.0, 3.0, 6.0, 7.0, 12.0}) {
+      const double quadrature = analysis::integrate(
+          [&](double s) {
+            const double h = std::sin(0.5 * s);
+            return h * h / std::sqrt(v0 * v0 + 4.0 * c.g * c.R * h * h);
+          },
+          0.0, theta);
+      INFO("v0 = " << v0 << ", theta = " << theta);
+      CHECK(std::abs(c.bounded_integral(theta) / quadrature - 1.0) < 1e-14);
+    }
+  }
 }
 
 TEST_CASE("pendulum-string: the string goes slack where cos(theta) = (2 - v0^2/(gL))/3",
