@@ -64,8 +64,11 @@ PointRun run_points(const std::filesystem::path& jsonl, const std::vector<std::s
 std::unique_ptr<OutputLock> claim_output_folder(const std::filesystem::path& out);
 
 // Runs a program with these arguments, stdout and stderr to `log`, and waits for it; 0 when it
-// exits with 0. No shell: the arguments (an --out path among them) are passed as they are.
-int run_program(const std::vector<std::string>& args, const std::filesystem::path& log);
+// exits with 0. No shell: the arguments (an --out path among them) are passed as they are. The
+// program gets this process's environment and each NAME=value of `default_environment` whose
+// NAME is not set in it.
+int run_program(const std::vector<std::string>& args, const std::filesystem::path& log,
+                const std::vector<std::string>& default_environment = {});
 
 // scripts/figures.py on a folder; "" when it succeeded, else the message naming its log.
 std::string run_figures(const std::filesystem::path& folder);

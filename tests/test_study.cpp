@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "crbench/bench/cli.hpp"
+#include "crbench/bench/points.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
 #include "crbench/cases/registry.hpp"
@@ -529,6 +531,27 @@ TEST_CASE("converge runs the figures without a shell, and no model label writes 
   CHECK(files > 0);
   CHECK(trajectories == 2);  // the realization at N = 100 and its limit
   fs::remove_all(base);
+}
+
+TEST_CASE("A program run for the figures gets the environment, with defaults only where unset",
+          "[study]") {
+  const fs::path dir = fresh_dir("environment");
+  fs::create_directories(dir);
+  const auto variable = [&](const std::string& name) {
+    const std::string text = "\n" + read(dir / "env.log");
+    const auto at = text.find("\n" + name + "=");
+    if (at == std::string::npos) return std::string("unset");
+    return text.substr(at + name.size() + 2, text.find('\n', at + 1) - at - name.size() - 2);
+  };
+  ::unsetenv("CRBENCH_TEST_DEFAULTED");
+  ::setenv("CRBENCH_TEST_SET", "mine", 1);
+  REQUIRE(crbench::run_program({"/usr/bin/env"}, dir / "env.log",
+                               {"CRBENCH_TEST_DEFAULTED=1", "CRBENCH_TEST_SET=default"}) == 0);
+  CHECK(variable("CRBENCH_TEST_DEFAULTED") == "1");
+  CHECK(variable("CRBENCH_TEST_SET") == "mine");
+  CHECK(variable("PATH") == std::getenv("PATH"));
+  ::unsetenv("CRBENCH_TEST_SET");
+  fs::remove_all(dir);
 }
 
 TEST_CASE(
