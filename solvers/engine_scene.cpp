@@ -58,10 +58,13 @@ void EngineScene::to_case(const Eigen::VectorXd& p, const Eigen::VectorXd& u,
   v = map_jacobian(*this, q).partialPivLu().solve(u);
 }
 
-Eigen::VectorXd EngineScene::engine_force(const Eigen::VectorXd& q,
-                                          const Eigen::VectorXd& force) const {
-  if (coordinates == Coordinates::cartesian) return force;
-  return map_jacobian(*this, q).transpose().partialPivLu().solve(force);
+void EngineScene::engine_force(const Eigen::VectorXd& q, const Eigen::VectorXd& force,
+                               Eigen::VectorXd& out) const {
+  if (coordinates == Coordinates::cartesian) {
+    out = force;
+    return;
+  }
+  out = map_jacobian(*this, q).transpose().partialPivLu().solve(force);
 }
 
 Eigen::VectorXd EngineScene::gaps(const Eigen::VectorXd& q) const {

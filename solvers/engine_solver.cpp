@@ -227,7 +227,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     stage.t = t;
     scene.to_case(positions, rates, x.q, stage.q, stage.v);
     case_force(stage, stage_force);
-    out = scene.engine_force(stage.q, stage_force);
+    scene.engine_force(stage.q, stage_force, out);
   });
 
   StepOutput output(settings, h);
@@ -237,7 +237,8 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   Eigen::VectorXd f = model.constraint_values(x.t, x.q), f_next(m);
   Eigen::VectorXd s = model.switching_values(x), s_next(switches);
   Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), contact_impulse;
-  Eigen::VectorXd force, q_next, v_next;
+  Eigen::VectorXd force, engine_force;
+  State next;  // the state at the step's end (its storage reused)
   std::vector<bool> inside(static_cast<std::size_t>(m), false);
   // Per constraint, the index in record.events of its exit in the last two steps, or −1.
   std::vector<std::ptrdiff_t> last_exit(static_cast<std::size_t>(m), -1);
@@ -270,7 +271,8 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     const double t_next = step == total ? settings.t_end : t0 + static_cast<double>(step) * h;
     case_force(x, force);
     try {
-      world->step(x.t, scene.engine_force(x.q, force), t_next - x.t);
+      scene.engine_force(x.q, force, engine_force);
+      world->step(x.t, engine_force, t_next - x.t);
     } catch (const std::exception& e) {
       record.status = "step_failure";
       record.reason = "the engine failed at t = " + format_number(x.t) + ": " + e.what();
@@ -282,13 +284,13 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
       break;
     }
     world->state(engine_q, engine_v);
-    scene.to_case(engine_q, engine_v, x.q, q_next, v_next);
-    if (!q_next.allFinite() || !v_next.allFinite()) {
+    scene.to_case(engine_q, engine_v, x.q, next.q, next.v);
+    if (!next.q.allFinite() || !next.v.allFinite()) {
       record.status = "non_finite";
       record.reason = "non-finite state at t = " + format_number(t_next);
       break;
     }
-    const State next{.t = t_next, .q = q_next, .v = v_next};
+    next.t = t_next;
     model.constraint_values(next.t, next.q, f_next);
     model.switching_values(next, s_next);
     world->contact_impulses(contact_impulse);
