@@ -38,6 +38,7 @@ using ojson = nlohmann::ordered_json;
 // number turned into a string there ended the command with an internal error, or went into the
 // grid as it was).
 std::string checksum_of(const ojson& line);
+std::string checksum_of_text(const std::string& text);
 
 }  // namespace
 
@@ -45,22 +46,31 @@ ojson number_or_null(std::optional<double> x) {
   return x && std::isfinite(*x) ? ojson(*x) : ojson();
 }
 
-void seal(ojson& line) {
+std::string seal(ojson& line) {
   line.erase("checksum");
-  line["checksum"] = checksum_of(line);
+  std::string text = line.dump();
+  const std::string mark = checksum_of_text(text);
+  line["checksum"] = mark;
+  // The sealed line's own dump, without dumping it again: the compact text of an ordered object
+  // whose last field is now the checksum.
+  text.pop_back();
+  text += std::string(text.size() > 1 ? "," : "") + "\"checksum\":\"" + mark + "\"}";
+  return text;
 }
 
 namespace {
 
-std::string checksum_of(const ojson& line) {
+std::string checksum_of(const ojson& line) { return checksum_of_text(line.dump()); }
+
+std::string checksum_of_text(const std::string& text) {
   std::uint64_t hash = 14695981039346656037ULL;
-  for (const char c : line.dump()) {
+  for (const char c : text) {
     hash ^= static_cast<unsigned char>(c);
     hash *= 1099511628211ULL;
   }
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
 }
 
 bool intact(ojson line) {
@@ -216,10 +226,10 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
   const auto start = std::chrono::steady_clock::now();
   // Called by one thread at a time.
   const auto record = [&](std::size_t i, ojson line) {
-    seal(line);
+    const std::string text = seal(line);
     if (!append_failed) {
       errno = 0;
-      append << line.dump() << "\n";
+      append << text << "\n";
       append.flush();
       if (!append) {
         append_failed = true;

@@ -39,10 +39,10 @@ struct PointRun {
   bool writer = true;
 };
 
-// Sets a line's "checksum" (last field): FNV-1a of its JSON text without it. run_points seals
-// every line it records and reuses only intact lines; a caller that changes a line before it
-// writes the final points.jsonl seals it again.
-void seal(nlohmann::ordered_json& line);
+// Sets a line's "checksum" (last field): FNV-1a of its JSON text without it; returns the sealed
+// line's text (its dump()). run_points seals every line it records and reuses only intact lines;
+// a caller that changes a line before it writes the final points.jsonl seals it again.
+std::string seal(nlohmann::ordered_json& line);
 
 // x as a JSON number, or null where it is absent or not finite (JSON has no NaN).
 nlohmann::ordered_json number_or_null(std::optional<double> x);

@@ -533,6 +533,21 @@ TEST_CASE("converge runs the figures without a shell, and no model label writes 
   fs::remove_all(base);
 }
 
+TEST_CASE("seal returns the sealed line's own text", "[study]") {
+  // points.jsonl is appended with what seal returns, not with a second dump: it must be dump().
+  for (const char* text :
+       {R"({})", R"({"key":"a;b","x":1.5e-300,"y":null,"z":[1,2,{"w":"\u00e9\n"}]})",
+        R"({"checksum":"stale","key":"k","status":"ok"})"}) {
+    nlohmann::ordered_json line = nlohmann::ordered_json::parse(text);
+    const std::string sealed = crbench::seal(line);
+    INFO(text);
+    CHECK(sealed == line.dump());
+    std::string last_key;
+    for (const auto& item : line.items()) last_key = item.key();
+    CHECK(last_key == "checksum");
+  }
+}
+
 TEST_CASE("A program run for the figures gets the environment, with defaults only where unset",
           "[study]") {
   const fs::path dir = fresh_dir("environment");
