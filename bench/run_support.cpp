@@ -165,9 +165,9 @@ void write_file(const std::filesystem::path& path, std::string_view content) {
   put_in_place(partial, path, written && file, "--out");
 }
 
-// A case's horizon depends only on the case and its parameter values, and some take quadratures
-// (particle-on-circle's: 0.25 s): each is computed once per process (studies and sweeps run
-// thousands of solves of one case).
+// A case's horizon depends only on the case and its parameter values, and some take a root
+// search over a quadrature or a special function: each is computed once per process (studies
+// and sweeps run thousands of solves of one case).
 double horizon_of(const Model& model) {
   static std::mutex mutex;
   static std::map<std::string, double> cache;

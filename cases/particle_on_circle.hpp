@@ -150,8 +150,9 @@ struct ParticleOnCircle : NoForce<2> {
     if (v0 * v0 < g * R) {
       facts.lift_off.push_back({.model = "classical",
                                 .time = time_to(classical_angle()),
-                                .source = "cos(theta) = (2 + v0^2/(g R))/3; t by quadrature of "
-                                          "1/theta' along the circle"});
+                                .source =
+                                    "cos(theta) = (2 + v0^2/(g R))/3; t = integral of 1/theta' "
+                                    "along the circle, in closed form (Carlson's R_F)"});
       facts.values.push_back({.name = "classical lift-off angle",
                               .value = classical_angle(),
                               .source = "lambda = 3 g cos(theta) - 2 g - v0^2/R = 0"});
@@ -160,7 +161,7 @@ struct ParticleOnCircle : NoForce<2> {
             {.model = "viscous",
              .time = time_to(*viscous),
              .source = "first zero of the integral of lambda (Deryabin & Kozlov 1995 "
-                       "Theorem 2), by quadrature along the circle"});
+                       "Theorem 2), in closed form along the circle (Carlson's R_F and R_D)"});
       }
     }
     return facts;
