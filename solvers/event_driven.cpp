@@ -34,6 +34,9 @@
 #include "crbench/solvers/phase.hpp"
 
 namespace crbench {
+// Named, and anonymous inside: the unity build compiles this file in one unit with other
+// solvers whose helpers have the same names (Options, Run, OdeState).
+namespace event_driven_detail {
 namespace {
 
 namespace odeint = boost::numeric::odeint;
@@ -986,6 +989,7 @@ class Run {
 };
 
 }  // namespace
+}  // namespace event_driven_detail
 
 std::string EventDrivenSolver::description() const {
   return "Ideal classical model, event-driven: smooth phases by DOP853 (or Odeint's dopri5) with "
@@ -1121,7 +1125,7 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
                                const HolonomicExtras& extras) {
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
-  const Options options{
+  const event_driven_detail::Options options{
       .impact_law = ImpactLaw::from(p, settings.solver_choices.count("interaction") &&
                                            settings.solver_choices.at("interaction") == "obstacle"),
       .distance_tol = p.at("contact_distance_tol"),
@@ -1151,7 +1155,7 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
           : "from a contact (or an impact) to the lift_off event, where the multiplier lambda "
             "reaches 0 from above or the contact complementarity after an event (e.g. a force "
             "switch) gives lambda = 0 and f'' > 0; an impact alone is an episode of zero duration";
-  Run run(model, settings, options, record);
+  event_driven_detail::Run run(model, settings, options, record);
   run.execute();
   finish_record(record, model, started, run.output_seconds());
   // Where the limit model's rules decide nothing (a double zero of z, λ = 0 at a zero), no

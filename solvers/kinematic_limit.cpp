@@ -9,6 +9,9 @@
 #include "crbench/solvers/phase.hpp"
 
 namespace crbench {
+// Named, and anonymous inside: the unity build compiles this file in one unit with other
+// solvers whose helpers have the same names (Options, Run, OdeState).
+namespace kinematic_limit_detail {
 namespace {
 
 namespace odeint = boost::numeric::odeint;
@@ -183,13 +186,14 @@ class KinematicLimit {
 };
 
 }  // namespace
+}  // namespace kinematic_limit_detail
 
 void run_kinematic_limit(const Model& model, const RunSettings& settings, double alpha, double beta,
                          RunRecord& record) {
   const auto started = std::chrono::steady_clock::now();
   record.tolerances = {{"rtol", settings.rtol}, {"atol", settings.atol}};
   record.episode_definition = "none: the case has no unilateral constraint";
-  KinematicLimit run(model, settings, alpha, beta, record);
+  kinematic_limit_detail::KinematicLimit run(model, settings, alpha, beta, record);
   run.execute();
   finish_record(record, model, started, run.output_seconds());
 }

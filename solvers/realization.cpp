@@ -48,6 +48,9 @@
 #include "crbench/solvers/rosenbrock.hpp"
 
 namespace crbench {
+// Named, and anonymous inside: the unity build compiles this file in one unit with other
+// solvers whose helpers have the same names (Options, Run, OdeState).
+namespace realization_detail {
 namespace {
 
 namespace odeint = boost::numeric::odeint;
@@ -1012,6 +1015,7 @@ class Run {
 };
 
 }  // namespace
+}  // namespace realization_detail
 
 std::string RealizationSolver::description() const {
   return "The free system with the (alpha,beta,gamma)N Kelvin-Voigt medium in f < 0 (Deryabin & "
@@ -1134,7 +1138,7 @@ RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settin
   const double alpha = p.at("alpha"), beta = p.at("beta"), gamma = p.at("gamma");
   const bool spring_motion =
       alpha == 0.0 && gamma > 0.0 && beta * beta * std::max(1.0, N) < 4.0 * gamma;
-  Options options{
+  realization_detail::Options options{
       .N = N,
       .medium = {.mass = alpha * N,
                  .damping = beta * N,
@@ -1181,7 +1185,7 @@ RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settin
   record.episode_definition =
       "a stay in the medium: from f crossing 0 downward (or the start, inside) to f crossing 0 "
       "upward";
-  Run run(model, settings, options, record);
+  realization_detail::Run run(model, settings, options, record);
   run.execute();
   finish_record(record, model, started, run.output_seconds());
   return record;
