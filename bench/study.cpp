@@ -273,10 +273,16 @@ Study parse_study(const nlohmann::json& j) {
         throw InputError(m.path("ladder.axis") + ": solver " + sm.solver +
                          " takes no rtol (an rtol ladder needs an adaptive solver)");
       }
-      const ParamSpec bounds = parameter_axis ? *spec_named(axis_text)
-                               : case_axis    ? *case_spec
-                               : in_h         ? *h_spec
-                                              : kRtolSpec;
+      ParamSpec bounds = parameter_axis ? *spec_named(axis_text)
+                         : case_axis    ? *case_spec
+                         : in_h         ? *h_spec
+                                        : kRtolSpec;
+      // The rungs are geometric (per_decade of them a decade): both ends positive, whatever the
+      // parameter admits (an alpha ladder to 0 once made its rung count from log(0.1/0)).
+      if (!(bounds.min > 0.0)) {
+        bounds.min = 0.0;
+        bounds.min_inclusive = false;
+      }
       const double from = ladder.number("from", std::nullopt, bounds);
       const double to =
           ladder.number("to", std::nullopt, range(bounds.min, from, bounds.min_inclusive));

@@ -295,6 +295,24 @@ TEST_CASE("malformed studies name the field", "[study]") {
          j["models"][0]["ladder"] = {{"axis", "N"}, {"from", 1e2}, {"to", 1e4}};
        },
        "study.models[0].ladder.axis: 'N' ladders come from study.N"},
+      {"a parameter ladder down to 0",
+       [](json& j) {
+         j["models"][0] = {{"label", "a"},
+                           {"solver", "limit"},
+                           {"set", {{"beta", 1}, {"gamma", 0}}},
+                           {"ladder", {{"axis", "alpha"}, {"from", 0.1}, {"to", 0}}},
+                           {"reference", "limit"},
+                           {"reference_set", {{"alpha", 0}}}};
+       },
+       "study.models[0].ladder.to: 0 is outside (0, 0.1]"},
+      {"a parameter ladder from a negative value",
+       [](json& j) {
+         j["models"][0] = {{"label", "s"},
+                           {"solver", "event-driven"},
+                           {"case", "kirgetov-bicycle"},
+                           {"ladder", {{"axis", "sigma0"}, {"from", -1}, {"to", -10}}}};
+       },
+       "study.models[0].ladder.from: -1 is outside (0, 1000]"},
       {"an h ladder from fine to coarse",
        [](json& j) {
          j["models"][0] = {{"label", "mj"},
