@@ -125,103 +125,104 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
                                std::numeric_limits<double>::infinity());
   record.constraint_impulse.assign(static_cast<std::size_t>(m), 0.0);
 
+  if (record.status != "ok") {  // the grid cut short by the wall time: no kernel run
+    record.final_state = x;
+    finish_record(record, model, started, 0.0);
+    return record;
+  }
   std::optional<SiconosCase> bound;  // the case as the bridge's problem
   StepOutput output(settings, h);
   if (ended_at_non_finite_start(record, model, x, started)) return record;
-  // A grid cut short by the wall time: no kernel run.
-  if (record.status == "ok") {
-    try {
-      const int n = model.dof();
-      bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::of_state,
-                    constraints_depend_on_time(model, settings.t_end));
-      bound->set_wall_time_bound(started, settings.max_wall_time);
-      const auto simulation =
-          siconos::MoreauJeanTimeStepping::create(bound->problem(), theta, times);
+  try {
+    const int n = model.dof();
+    bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::of_state,
+                  constraints_depend_on_time(model, settings.t_end));
+    bound->set_wall_time_bound(started, settings.max_wall_time);
+    const auto simulation = siconos::MoreauJeanTimeStepping::create(bound->problem(), theta, times);
 
-      // Episodes as moreau-jean keeps them (its record's episode_definition).
-      enum class Episode : char { none, impact, open };
-      std::vector<Episode> episode(static_cast<std::size_t>(m), Episode::none);
-      Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), rate_before(m), rate_after(m);
-      Point point;
-      double last_step = h;  // the length of the step that ended at the sample
-      const auto rates = [&](const State& s, Eigen::VectorXd& out) {
-        model.evaluate(s, model.modes_at(s), point);
-        out = point.constraint_rate(s.v);
-        return Eigen::VectorXd(point.f);
-      };
-      const auto emit = [&](const State& s) {
-        if (!output.due(s.t)) return;
-        TrajectorySample sample;
-        sample.x = s;
-        sample.f = model.constraint_values(s.t, s.q);
-        sample.lambda = impulse / last_step;
-        sample.mu = Eigen::VectorXd::Zero(m);
-        sample.impulse = impulse;
-        output.deliver(sample);
-      };
-      {
-        const Eigen::VectorXd f0 = rates(x, rate_before);
-        for (int k = 0; k < m; ++k) record.min_constraint[static_cast<std::size_t>(k)] = f0(k);
+    // Episodes as moreau-jean keeps them (its record's episode_definition).
+    enum class Episode : char { none, impact, open };
+    std::vector<Episode> episode(static_cast<std::size_t>(m), Episode::none);
+    Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), rate_before(m), rate_after(m);
+    Point point;
+    double last_step = h;  // the length of the step that ended at the sample
+    const auto rates = [&](const State& s, Eigen::VectorXd& out) {
+      model.evaluate(s, model.modes_at(s), point);
+      out = point.constraint_rate(s.v);
+      return Eigen::VectorXd(point.f);
+    };
+    const auto emit = [&](const State& s) {
+      if (!output.due(s.t)) return;
+      TrajectorySample sample;
+      sample.x = s;
+      sample.f = model.constraint_values(s.t, s.q);
+      sample.lambda = impulse / last_step;
+      sample.mu = Eigen::VectorXd::Zero(m);
+      sample.impulse = impulse;
+      output.deliver(sample);
+    };
+    {
+      const Eigen::VectorXd f0 = rates(x, rate_before);
+      for (int k = 0; k < m; ++k) record.min_constraint[static_cast<std::size_t>(k)] = f0(k);
+    }
+    emit(x);
+    const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
+    while (simulation->has_next()) {
+      if (wall_time.exceeded(x.t)) {
+        record.status = "wall_time_exceeded";
+        record.reason =
+            "the solve took more than max_wall_time = " + format_number(wall_time.seconds()) +
+            " s; stopped at t = " + format_number(x.t);
+        break;
+      }
+      rates(x, rate_before);
+      simulation->step();
+      State next{.t = simulation->time(),
+                 .q = Eigen::Map<const Eigen::VectorXd>(simulation->q().data(), n),
+                 .v = Eigen::Map<const Eigen::VectorXd>(simulation->v().data(), n)};
+      if (!next.q.allFinite() || !next.v.allFinite()) {
+        record.status = "non_finite";
+        record.reason = "non-finite state at t = " + format_number(next.t);
+        break;
+      }
+      const Eigen::VectorXd f_next = rates(next, rate_after);
+      last_step = next.t - x.t;
+      for (int k = 0; k < m; ++k) {
+        impulse(k) = simulation->impulse(k);
+        record.constraint_impulse[static_cast<std::size_t>(k)] += impulse(k);
+        auto& slot = record.min_constraint[static_cast<std::size_t>(k)];
+        slot = std::min(slot, f_next(k));
+        // A bilateral constraint acts at every step with an impulse of either sign: no episodes.
+        if (model.is_bilateral(k)) continue;
+        auto& state = episode[static_cast<std::size_t>(k)];
+        if (impulse(k) > 0.0 && state == Episode::none) {
+          const bool impact = rate_before(k) < 0.0;
+          record.events.push_back({.t = next.t,
+                                   .kind = impact ? "impact" : "contact",
+                                   .index = k,
+                                   .rate_before = rate_before(k),
+                                   .rate_after = rate_after(k)});
+          state = impact ? Episode::impact : Episode::open;
+        } else if (impulse(k) > 0.0 && state == Episode::impact) {
+          // The impulse persists after the impact step: the episode goes on as a contact.
+          record.events.push_back({.t = x.t, .kind = "contact", .index = k});
+          state = Episode::open;
+        } else if (!(impulse(k) > 0.0)) {
+          if (state == Episode::open) {
+            record.events.push_back({.t = x.t, .kind = "lift_off", .index = k});
+          }
+          state = Episode::none;
+        }
+      }
+      x = next;
+      ++record.steps;
+      if (!(start_size > 0.0)) {
+        coordinate_size = std::max(coordinate_size, x.q.lpNorm<Eigen::Infinity>());
       }
       emit(x);
-      const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
-      while (simulation->has_next()) {
-        if (wall_time.exceeded(x.t)) {
-          record.status = "wall_time_exceeded";
-          record.reason =
-              "the solve took more than max_wall_time = " + format_number(wall_time.seconds()) +
-              " s; stopped at t = " + format_number(x.t);
-          break;
-        }
-        rates(x, rate_before);
-        simulation->step();
-        State next{.t = simulation->time(),
-                   .q = Eigen::Map<const Eigen::VectorXd>(simulation->q().data(), n),
-                   .v = Eigen::Map<const Eigen::VectorXd>(simulation->v().data(), n)};
-        if (!next.q.allFinite() || !next.v.allFinite()) {
-          record.status = "non_finite";
-          record.reason = "non-finite state at t = " + format_number(next.t);
-          break;
-        }
-        const Eigen::VectorXd f_next = rates(next, rate_after);
-        last_step = next.t - x.t;
-        for (int k = 0; k < m; ++k) {
-          impulse(k) = simulation->impulse(k);
-          record.constraint_impulse[static_cast<std::size_t>(k)] += impulse(k);
-          auto& slot = record.min_constraint[static_cast<std::size_t>(k)];
-          slot = std::min(slot, f_next(k));
-          // A bilateral constraint acts at every step with an impulse of either sign: no episodes.
-          if (model.is_bilateral(k)) continue;
-          auto& state = episode[static_cast<std::size_t>(k)];
-          if (impulse(k) > 0.0 && state == Episode::none) {
-            const bool impact = rate_before(k) < 0.0;
-            record.events.push_back({.t = next.t,
-                                     .kind = impact ? "impact" : "contact",
-                                     .index = k,
-                                     .rate_before = rate_before(k),
-                                     .rate_after = rate_after(k)});
-            state = impact ? Episode::impact : Episode::open;
-          } else if (impulse(k) > 0.0 && state == Episode::impact) {
-            // The impulse persists after the impact step: the episode goes on as a contact.
-            record.events.push_back({.t = x.t, .kind = "contact", .index = k});
-            state = Episode::open;
-          } else if (!(impulse(k) > 0.0)) {
-            if (state == Episode::open) {
-              record.events.push_back({.t = x.t, .kind = "lift_off", .index = k});
-            }
-            state = Episode::none;
-          }
-        }
-        x = next;
-        ++record.steps;
-        if (!(start_size > 0.0)) {
-          coordinate_size = std::max(coordinate_size, x.q.lpNorm<Eigen::Infinity>());
-        }
-        emit(x);
-      }
-    } catch (const std::exception& e) {
-      record_kernel_failure(record, e, x.t, settings.max_wall_time);
     }
+  } catch (const std::exception& e) {
+    record_kernel_failure(record, e, x.t, settings.max_wall_time);
   }
   if (record.status == "ok") {
     // The penetration of the unilateral constraints (the first m - bilateral_count rows).
