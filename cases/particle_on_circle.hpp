@@ -111,12 +111,13 @@ struct ParticleOnCircle : NoForce<2> {
   double impulse_to(double theta) const {
     return (g - v0 * v0 / R) * time_to(theta) - 6.0 * g * R * bounded_integral(theta);
   }
-  // I(θ) = ∫₀^θ sin²(s/2) / √(v0² + k sin²(s/2)) ds, k = 4 g R, in closed form. With φ = s/2 the
-  // integrand is (√(v0² + k sin²φ) − v0²/√(v0² + k sin²φ))/k, whose integrals are v0 E(φ | m)
-  // and F(φ | m)/v0, m = −k/v0². In Carlson's form (DLMF 19.25.5 and 19.25.9, with R_F of degree
-  // −1/2 and R_D of degree −3/2) their R_F terms cancel, and for |φ| ≤ π/2
+  // I(θ) = ∫₀^θ sin²(s/2) / √(v0² + k sin²(s/2)) ds, k = 4 g R, in closed form. With φ = s/2 it
+  // is 2 ∫₀^{θ/2} sin²φ/√(v0² + k sin²φ) dφ, and sin²φ/√(v0² + k sin²φ) is
+  // (√(v0² + k sin²φ) − v0²/√(v0² + k sin²φ))/k, whose integrals are v0 E(φ | m) and F(φ | m)/v0,
+  // m = −k/v0². In Carlson's form (DLMF 19.25.5 and 19.25.9, with R_F of degree −1/2 and R_D of
+  // degree −3/2) their R_F terms cancel, and for |φ| ≤ π/2
   //   I = (2/3) v0² sin³φ R_D(v0² cos²φ, v0² + k sin²φ, v0²);
-  // beyond, the integrand's period π in φ adds 2 I(π) per turn. Adaptive quadrature of the
+  // beyond, each period of the integrand (π in φ, 2π in θ) adds I(2π) = 2 I(π). Quadrature of the
   // integrand, which this replaced, took 2–3 million evaluations at some θ (its error estimate
   // never met 1e-15) and was off by 3e-13 past θ = 2π for v0 = 5e-10; the closed form agrees
   // with a 50-digit quadrature to 3e-16 (tests/test_cases_library.cpp).
