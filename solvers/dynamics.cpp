@@ -223,6 +223,8 @@ void solve_in(const Eigen::LDLT<Eigen::MatrixXd>& ldlt, const Eigen::MatrixXd& M
   const Eigen::Index n = M.rows();
   for (Eigen::Index i = 0; i < n; ++i) {
     const double d = M(i, i);
+    // x / 1 is x, bit for bit: a unit mass, or a row of unit gradient, skips its division.
+    if (d == 1.0) continue;
     const bool invertible = std::abs(d) > std::numeric_limits<double>::min();
     if constexpr (X::ColsAtCompileTime == 1) {
       double& xi = x.data()[i];
@@ -235,47 +237,47 @@ void solve_in(const Eigen::LDLT<Eigen::MatrixXd>& ldlt, const Eigen::MatrixXd& M
   }
 }
 
-}  // namespace
-
-void constrained_acceleration(const Point& p, const std::vector<int>& active,
-                              AccelerationWorkspace& w, ConstrainedAcceleration& out) {
-  out.ok = true;
-  out.rcond = 1.0;
-  // A NaN never equals itself: such an A is factored again (and fails there).
-  const bool same_A = w.A_factored && same_entries(w.factored_A, p.A);
-  if (!same_A) {
-    w.A_factored = false;
-    w.W_factored = false;
-    w.A_ldlt.compute(p.A);
-    w.rcond_A = reciprocal_condition_in(w.A_ldlt, p.A, w.estimate_A);
-    w.factored_A = p.A;
-    w.A_diagonal = is_diagonal(p.A);
-    w.A_factored = true;
-  }
-  if (!(w.rcond_A >= 1e-14)) {
-    out = failed(p, "kinetic metric A(q) is not positive definite");
+// y = M x with the sums Eigen 3.4 forms for a dynamic-size product of fewer than 128 columns:
+// each y_i accumulated from 0 over the columns in order (its gemv kernel; the dot product it
+// uses for one row gives the same bits, as it differs only in the sign of an all-zero sum, which
+// the final 0 + removes). The loops skip Eigen's dispatch, which costs more than the few
+// products the solvers' small systems need; wider products are left to Eigen.
+void product_into(const Eigen::MatrixXd& M, const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+  const Eigen::Index rows = M.rows(), cols = M.cols();
+  if (cols >= 128) {
+    y.noalias() = M * x;
     return;
   }
-  w.F = p.Q - p.grad_V - p.c;
-  const bool kinematic = p.a.rows() > 0;
-  KinematicMotion km;
-  if (kinematic) {
-    km = kinematic_motion(p, w.A_ldlt, w.F);
-    if (!km.ok) {
-      out = failed(p, km.reason);
-      return;
-    }
-    w.Ainv_F = km.qdd0;
-  } else {
-    w.Ainv_F = w.F;
-    solve_in(w.A_ldlt, w.factored_A, w.A_diagonal, w.Ainv_F);
+  y.resize(rows);
+  const double* m = M.data();
+  const double* xs = x.data();
+  double* ys = y.data();
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    double sum = 0.0;
+    for (Eigen::Index j = 0; j < cols; ++j) sum += m[i + j * rows] * xs[j];
+    ys[i] = 0.0 + sum;
   }
+}
+
+// y = x for vectors of the same size, without Eigen's resize check and dispatch.
+void copy_into(const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+  y.resize(x.size());
+  for (Eigen::Index i = 0; i < x.size(); ++i) y(i) = x(i);
+}
+
+// The rest of constrained_acceleration once w.Ainv_F holds the unconstrained acceleration: the
+// active rows' multipliers and the total. `km` is the kinematic constraints' motion, or null
+// without them.
+void add_contact_reactions(const Point& p, const std::vector<int>& active,
+                           const KinematicMotion* km, AccelerationWorkspace& w,
+                           ConstrainedAcceleration& out) {
+  const bool kinematic = km != nullptr;
   if (active.empty()) {
-    out.qdd = w.Ainv_F;
+    copy_into(w.Ainv_F, out.qdd);
     out.lambda.resize(0);
     out.mu.resize(0);
     if (kinematic) {
-      out.kinematic_lambda = km.nu0;
+      out.kinematic_lambda = km->nu0;
     } else {
       out.kinematic_lambda.resize(0);
     }
@@ -285,15 +287,16 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
   w.Jk.resize(k, p.J.cols());
   w.dk.resize(k);
   for (Eigen::Index r = 0; r < k; ++r) {
-    w.Jk.row(r) = p.J.row(active[static_cast<std::size_t>(r)]);
-    w.dk(r) = p.d(active[static_cast<std::size_t>(r)]);
+    const auto row = static_cast<Eigen::Index>(active[static_cast<std::size_t>(r)]);
+    for (Eigen::Index j = 0; j < p.J.cols(); ++j) w.Jk(r, j) = p.J(row, j);
+    w.dk(r) = p.d(row);
   }
   // With kinematic rows W depends on a(q) too: factored at every call.
   const bool same_W = !kinematic && w.W_factored && same_entries(w.factored_Jk, w.Jk);
   if (!same_W) {
     w.W_factored = false;
     if (kinematic) {
-      w.Ainv_Jt = km.P * w.Jk.transpose();
+      w.Ainv_Jt = km->P * w.Jk.transpose();
     } else {
       w.Ainv_Jt = w.Jk.transpose();
       solve_in(w.A_ldlt, w.factored_A, w.A_diagonal, w.Ainv_Jt);
@@ -318,20 +321,59 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
     out.rcond = rcond;
     return;
   }
-  w.b.noalias() = w.Jk * w.Ainv_F;
-  w.b += w.dk;
-  w.b = -w.b;
+  product_into(w.Jk, w.Ainv_F, w.b);
+  for (Eigen::Index r = 0; r < k; ++r) w.b(r) = -(w.b(r) + w.dk(r));
   solve_in(w.W_ldlt, w.W, w.W_diagonal, w.b);
-  out.lambda = w.b;
-  w.reaction.noalias() = w.Ainv_Jt * out.lambda;  // summed apart, then added: the same last bit
-  out.qdd = w.Ainv_F + w.reaction;
+  copy_into(w.b, out.lambda);
+  product_into(w.Ainv_Jt, out.lambda, w.reaction);  // summed apart, then added: the same last bit
+  out.qdd.resize(w.Ainv_F.size());
+  for (Eigen::Index i = 0; i < w.Ainv_F.size(); ++i) out.qdd(i) = w.Ainv_F(i) + w.reaction(i);
   out.mu.resize(k);
   for (Eigen::Index r = 0; r < k; ++r) out.mu(r) = out.lambda(r) * std::sqrt(w.W(r, r));
   if (kinematic) {
-    out.kinematic_lambda = km.nu0 - km.Sinv_a_Ainv * (w.Jk.transpose() * out.lambda);
+    out.kinematic_lambda = km->nu0 - km->Sinv_a_Ainv * (w.Jk.transpose() * out.lambda);
   } else {
     out.kinematic_lambda.resize(0);
   }
+}
+
+}  // namespace
+
+void constrained_acceleration(const Point& p, const std::vector<int>& active,
+                              AccelerationWorkspace& w, ConstrainedAcceleration& out) {
+  out.ok = true;
+  out.rcond = 1.0;
+  // A NaN never equals itself: such an A is factored again (and fails there).
+  const bool same_A = w.A_factored && same_entries(w.factored_A, p.A);
+  if (!same_A) {
+    w.A_factored = false;
+    w.W_factored = false;
+    w.A_ldlt.compute(p.A);
+    w.rcond_A = reciprocal_condition_in(w.A_ldlt, p.A, w.estimate_A);
+    w.factored_A = p.A;
+    w.A_diagonal = is_diagonal(p.A);
+    w.A_factored = true;
+  }
+  if (!(w.rcond_A >= 1e-14)) {
+    out = failed(p, "kinetic metric A(q) is not positive definite");
+    return;
+  }
+  const Eigen::Index n = p.Q.size();
+  w.F.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i) w.F(i) = p.Q(i) - p.grad_V(i) - p.c(i);
+  if (p.a.rows() == 0) {
+    copy_into(w.F, w.Ainv_F);
+    solve_in(w.A_ldlt, w.factored_A, w.A_diagonal, w.Ainv_F);
+    add_contact_reactions(p, active, nullptr, w, out);
+    return;
+  }
+  const KinematicMotion km = kinematic_motion(p, w.A_ldlt, w.F);
+  if (!km.ok) {
+    out = failed(p, km.reason);
+    return;
+  }
+  w.Ainv_F = km.qdd0;
+  add_contact_reactions(p, active, &km, w, out);
 }
 
 }  // namespace crbench
