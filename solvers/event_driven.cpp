@@ -446,19 +446,26 @@ class Run {
 
   double lambda_of(const State& x, int k) {
     evaluate(x, point_);
-    const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
-    if (!acc.ok) throw RunFailure{acc.status, acc.reason};
+    const ConstrainedAcceleration& acc = accelerate(point_, active_);
     const auto it = std::find(active_.begin(), active_.end(), k);
     last_mu_ = acc.mu(it - active_.begin());
     return acc.lambda(it - active_.begin());
+  }
+
+  // The constrained acceleration at p for the active set `active`, in the run's workspace and
+  // output (no allocation once they have their sizes); a failure ends the run. The result is
+  // valid until the next call.
+  const ConstrainedAcceleration& accelerate(const Point& p, const std::vector<int>& active) {
+    constrained_acceleration(p, active, workspace_, acceleration_);
+    if (!acceleration_.ok) throw RunFailure{acceleration_.status, acceleration_.reason};
+    return acceleration_;
   }
 
   // λ may also stop being positive by a jump (a force switch), not only by crossing 0.
   void note_lambda_sign(const State& x) {
     if (!dynamic_z() || active_.empty()) return;
     evaluate(x, point_);
-    const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
-    if (!acc.ok) throw RunFailure{acc.status, acc.reason};
+    const ConstrainedAcceleration& acc = accelerate(point_, active_);
     for (std::size_t r = 0; r < active_.size(); ++r) {
       z_->note_lambda(active_[r], x.t, acc.lambda(static_cast<Eigen::Index>(r)));
     }
@@ -620,8 +627,7 @@ class Run {
   double initial_step(const State& x, double max_dt) {
     double dt = std::min(max_dt, 1e-3 * std::max(settings_.t_end - x.t, 1e-12));
     evaluate(x, point_);
-    const ConstrainedAcceleration acc = constrained_acceleration(point_, active_);
-    if (!acc.ok) throw RunFailure{acc.status, acc.reason};
+    const ConstrainedAcceleration& acc = accelerate(point_, active_);
     const Eigen::VectorXd rate = point_.constraint_rate(x.v);
     const Eigen::VectorXd f_dd = point_.J * acc.qdd + point_.d;
     for (int k = 0; k < m_; ++k) {
@@ -794,8 +800,7 @@ class Run {
     if (!resting.empty()) {
       // 0 ≤ λ ⊥ f̈ = W λ + (J A⁻¹F + d) ≥ 0 on the constraints at rest.
       evaluate(x, point_);
-      const ConstrainedAcceleration free_motion = constrained_acceleration(point_, {});
-      if (!free_motion.ok) throw RunFailure{free_motion.status, free_motion.reason};
+      const ConstrainedAcceleration& free_motion = accelerate(point_, {});
       const Delassus D = delassus(point_, resting);
       Eigen::VectorXd b(static_cast<Eigen::Index>(resting.size()));
       double terms = 0.0;
@@ -960,7 +965,7 @@ class Run {
   // The hot loop's buffers (right-hand side, event functions, minima), sized at the first step.
   State rhs_state_;
   AccelerationWorkspace workspace_;
-  ConstrainedAcceleration rhs_acceleration_, probe_acceleration_;
+  ConstrainedAcceleration rhs_acceleration_, probe_acceleration_, acceleration_;
   // ∫λ dt over the smooth phases plus the impact impulses, per constraint.
   ImpulseQuadrature impulse_;
   State impulse_state_;
