@@ -173,16 +173,38 @@ RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
     // configure_solver below rejects any other value not among the options.
     if (!recorded) chosen.push_back({key, value});
   }
-  // What configure_solver gives with the same choices is what this configuration needs.
-  RunSettings needed;
-  configure_solver(*this, chosen, needed, &model.info());
-  for (const auto& [key, value] : needed.solver_params) {
+  // What configure_solver gives with the same choices and the same case settings is what this
+  // configuration needs.
+  std::string configuration;
+  for (const auto& c : model.info().solver_settings) {
+    if (c.solver == name()) configuration += c.name + '=' + c.value + '\n';
+  }
+  configuration += '|';
+  for (const auto& a : chosen) configuration += a.key + '=' + a.value + '\n';
+  // The map's entries are never erased, and an insertion moves none: the pointer stays valid.
+  const RequiredNames* found = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(required_names_mutex_);
+    const auto it = required_names_.find(configuration);
+    if (it != required_names_.end()) found = &it->second;
+  }
+  if (!found) {
+    RunSettings needed;
+    configure_solver(*this, chosen, needed, &model.info());
+    RequiredNames names;
+    for (const auto& entry : needed.solver_params) names.params.push_back(entry.first);
+    for (const auto& entry : needed.solver_choices) names.choices.push_back(entry.first);
+    const std::lock_guard<std::mutex> lock(required_names_mutex_);
+    found = &required_names_.emplace(configuration, std::move(names)).first->second;
+  }
+  const RequiredNames& required = *found;
+  for (const auto& key : required.params) {
     if (!settings.solver_params.count(key)) {
       throw InputError(owner + ": solver_params has no '" + key +
                        "' (configure_solver fills every parameter with its default)");
     }
   }
-  for (const auto& [key, value] : needed.solver_choices) {
+  for (const auto& key : required.choices) {
     if (!settings.solver_choices.count(key)) {
       throw InputError(owner + ": solver_choices has no '" + key +
                        "' (configure_solver fills every choice with its default)");

@@ -165,6 +165,15 @@ class Solver {
   mutable std::once_flag specs_built_;
   mutable std::vector<ParamSpec> parameter_specs_;
   mutable std::vector<ChoiceSpec> choice_specs_;
+  // The parameter and choice names configure_solver fills for a configuration (run's check that
+  // settings lack none of them), by the case's settings for this solver and the choices given:
+  // found at the first run of each configuration and kept, as a sweep runs one configuration at
+  // thousands of points (from several threads).
+  struct RequiredNames {
+    std::vector<std::string> params, choices;
+  };
+  mutable std::mutex required_names_mutex_;
+  mutable std::map<std::string, RequiredNames> required_names_;
 };
 
 // The impact law of the ideal model, shared by the solvers that apply it (event-driven and

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/solver.hpp"
@@ -103,6 +105,35 @@ TEST_CASE("Solver::run names the bad item of hand-made settings", "[api][fast]")
                    configured, &model->info());
   REQUIRE(configured.solver_choices.at("preset") == "custom");
   CHECK(find_solver("realization").run(*model, configured).status == "ok");
+}
+
+TEST_CASE("Solver::run checks a configuration it has run before as it did the first time",
+          "[api][fast]") {
+  // run keeps the names each configuration needs (by its choices and the case's own settings for
+  // the solver) after its first run; a later run that lacks one of them is refused all the same.
+  // bouncing-ball-siconos carries its own h, theta and restitution for moreau-jean (and so takes
+  // Newton's law only).
+  const Solver& solver = find_solver("moreau-jean");
+  const std::vector<std::pair<const char*, const char*>> configurations = {
+      {"dk-plane", "newton"}, {"dk-plane", "kozlov-impact"}, {"bouncing-ball-siconos", "newton"}};
+  for (const auto& [case_name, law] : configurations) {
+    const auto model = make_model(case_name, {});
+    RunSettings configured;
+    configured.t_end = model->horizon();
+    configure_solver(solver, {{"impact_law", law}}, configured, &model->info());
+    for (int run = 0; run < 2; ++run) {
+      INFO(case_name << ", " << law << ", run " << run);
+      CHECK(solver.run(*model, configured).status == "ok");
+      RunSettings without = configured;
+      without.solver_params.erase("theta");
+      CHECK_THROWS_WITH(solver.run(*model, without),
+                        Catch::Contains("solver_params has no 'theta'"));
+      without = configured;
+      without.solver_choices.erase("lcp");
+      CHECK_THROWS_WITH(solver.run(*model, without),
+                        Catch::Contains("solver_choices has no 'lcp'"));
+    }
+  }
 }
 
 }  // namespace crbench::testing::solver_api_tests
