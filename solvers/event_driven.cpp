@@ -134,7 +134,10 @@ class Run {
         n_(model.dof()),
         m_(model.constraint_count()),
         ku_(model.unilateral_kinematic_count()),
-        events_(m_, model.switch_count(), ku_) {
+        bilateral_(model.bilateral_count()),
+        kinematic_(model.kinematic_count()),
+        switches_(model.switch_count()),
+        events_(m_, switches_, ku_) {
     for (int r = ku_; r < model.kinematic_count(); ++r) {
       if (model.kinematic_condition(r) < 0) kinematic_rows_.push_back(r);
     }
@@ -146,7 +149,7 @@ class Run {
     State x = opt_.extras.start ? *opt_.extras.start : model_.initial_state();
     // Bilateral constraints stay in the active set from the start (their data satisfy Kozlov
     // 1992 condition (10): EventDrivenSolver::refusal).
-    for (int k = m_ - model_.bilateral_count(); k < m_; ++k) active_.push_back(k);
+    for (int k = m_ - bilateral_; k < m_; ++k) active_.push_back(k);
     if (z_) x.aux = z_->initial_aux();
     modes_ = model_.modes_at(x);
     rec_.min_constraint.assign(static_cast<std::size_t>(m_),
@@ -226,8 +229,8 @@ class Run {
     rec_.diagnostics["event_function_evaluations"] = probe_evaluations_;
     rec_.diagnostics["impacts"] = impacts_;
     rec_.diagnostics["max_projection_correction"] = max_projection_;
-    if (model_.kinematic_count() > 0) rec_.diagnostics["max_kinematic_drift"] = kinematic_drift_;
-    if (model_.bilateral_count() > 0) {
+    if (kinematic_ > 0) rec_.diagnostics["max_kinematic_drift"] = kinematic_drift_;
+    if (bilateral_ > 0) {
       rec_.diagnostics["max_bilateral_drift"] = bilateral_drift_;
       rec_.diagnostics["max_bilateral_rate_drift"] = bilateral_rate_drift_;
     }
@@ -353,14 +356,18 @@ class Run {
       // dual type, the same operations on the same doubles.
       g.setOnes(events_.size());
       model_.constraint_values(x.t, x.q, probe_f_);
+      note_probed(x);
       for (int k = 0; k < m_; ++k) {
-        if (!model_.is_bilateral(k)) g(events_.constraint(k)) = probe_f_(k);
+        if (!is_bilateral(k)) g(events_.constraint(k)) = probe_f_(k);
       }
       probe_switching(x, g);
       return;
     }
     evaluate_all_rows(x, point_);
-    const Eigen::VectorXd kinematic_g = point_.g;  // every row, before the inactive are dropped
+    probe_f_ = point_.f;
+    note_probed(x);
+    Eigen::VectorXd& kinematic_g = probe_kinematic_g_;
+    kinematic_g = point_.g;  // every row, before the inactive are dropped
     if (select_rows_) keep_kinematic_rows(point_, kinematic_rows_);
     g.setOnes(events_.size());
     Eigen::VectorXd& lambda_active = lambda_active_;
@@ -380,7 +387,7 @@ class Run {
     }
     // On the constraint, the limit model's lift-off candidate is where z reaches 0 from below.
     for (int k = 0; k < m_; ++k) {
-      if (model_.is_bilateral(k)) continue;  // never an event
+      if (is_bilateral(k)) continue;  // never an event
       const auto it = std::find(active_.begin(), active_.end(), k);
       if (it == active_.end()) {
         g(events_.constraint(k)) = point_.f(k);
@@ -396,8 +403,22 @@ class Run {
     probe_switching(x, g);
   }
 
+  // The probe's f (probe_f_) is of the state (t, q) kept here: track_minimum takes it at the
+  // same sample instead of evaluating the constraints again.
+  void note_probed(const State& x) {
+    probed_t_ = x.t;
+    probed_q_ = x.q;
+  }
+  bool probed(const State& x) const {
+    if (probed_t_ != x.t || probed_q_.size() != x.q.size()) return false;
+    for (Eigen::Index i = 0; i < x.q.size(); ++i) {
+      if (probed_q_(i) != x.q(i)) return false;
+    }
+    return true;
+  }
+
   void probe_switching(const State& x, Eigen::VectorXd& g) {
-    const int S = model_.switch_count();
+    const int S = switches_;
     if (S == 0) return;
     model_.switching_values(x, probe_switching_);
     for (int j = 0; j < S; ++j)
@@ -405,6 +426,7 @@ class Run {
   }
 
   bool dynamic_z() const { return z_ && z_->dynamic(); }
+  bool is_bilateral(int k) const { return k >= m_ - bilateral_; }
 
   // What event function i measures, for the record's warnings.
   std::string event_function_name(Eigen::Index i) const {
@@ -544,7 +566,12 @@ class Run {
                                                  " without a located contact"};
         }
       }
-      track_minimum(xs);
+      // The sample's f from its probe, unless a root search has probed other states since.
+      if (probed(xs)) {
+        track_minimum(xs, probe_f_);
+      } else {
+        track_minimum(xs);
+      }
       if (dynamic_z()) z_->track_extreme(xs, active_);
     };
     const PhaseControl control{.t_end = settings_.t_end,
@@ -672,7 +699,7 @@ class Run {
     evaluate(x, point_);
     std::vector<int> near;
     for (int k = 0; k < m_; ++k) {
-      if (model_.is_bilateral(k)) continue;
+      if (is_bilateral(k)) continue;
       const bool is_active = std::find(active_.begin(), active_.end(), k) != active_.end();
       if (is_active || std::abs(point_.f(k)) <= opt_.distance_tol) near.push_back(k);
     }
@@ -702,7 +729,7 @@ class Run {
       evaluate_all_rows(x, impact_point);
       const Eigen::VectorXd g_before = impact_point.g;
       std::vector<int> slipping;
-      for (int r = ku_; r < model_.kinematic_count(); ++r) {
+      for (int r = ku_; r < kinematic_; ++r) {
         const int k = model_.kinematic_condition(r);
         if (k >= 0 && std::find(impacting.begin(), impacting.end(), k) != impacting.end() &&
             model_.slip_restitution(r) > -1.0) {
@@ -780,10 +807,10 @@ class Run {
     // (Deryabin & Kozlov 1995 Theorem 1); only constraints not in contact go through the
     // complementarity.
     std::vector<int> next_active;
-    for (int k = m_ - model_.bilateral_count(); k < m_; ++k) next_active.push_back(k);
+    for (int k = m_ - bilateral_; k < m_; ++k) next_active.push_back(k);
     if (dynamic_z()) {
       for (const int k : active_) {
-        if (!model_.is_bilateral(k) &&
+        if (!is_bilateral(k) &&
             std::find(leaving.begin(), leaving.end(), k) == leaving.end()) {
           next_active.push_back(k);
         }
@@ -852,7 +879,7 @@ class Run {
 
   // A conditional row holds exactly while its constraint is active.
   void sync_conditional_rows() {
-    for (int r = ku_; r < model_.kinematic_count(); ++r) {
+    for (int r = ku_; r < kinematic_; ++r) {
       const int k = model_.kinematic_condition(r);
       if (k < 0) continue;
       const bool holds = is_active(k);
@@ -884,18 +911,22 @@ class Run {
 
   void track_minimum(const State& x) {
     model_.constraint_values(x.t, x.q, track_f_);
-    update_minimum(track_f_);
-    if (model_.bilateral_count() > 0) {
+    track_minimum(x, track_f_);
+  }
+  // The same with f(x) given.
+  void track_minimum(const State& x, const Eigen::VectorXd& f) {
+    update_minimum(f);
+    if (bilateral_ > 0) {
       // The bilateral constraints hold at the acceleration level between phase starts (where
       // project_onto_constraints puts f and ḟ back to 0); their drift is reported.
       evaluate(x, drift_point_);
       const Eigen::VectorXd rate = drift_point_.constraint_rate(x.v);
-      for (int k = m_ - model_.bilateral_count(); k < m_; ++k) {
+      for (int k = m_ - bilateral_; k < m_; ++k) {
         bilateral_drift_ = std::max(bilateral_drift_, std::abs(drift_point_.f(k)));
         bilateral_rate_drift_ = std::max(bilateral_rate_drift_, std::abs(rate(k)));
       }
     }
-    if (model_.kinematic_count() > 0) {
+    if (kinematic_ > 0) {
       // The kinematic constraints hold at the acceleration level only; their drift |a q̇ + b| is
       // reported, not corrected.
       evaluate(x, drift_point_);
@@ -953,6 +984,10 @@ class Run {
   const int n_;
   const int m_;
   const int ku_;  // one-sided kinematic rows (the first ku_ kinematic rows)
+  // The model's counts, kept: the hot loops ask for them at every sample.
+  const int bilateral_;
+  const int kinematic_;
+  const int switches_;
   const EventLayout events_;
   // The kinematic rows in force, sorted: the two-sided ones always, the one-sided ones while
   // active.
@@ -971,7 +1006,9 @@ class Run {
   State impulse_state_;
   Point impulse_point_;
   ConstrainedAcceleration impulse_acceleration_;
-  Eigen::VectorXd lambda_active_, probe_switching_, probe_f_, track_f_;
+  Eigen::VectorXd lambda_active_, probe_switching_, probe_f_, track_f_, probe_kinematic_g_;
+  double probed_t_ = std::numeric_limits<double>::quiet_NaN();
+  Eigen::VectorXd probed_q_;
   SampleOutput output_{settings_, model_.initial_state().t};
   std::deque<double> recent_impacts_;
   long rhs_evaluations_ = 0;
