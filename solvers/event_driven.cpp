@@ -1,7 +1,8 @@
 // The ideal classical model, event-driven. Between events the motion is smooth: free, or on the
 // active constraints with the multipliers of Deryabin & Kozlov 1995 (1.4). Smooth phases are
-// integrated by Boost.Odeint's controlled dopri5 with dense output; event functions are sampled on
-// the dense output and their crossings refined by TOMS 748 (solvers/events.hpp). Events:
+// integrated by dopri5 with dense output (Boost.Odeint's method and step control, computed as
+// Odeint does in solvers/dopri5.hpp) or DOP853; event functions are sampled on the dense output
+// and their crossings refined by TOMS 748 (solvers/events.hpp). Events:
 //  - contact: an inactive f_k reaches 0;
 //  - lift_off: the multiplier λ_k of an active constraint reaches 0 from above;
 //  - switch: a switching function of a piecewise force changes sign (the mode flips there);
@@ -17,7 +18,6 @@
 
 #include <Eigen/LU>
 #include <algorithm>
-#include <boost/numeric/odeint.hpp>
 #include <chrono>
 #include <cmath>
 #include <deque>
@@ -26,6 +26,7 @@
 #include <sstream>
 
 #include "crbench/solvers/dop853.hpp"
+#include "crbench/solvers/dopri5.hpp"
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/impact_law.hpp"
 #include "crbench/solvers/impulse_quadrature.hpp"
@@ -39,7 +40,6 @@ namespace crbench {
 namespace event_driven_detail {
 namespace {
 
-namespace odeint = boost::numeric::odeint;
 using OdeState = std::vector<double>;
 
 struct Options {
@@ -619,26 +619,26 @@ class Run {
       } dense{stepper, rate_into, n_, {}};
       end = advance(dense);
     } else {
-      auto system = [&rate](const OdeState& y, OdeState& dy, double t) {
-        dy.resize(y.size());
-        rate(t, y.data(), static_cast<Eigen::Index>(y.size()), dy.data());
+      // Odeint's dense-output dopri5, step for step (solvers/dopri5.hpp).
+      const auto rate_of = [&rate, size](double t, const double* y, double* dy) {
+        rate(t, y, size, dy);
       };
-      auto stepper = odeint::make_dense_output(settings_.atol, settings_.rtol, max_dt,
-                                               odeint::runge_kutta_dopri5<OdeState>());
-      stepper.initialize(pack(x), x.t, initial_step(x, max_dt));
+      Dopri5Dense stepper(settings_.atol, settings_.rtol, max_dt);
+      {
+        const OdeState y0 = pack(x);
+        stepper.initialize(y0.data(), y0.size(), x.t, initial_step(x, max_dt));
+      }
       struct Dense {
-        decltype(stepper)& s;
-        decltype(system)& f;
+        Dopri5Dense& s;
+        decltype(rate_of)& f;
         int n;
-        std::size_t size;  // 2n plus the auxiliary variables
-        std::pair<double, double> step() { return s.do_step(std::ref(f)); }
         mutable OdeState y;
+        std::pair<double, double> step() { return s.do_step(f); }
         void at(double t, State& xs) const {
-          y.resize(size);
-          s.calc_state(t, y);
+          s.calc_state(t, y.data());
           unpack(t, y, n, xs);
         }
-      } dense{stepper, system, n_, static_cast<std::size_t>(size), {}};
+      } dense{stepper, rate_of, n_, OdeState(static_cast<std::size_t>(size))};
       end = advance(dense);
     }
     if (counters_.dips_unsearched > 0 && first_dip_function_.empty()) {
@@ -810,8 +810,7 @@ class Run {
     for (int k = m_ - bilateral_; k < m_; ++k) next_active.push_back(k);
     if (dynamic_z()) {
       for (const int k : active_) {
-        if (!is_bilateral(k) &&
-            std::find(leaving.begin(), leaving.end(), k) == leaving.end()) {
+        if (!is_bilateral(k) && std::find(leaving.begin(), leaving.end(), k) == leaving.end()) {
           next_active.push_back(k);
         }
       }
@@ -1034,7 +1033,7 @@ class Run {
 }  // namespace event_driven_detail
 
 std::string EventDrivenSolver::description() const {
-  return "Ideal classical model, event-driven: smooth phases by DOP853 (or Odeint's dopri5) with "
+  return "Ideal classical model, event-driven: smooth phases by Odeint's dopri5 (or DOP853) with "
          "dense output, "
          "events (contact, lift-off where lambda reaches 0, force switches) located by TOMS 748, "
          "Newton impacts in the kinetic metric, contact activation by complementarity.";
