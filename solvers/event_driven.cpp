@@ -587,14 +587,19 @@ class Run {
               reaction(dense, t, lambda);
             });
             emit_grid(dense, t_limit, inclusive);
-          });
+          },
+          phase_buffers_);
     };
     std::optional<PhaseEnd> end;
     if (opt_.dop853) {
       const auto rate_into = [&rate](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
         rate(t, y.data(), y.size(), dy.data());
       };
-      Dop853Dense stepper(Eigen::VectorXd::Constant(size, settings_.atol), settings_.rtol, max_dt);
+      if (!dop853_ || stepper_size_ != size) {
+        dop853_.emplace(Eigen::VectorXd::Constant(size, settings_.atol), settings_.rtol, max_dt);
+        stepper_size_ = size;
+      }
+      Dop853Dense& stepper = *dop853_;
       {
         const OdeState y0 = pack(x);
         stepper.initialize(Eigen::Map<const Eigen::VectorXd>(y0.data(), size), x.t,
@@ -604,7 +609,7 @@ class Run {
         Dop853Dense& s;
         decltype(rate_into)& f;
         int n;
-        mutable Eigen::VectorXd y;
+        Eigen::VectorXd& y;
         std::pair<double, double> step() {
           try {
             return s.do_step(f);
@@ -616,14 +621,15 @@ class Run {
           s.calc_state(t, y);
           unpack(t, y.data(), y.size(), n, xs);
         }
-      } dense{stepper, rate_into, n_, {}};
+      } dense{stepper, rate_into, n_, dense_state_};
       end = advance(dense);
     } else {
       // Odeint's dense-output dopri5, step for step (solvers/dopri5.hpp).
       const auto rate_of = [&rate, size](double t, const double* y, double* dy) {
         rate(t, y, size, dy);
       };
-      Dopri5Dense stepper(settings_.atol, settings_.rtol, max_dt);
+      if (!dopri5_) dopri5_.emplace(settings_.atol, settings_.rtol, max_dt);
+      Dopri5Dense& stepper = *dopri5_;
       {
         const OdeState y0 = pack(x);
         stepper.initialize(y0.data(), y0.size(), x.t, initial_step(x, max_dt));
@@ -632,13 +638,14 @@ class Run {
         Dopri5Dense& s;
         decltype(rate_of)& f;
         int n;
-        mutable OdeState y;
+        OdeState& y;
         std::pair<double, double> step() { return s.do_step(f); }
         void at(double t, State& xs) const {
           s.calc_state(t, y.data());
           unpack(t, y, n, xs);
         }
-      } dense{stepper, rate_of, n_, OdeState(static_cast<std::size_t>(size))};
+      } dense{stepper, rate_of, n_, dense_values_};
+      dense_values_.resize(static_cast<std::size_t>(size));
       end = advance(dense);
     }
     if (counters_.dips_unsearched > 0 && first_dip_function_.empty()) {
@@ -1005,6 +1012,14 @@ class Run {
   State impulse_state_;
   Point impulse_point_;
   ConstrainedAcceleration impulse_acceleration_;
+  // The smooth phases' stepper and buffers, kept from phase to phase: a phase initializes them
+  // again in the storage of the last (the tolerances and the step bound are the run's).
+  std::optional<Dop853Dense> dop853_;
+  std::optional<Dopri5Dense> dopri5_;
+  Eigen::Index stepper_size_ = 0;
+  Eigen::VectorXd dense_state_;
+  OdeState dense_values_;
+  PhaseBuffers phase_buffers_;
   Eigen::VectorXd lambda_active_, probe_switching_, probe_f_, track_f_, probe_kinematic_g_;
   double probed_t_ = std::numeric_limits<double>::quiet_NaN();
   Eigen::VectorXd probed_q_;

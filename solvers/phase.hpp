@@ -138,24 +138,43 @@ inline std::pair<double, double> parabola_minimum(double t0, double y0, double t
 // Grid: void (double t_limit, bool inclusive) — report output-grid samples up to t_limit.
 // The samples, event values and crossings live in buffers sized at the start of the phase: a step
 // allocates nothing when the stepper, the probe and the inspection do not.
+// The samples, event values and crossings of advance_to_event. A caller that keeps them from
+// phase to phase (the event-driven solver) allocates them once per run instead of once per phase.
+struct PhaseBuffers {
+  Eigen::VectorXd g_prev, g, g_root, g_before;
+  State xs, x_root;
+  std::vector<char> armed;
+  std::vector<std::pair<double, Eigen::Index>> crossings;
+};
+
 template <class Dense, class Probe, class Inspect, class Grid>
 PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
                           const std::vector<double>& threshold, const PhaseControl& control,
-                          PhaseCounters& counters, Inspect&& inspect, Grid&& emit_grid) {
-  Eigen::VectorXd g_prev;
+                          PhaseCounters& counters, Inspect&& inspect, Grid&& emit_grid,
+                          PhaseBuffers& buffers) {
+  Eigen::VectorXd& g_prev = buffers.g_prev;
   probe(start, g_prev);
   const Eigen::Index events = g_prev.size();
-  Eigen::VectorXd g(events), g_root(events);
-  State xs = start, x_root = start;
-  std::vector<char> armed(static_cast<std::size_t>(events));
+  Eigen::VectorXd& g = buffers.g;
+  Eigen::VectorXd& g_root = buffers.g_root;
+  g.resize(events);
+  g_root.resize(events);
+  State& xs = buffers.xs;
+  State& x_root = buffers.x_root;
+  xs = start;
+  x_root = start;
+  std::vector<char>& armed = buffers.armed;
+  armed.resize(static_cast<std::size_t>(events));
   for (Eigen::Index i = 0; i < events; ++i) {
     armed[static_cast<std::size_t>(i)] = g_prev(i) > threshold[static_cast<std::size_t>(i)];
   }
-  std::vector<std::pair<double, Eigen::Index>> crossings;
+  std::vector<std::pair<double, Eigen::Index>>& crossings = buffers.crossings;
+  crossings.clear();
   crossings.reserve(static_cast<std::size_t>(events));
   double t_prev = start.t;
   // The sample before t_prev, for the dips between samples.
-  Eigen::VectorXd g_before(events);
+  Eigen::VectorXd& g_before = buffers.g_before;
+  g_before.resize(events);
   double t_before = start.t;
   bool have_before = false;
   while (true) {
@@ -288,6 +307,16 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
       return end;
     }
   }
+}
+
+// The same with buffers of its own.
+template <class Dense, class Probe, class Inspect, class Grid>
+PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
+                          const std::vector<double>& threshold, const PhaseControl& control,
+                          PhaseCounters& counters, Inspect&& inspect, Grid&& emit_grid) {
+  PhaseBuffers buffers;
+  return advance_to_event(dense, start, std::forward<Probe>(probe), threshold, control, counters,
+                          std::forward<Inspect>(inspect), std::forward<Grid>(emit_grid), buffers);
 }
 
 // The caller's trajectory: samples on the output grid taken from a dense output, and rows at
