@@ -266,14 +266,14 @@ void copy_into(const Eigen::VectorXd& x, Eigen::VectorXd& y) {
 }
 
 // The rest of constrained_acceleration once w.Ainv_F holds the unconstrained acceleration: the
-// active rows' multipliers and the total. `km` is the kinematic constraints' motion, or null
-// without them.
+// active rows' multipliers and, `with_qdd`, the total. `km` is the kinematic constraints' motion,
+// or null without them.
 void add_contact_reactions(const Point& p, const std::vector<int>& active,
-                           const KinematicMotion* km, AccelerationWorkspace& w,
+                           const KinematicMotion* km, bool with_qdd, AccelerationWorkspace& w,
                            ConstrainedAcceleration& out) {
   const bool kinematic = km != nullptr;
   if (active.empty()) {
-    copy_into(w.Ainv_F, out.qdd);
+    if (with_qdd) copy_into(w.Ainv_F, out.qdd);
     out.lambda.resize(0);
     out.mu.resize(0);
     if (kinematic) {
@@ -325,9 +325,11 @@ void add_contact_reactions(const Point& p, const std::vector<int>& active,
   for (Eigen::Index r = 0; r < k; ++r) w.b(r) = -(w.b(r) + w.dk(r));
   solve_in(w.W_ldlt, w.W, w.W_diagonal, w.b);
   copy_into(w.b, out.lambda);
-  product_into(w.Ainv_Jt, out.lambda, w.reaction);  // summed apart, then added: the same last bit
-  out.qdd.resize(w.Ainv_F.size());
-  for (Eigen::Index i = 0; i < w.Ainv_F.size(); ++i) out.qdd(i) = w.Ainv_F(i) + w.reaction(i);
+  if (with_qdd) {
+    product_into(w.Ainv_Jt, out.lambda, w.reaction);  // summed apart, then added: the same bits
+    out.qdd.resize(w.Ainv_F.size());
+    for (Eigen::Index i = 0; i < w.Ainv_F.size(); ++i) out.qdd(i) = w.Ainv_F(i) + w.reaction(i);
+  }
   out.mu.resize(k);
   for (Eigen::Index r = 0; r < k; ++r) out.mu(r) = out.lambda(r) * std::sqrt(w.W(r, r));
   if (kinematic) {
@@ -337,10 +339,9 @@ void add_contact_reactions(const Point& p, const std::vector<int>& active,
   }
 }
 
-}  // namespace
-
-void constrained_acceleration(const Point& p, const std::vector<int>& active,
-                              AccelerationWorkspace& w, ConstrainedAcceleration& out) {
+// constrained_acceleration, or with `with_qdd` false constrained_multipliers.
+void constrained_solution(const Point& p, const std::vector<int>& active, bool with_qdd,
+                          AccelerationWorkspace& w, ConstrainedAcceleration& out) {
   out.ok = true;
   out.rcond = 1.0;
   // A NaN never equals itself: such an A is factored again (and fails there).
@@ -364,7 +365,7 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
   if (p.a.rows() == 0) {
     copy_into(w.F, w.Ainv_F);
     solve_in(w.A_ldlt, w.factored_A, w.A_diagonal, w.Ainv_F);
-    add_contact_reactions(p, active, nullptr, w, out);
+    add_contact_reactions(p, active, nullptr, with_qdd, w, out);
     return;
   }
   const KinematicMotion km = kinematic_motion(p, w.A_ldlt, w.F);
@@ -373,7 +374,19 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
     return;
   }
   w.Ainv_F = km.qdd0;
-  add_contact_reactions(p, active, &km, w, out);
+  add_contact_reactions(p, active, &km, with_qdd, w, out);
+}
+
+}  // namespace
+
+void constrained_acceleration(const Point& p, const std::vector<int>& active,
+                              AccelerationWorkspace& w, ConstrainedAcceleration& out) {
+  constrained_solution(p, active, true, w, out);
+}
+
+void constrained_multipliers(const Point& p, const std::vector<int>& active,
+                             AccelerationWorkspace& w, ConstrainedAcceleration& out) {
+  constrained_solution(p, active, false, w, out);
 }
 
 }  // namespace crbench

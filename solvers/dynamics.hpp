@@ -399,6 +399,11 @@ struct AccelerationWorkspace {
 };
 void constrained_acceleration(const Point& p, const std::vector<int>& active,
                               AccelerationWorkspace& w, ConstrainedAcceleration& out);
+// The multipliers alone: lambda, mu, kinematic_lambda, ok, status, reason and rcond as
+// constrained_acceleration gives them, bit for bit, without q̈ (out.qdd is left as it was): what
+// event functions and the quadrature of ∫λ dt need.
+void constrained_multipliers(const Point& p, const std::vector<int>& active,
+                             AccelerationWorkspace& w, ConstrainedAcceleration& out);
 
 // Keeps only the kinematic rows in `rows` (sorted) of a point: the one-sided kinematic
 // constraints that are not active carry no reaction.

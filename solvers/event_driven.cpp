@@ -62,12 +62,18 @@ struct Options {
 };
 
 // The ODE state is (q, q̇, aux): aux holds z_k then z'_k of the limit model, or nothing; x's
-// storage is reused.
+// storage is reused. Plain loops: Eigen's assignment from a Map (or a memmove) costs more than
+// copying the few values.
 void unpack(double t, const double* y, Eigen::Index size, int n, State& x) {
   x.t = t;
-  x.q = Eigen::Map<const Eigen::VectorXd>(y, n);
-  x.v = Eigen::Map<const Eigen::VectorXd>(y + n, n);
-  x.aux = Eigen::Map<const Eigen::VectorXd>(y + 2 * n, size - 2 * n);
+  x.q.resize(n);
+  x.v.resize(n);
+  x.aux.resize(size - 2 * n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    x.q(i) = y[i];
+    x.v(i) = y[n + i];
+  }
+  for (Eigen::Index i = 2 * n; i < size; ++i) x.aux(i - 2 * n) = y[i];
 }
 
 void unpack(double t, const OdeState& y, int n, State& x) {
@@ -373,7 +379,7 @@ class Run {
     Eigen::VectorXd& lambda_active = lambda_active_;
     if (!active_.empty() || ku_ > 0) {
       const ConstrainedAcceleration& acc = probe_acceleration_;
-      constrained_acceleration(point_, active_, workspace_, probe_acceleration_);
+      constrained_multipliers(point_, active_, workspace_, probe_acceleration_);
       if (!acc.ok) throw RunFailure{acc.status, acc.reason};
       lambda_active = acc.lambda;
       if (ku_ > 0) {
@@ -517,7 +523,7 @@ class Run {
   void reaction(const Dense& dense, double t, Eigen::VectorXd& lambda) {
     dense.at(t, impulse_state_);
     evaluate(impulse_state_, impulse_point_);
-    constrained_acceleration(impulse_point_, active_, workspace_, impulse_acceleration_);
+    constrained_multipliers(impulse_point_, active_, workspace_, impulse_acceleration_);
     lambda.setZero(m_);
     if (!impulse_acceleration_.ok) {
       throw RunFailure{impulse_acceleration_.status, impulse_acceleration_.reason};

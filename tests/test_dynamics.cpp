@@ -100,6 +100,65 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "constrained_acceleration gives the bits of Eigen's products and solves, and "
+    "constrained_multipliers its multipliers",
+    "[dynamics]") {
+  // Its small products are loops in the order Eigen 3.4 sums them: the result must be Eigen's,
+  // (J_K A⁻¹ J_Kᵀ) λ = −(J_K A⁻¹ F + d_K), q̈ = A⁻¹F + A⁻¹J_Kᵀ λ, for metrics that are not
+  // diagonal, several rows and sizes up to 7; the multipliers alone must be the same numbers.
+  std::mt19937 random(20261127);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  const auto random_matrix = [&](Eigen::Index rows, Eigen::Index cols) {
+    Eigen::MatrixXd m(rows, cols);
+    for (Eigen::Index j = 0; j < cols; ++j) {
+      for (Eigen::Index i = 0; i < rows; ++i) m(i, j) = uniform(random);
+    }
+    return m;
+  };
+  for (int n = 2; n <= 7; ++n) {
+    for (int k = 1; k <= std::min(n - 1, 3); ++k) {
+      const Eigen::MatrixXd B = random_matrix(n, n);
+      Point p;
+      p.A = B * B.transpose() + Eigen::MatrixXd::Identity(n, n);
+      p.Q = random_matrix(n, 1);
+      p.grad_V = random_matrix(n, 1);
+      p.c = random_matrix(n, 1);
+      p.J = random_matrix(k + 1, n);
+      p.f = p.f_t = Eigen::VectorXd::Zero(k + 1);
+      p.d = random_matrix(k + 1, 1);
+      std::vector<int> active;
+      for (int r = 0; r < k; ++r) active.push_back(r + 1);
+      // The formula with Eigen's own operations.
+      const Eigen::VectorXd F = p.Q - p.grad_V - p.c;
+      const Eigen::MatrixXd Jk = p.J.bottomRows(k);
+      const Eigen::LDLT<Eigen::MatrixXd> A_ldlt(p.A);
+      const Eigen::VectorXd Ainv_F = A_ldlt.solve(F);
+      const Eigen::MatrixXd Ainv_Jt = A_ldlt.solve(Eigen::MatrixXd(Jk.transpose()));
+      const Eigen::MatrixXd W = Jk * Ainv_Jt;
+      Eigen::VectorXd b = Jk * Ainv_F;
+      b += p.d.tail(k);
+      b = -b;
+      const Eigen::VectorXd lambda = W.ldlt().solve(b);
+      const Eigen::VectorXd reaction = Ainv_Jt * lambda;
+      const Eigen::VectorXd qdd = Ainv_F + reaction;
+
+      AccelerationWorkspace workspace;
+      ConstrainedAcceleration full, multipliers;
+      constrained_acceleration(p, active, workspace, full);
+      constrained_multipliers(p, active, workspace, multipliers);
+      INFO("n = " << n << ", " << k << " active rows");
+      REQUIRE(full.ok);
+      REQUIRE(multipliers.ok);
+      CHECK(full.lambda == lambda);
+      CHECK(full.qdd == qdd);
+      CHECK(multipliers.lambda == full.lambda);
+      CHECK(multipliers.mu == full.mu);
+      CHECK(multipliers.rcond == full.rcond);
+    }
+  }
+}
+
 TEST_CASE("A singular active set is reported - not ignored", "[dynamics]") {
   Point p;
   p.A = Eigen::Matrix2d::Identity();
