@@ -248,7 +248,7 @@ void product_into(const Eigen::MatrixXd& M, const Eigen::VectorXd& x, Eigen::Vec
     y.noalias() = M * x;
     return;
   }
-  y.resize(rows);
+  size_to(y, rows);
   const double* m = M.data();
   const double* xs = x.data();
   double* ys = y.data();
@@ -261,7 +261,7 @@ void product_into(const Eigen::MatrixXd& M, const Eigen::VectorXd& x, Eigen::Vec
 
 // y = x for vectors of the same size, without Eigen's resize check and dispatch.
 void copy_into(const Eigen::VectorXd& x, Eigen::VectorXd& y) {
-  y.resize(x.size());
+  size_to(y, x.size());
   for (Eigen::Index i = 0; i < x.size(); ++i) y(i) = x(i);
 }
 
@@ -274,18 +274,18 @@ void add_contact_reactions(const Point& p, const std::vector<int>& active,
   const bool kinematic = km != nullptr;
   if (active.empty()) {
     if (with_qdd) copy_into(w.Ainv_F, out.qdd);
-    out.lambda.resize(0);
-    out.mu.resize(0);
+    size_to(out.lambda, 0);
+    size_to(out.mu, 0);
     if (kinematic) {
       out.kinematic_lambda = km->nu0;
     } else {
-      out.kinematic_lambda.resize(0);
+      size_to(out.kinematic_lambda, 0);
     }
     return;
   }
   const Eigen::Index k = static_cast<Eigen::Index>(active.size());
-  w.Jk.resize(k, p.J.cols());
-  w.dk.resize(k);
+  size_to(w.Jk, k, p.J.cols());
+  size_to(w.dk, k);
   for (Eigen::Index r = 0; r < k; ++r) {
     const auto row = static_cast<Eigen::Index>(active[static_cast<std::size_t>(r)]);
     for (Eigen::Index j = 0; j < p.J.cols(); ++j) w.Jk(r, j) = p.J(row, j);
@@ -327,15 +327,15 @@ void add_contact_reactions(const Point& p, const std::vector<int>& active,
   copy_into(w.b, out.lambda);
   if (with_qdd) {
     product_into(w.Ainv_Jt, out.lambda, w.reaction);  // summed apart, then added: the same bits
-    out.qdd.resize(w.Ainv_F.size());
+    size_to(out.qdd, w.Ainv_F.size());
     for (Eigen::Index i = 0; i < w.Ainv_F.size(); ++i) out.qdd(i) = w.Ainv_F(i) + w.reaction(i);
   }
-  out.mu.resize(k);
+  size_to(out.mu, k);
   for (Eigen::Index r = 0; r < k; ++r) out.mu(r) = out.lambda(r) * std::sqrt(w.W(r, r));
   if (kinematic) {
     out.kinematic_lambda = km->nu0 - km->Sinv_a_Ainv * (w.Jk.transpose() * out.lambda);
   } else {
-    out.kinematic_lambda.resize(0);
+    size_to(out.kinematic_lambda, 0);
   }
 }
 
@@ -360,7 +360,7 @@ void constrained_solution(const Point& p, const std::vector<int>& active, bool w
     return;
   }
   const Eigen::Index n = p.Q.size();
-  w.F.resize(n);
+  size_to(w.F, n);
   for (Eigen::Index i = 0; i < n; ++i) w.F(i) = p.Q(i) - p.grad_V(i) - p.c(i);
   if (p.a.rows() == 0) {
     copy_into(w.F, w.Ainv_F);

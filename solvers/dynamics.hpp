@@ -15,6 +15,17 @@
 
 namespace crbench {
 
+// m.resize(…) only where the size differs: Eigen's resize is a call even when nothing changes,
+// and the hot loops size the same small buffers at every evaluation.
+template <class Vector>
+inline void size_to(Vector& v, Eigen::Index size) {
+  if (v.size() != size) v.resize(size);
+}
+template <class Matrix>
+inline void size_to(Matrix& m, Eigen::Index rows, Eigen::Index cols) {
+  if (m.rows() != rows || m.cols() != cols) m.resize(rows, cols);
+}
+
 // The case's CaseInfo with the counts the registry derives (the kinematic rows).
 template <Case C>
 CaseInfo case_info() {
@@ -256,18 +267,18 @@ class CaseModel final : public Model {
 
   template <class S, class T, class Convert>
   static void copy_terms(const Terms<S>& in, PointT<T>& out, Convert convert) {
-    out.A.resize(n, n);
-    out.J.resize(m, n);
-    out.c.resize(n);
-    out.grad_V.resize(n);
-    out.Q.resize(n);
-    out.f.resize(m);
-    out.f_t.resize(m);
-    out.d.resize(m);
-    out.a.resize(kk, n);
-    out.curl.resize(kk, n);
-    out.g.resize(kk);
-    out.g_rate.resize(kk);
+    size_to(out.A, n, n);
+    size_to(out.J, m, n);
+    size_to(out.c, n);
+    size_to(out.grad_V, n);
+    size_to(out.Q, n);
+    size_to(out.f, m);
+    size_to(out.f_t, m);
+    size_to(out.d, m);
+    size_to(out.a, kk, n);
+    size_to(out.curl, kk, n);
+    size_to(out.g, kk);
+    size_to(out.g_rate, kk);
     for (int r = 0; r < kk; ++r) {
       for (int i = 0; i < n; ++i) {
         convert(in.a(r, i), out.a(r, i));

@@ -66,9 +66,9 @@ struct Options {
 // copying the few values.
 void unpack(double t, const double* y, Eigen::Index size, int n, State& x) {
   x.t = t;
-  x.q.resize(n);
-  x.v.resize(n);
-  x.aux.resize(size - 2 * n);
+  size_to(x.q, n);
+  size_to(x.v, n);
+  size_to(x.aux, size - 2 * n);
   for (Eigen::Index i = 0; i < n; ++i) {
     x.q(i) = y[i];
     x.v(i) = y[n + i];

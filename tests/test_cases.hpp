@@ -288,11 +288,15 @@ struct BallRow : NoForce<K>, UnitMetric<K> {
     return gaps;
   }
   State initial_state() const {
-    Eigen::VectorXd q(n), v = Eigen::VectorXd::Zero(n);
-    for (int i = 0; i < n; ++i) q(i) = i;
-    q(0) = -0.5;
-    v(0) = 1.0;
-    return {.t = 0.0, .q = q, .v = v};
+    // Filled in place: GCC 12 at -O1 takes the copies of {.q = q, .v = v} for reads of
+    // uninitialized memory (-Wmaybe-uninitialized).
+    State x;
+    x.q.resize(n);
+    x.v = Eigen::VectorXd::Zero(n);
+    for (int i = 0; i < n; ++i) x.q(i) = i;
+    x.q(0) = -0.5;
+    x.v(0) = 1.0;
+    return x;
   }
   double horizon() const { return 2.0; }
   Facts facts() const { return {}; }
