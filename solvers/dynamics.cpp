@@ -304,6 +304,8 @@ void add_contact_reactions(const Point& p, const std::vector<int>& active,
     w.W.noalias() = w.Jk * w.Ainv_Jt;
     w.W_ldlt.compute(w.W);
     w.W_diagonal = is_diagonal(w.W);
+    size_to(w.W_diagonal_root, k);
+    for (Eigen::Index r = 0; r < k; ++r) w.W_diagonal_root(r) = std::sqrt(w.W(r, r));
     w.rcond_W = reciprocal_condition_in(w.W_ldlt, w.W, w.estimate_W);
     if (!kinematic) {
       w.factored_Jk = w.Jk;
@@ -331,7 +333,7 @@ void add_contact_reactions(const Point& p, const std::vector<int>& active,
     for (Eigen::Index i = 0; i < w.Ainv_F.size(); ++i) out.qdd(i) = w.Ainv_F(i) + w.reaction(i);
   }
   size_to(out.mu, k);
-  for (Eigen::Index r = 0; r < k; ++r) out.mu(r) = out.lambda(r) * std::sqrt(w.W(r, r));
+  for (Eigen::Index r = 0; r < k; ++r) out.mu(r) = out.lambda(r) * w.W_diagonal_root(r);
   if (kinematic) {
     out.kinematic_lambda = km->nu0 - km->Sinv_a_Ainv * (w.Jk.transpose() * out.lambda);
   } else {

@@ -396,6 +396,8 @@ struct AccelerationWorkspace {
   // one a new factorization would give: A's LDLT and its condition estimate while A is
   // unchanged; W = J_K A⁻¹ J_Kᵀ, its LDLT and estimate, and A⁻¹J_Kᵀ while A and J_K are.
   Eigen::MatrixXd factored_A, factored_Jk;
+  // √W_rr, for μ = λ·|∇f|_{A⁻¹}: computed with W, as W is.
+  Eigen::VectorXd W_diagonal_root;
   bool A_factored = false, W_factored = false;
   // A diagonal A or W (a unit or diagonal metric; one active row, or rows that do not share a
   // coordinate) is solved by dividing by its diagonal: what its LDLT's solve gives bit for bit
