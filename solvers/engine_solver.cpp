@@ -261,13 +261,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
   const auto total = static_cast<long>(steps_needed);
   for (long step = 1; step <= total; ++step) {
-    if (wall_time.exceeded(x.t)) {
-      record.status = "wall_time_exceeded";
-      record.reason =
-          "the solve took more than max_wall_time = " + format_number(wall_time.seconds()) +
-          " s; stopped at t = " + format_number(x.t);
-      break;
-    }
+    if (stop_at_wall_time(wall_time, x.t, record)) break;
     const double t_next = step == total ? settings.t_end : t0 + static_cast<double>(step) * h;
     case_force(x, force);
     try {

@@ -67,9 +67,7 @@ class KinematicLimit {
             }
             if (wall_time_.exceeded(stepper.current_time())) {
               throw RunFailure{"wall_time_exceeded",
-                               "the solve took more than max_wall_time = " +
-                                   format_number(wall_time_.seconds()) +
-                                   " s; stopped at t = " + format_number(stepper.current_time())};
+                               wall_time_.stop_reason(stepper.current_time())};
             }
             const double t = stepper.current_time();
             for (const double value : stepper.current_state()) {

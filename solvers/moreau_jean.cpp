@@ -412,13 +412,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   for (long k = 0; k < step_count; ++k) {
     // Every step (a clock read, against a step of microseconds to tens of milliseconds: one
     // look per 256 steps let ball-chain n = 1000, 33 ms a step, run 34 s past a 0.5 s bound).
-    if (wall_time.exceeded(x.t)) {
-      record.status = "wall_time_exceeded";
-      record.reason =
-          "the solve took more than max_wall_time = " + format_number(wall_time.seconds()) +
-          " s; stopped at t = " + format_number(x.t);
-      break;
-    }
+    if (stop_at_wall_time(wall_time, x.t, record)) break;
     const double t_next =
         k + 1 == step_count ? settings.t_end : t0 + static_cast<double>(k + 1) * h;
     const double dt = t_next - x.t;

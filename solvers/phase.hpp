@@ -183,9 +183,7 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
                                              " steps before t = " + format_number(control.t_end)};
     }
     if (control.wall_time.exceeded(t_prev)) {
-      throw RunFailure{"wall_time_exceeded", "the solve took more than max_wall_time = " +
-                                                 format_number(control.wall_time.seconds()) +
-                                                 " s; stopped at t = " + format_number(t_prev)};
+      throw RunFailure{"wall_time_exceeded", control.wall_time.stop_reason(t_prev)};
     }
     const auto [ta, tb] = dense.step();
     ++counters.steps;

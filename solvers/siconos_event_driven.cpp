@@ -155,13 +155,7 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
     emit_due(x);
     const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
     while (simulation->has_next()) {
-      if (wall_time.exceeded(x.t)) {
-        record.status = "wall_time_exceeded";
-        record.reason =
-            "the solve took more than max_wall_time = " + format_number(wall_time.seconds()) +
-            " s; stopped at t = " + format_number(x.t);
-        break;
-      }
+      if (stop_at_wall_time(wall_time, x.t, record)) break;
       simulation->advance();
       ++stops;
       State next{.t = simulation->time(),

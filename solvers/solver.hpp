@@ -100,6 +100,11 @@ class WallTimeBudget {
     return now > deadline_;
   }
   double seconds() const { return seconds_; }
+  // Why a solve that passed the bound stopped at time t (a record's reason).
+  std::string stop_reason(double t) const {
+    return "the solve took more than max_wall_time = " + format_number(seconds_) +
+           " s; stopped at t = " + format_number(t);
+  }
 
  private:
   double seconds_ = std::numeric_limits<double>::infinity();
@@ -109,6 +114,15 @@ class WallTimeBudget {
   static constexpr long kClockPeriod = 8;
   mutable long calls_ = 0;
 };
+
+// A time-stepping loop's check of its budget at time t: past it, the record's status is
+// wall_time_exceeded with the stop's reason, and the loop must end (true).
+inline bool stop_at_wall_time(const WallTimeBudget& wall_time, double t, RunRecord& record) {
+  if (!wall_time.exceeded(t)) return false;
+  record.status = "wall_time_exceeded";
+  record.reason = wall_time.stop_reason(t);
+  return true;
+}
 
 class Solver {
  public:
