@@ -355,8 +355,28 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return mpi::is_root() ? app.exit(e, out, err) : 0;
-    if (mpi::is_root()) err << "crbench: " << e.what() << "\n";
+    // CLI11 names neither a subcommand it does not know nor the one it needs.
+    std::string what = e.what();
+    if (argc > 1 && what == "A subcommand is required" && argv[1][0] != '-') {
+      what = "'" + std::string(argv[1]) +
+             "' is not a crbench subcommand; they are: list, run, verify, converge, sweep, "
+             "report (crbench --help)";
+    }
+    if (mpi::is_root()) err << "crbench: " << what << "\n";
     return 2;
+  }
+  // An option given an empty value ('--t-end ""') would read as not given at all.
+  for (const CLI::App* command : app.get_subcommands()) {
+    for (const CLI::Option* option : command->get_options()) {
+      const auto& given = option->results();
+      if (option->count() > 0 && std::find(given.begin(), given.end(), "") != given.end()) {
+        if (mpi::is_root()) {
+          err << "crbench: " << option->get_name() << ": an empty value; give one or leave the "
+              << "option out\n";
+        }
+        return 2;
+      }
+    }
   }
 
   try {

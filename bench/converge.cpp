@@ -59,6 +59,28 @@ struct Reference {
   std::map<std::string, double> uncertainty;
 };
 
+// Everything a reference holds, numbers exact: two references with equal digests give a ladder
+// row equal lines.
+std::string digest(const Reference& r) {
+  std::ostringstream s;
+  s.precision(17);
+  s << r.kind << "|" << r.status << "|" << (r.lift_off ? *r.lift_off : NAN) << "|"
+    << r.theorem_applies << "|" << r.prediction_rule << "|" << r.why << "|" << r.tolerances;
+  for (const auto* rows : {&r.q, &r.v}) {
+    s << "|";
+    for (const auto& x : *rows) {
+      for (Eigen::Index i = 0; i < x.size(); ++i) s << x(i) << ",";
+    }
+  }
+  s << "|";
+  for (const double z : r.z) s << z << ",";
+  for (const auto* map : {&r.values, &r.uncertainty}) {
+    s << "|";
+    for (const auto& [name, value] : *map) s << name << "=" << value << ",";
+  }
+  return s.str();
+}
+
 // Whether an observable converges to its reference's value, to be extrapolated along the ladder
 // (lift-off, post-impact velocity, energy drift, total impulse), or to 0 with an order alone (the
 // q deviations, the penetration depth).
@@ -151,6 +173,9 @@ struct Point {
   std::optional<double> rung;
   double value = 0.0;  // work precision: rtol or h
   std::string file;    // trajectory: its file under --out, unique among the points
+  // Everything that determines the point's line (its solves' every setting and, for a ladder row,
+  // its reference), hashed: --resume reuses a line only under the same fingerprint.
+  std::string fingerprint;
 };
 
 class Converge {
@@ -161,6 +186,7 @@ class Converge {
   ConvergeResult run() {
     // Under MPI, rank 0 alone owns the folder (bench/mpi.hpp).
     const auto lock = claim_output_folder(out_);
+    OutputManifest manifest(out_);
     compute_references();
     make_points();
     ConvergeResult result;
@@ -201,6 +227,11 @@ class Converge {
       result.figures_message = failure.empty() ? "figures written" : failure;
       log("converge " + study_.name + ": " + result.figures_message);
     }
+    std::vector<std::string> trajectories;
+    for (const auto& p : points_) {
+      if (p.kind == "trajectory") trajectories.push_back(p.file);
+    }
+    manifest.finish(trajectories);
     return result;
   }
 
@@ -375,6 +406,7 @@ class Converge {
 
   void make_points() {
     const std::string config = config_key();
+    for (const auto& ref : references_) reference_digests_.push_back(fingerprint_text(digest(ref)));
     for (std::size_t i = 0; i < study_.models.size(); ++i) {
       const auto& m = study_.models[i];
       const std::string head =
@@ -446,6 +478,7 @@ class Converge {
       }
       points_[i].file = name;
     }
+    for (auto& p : points_) p.fingerprint = fingerprint_of(p);
   }
 
   // The label with every character but letters, digits, '.', '-' and '_' replaced by '_', so that
@@ -460,16 +493,16 @@ class Converge {
            ".csv";
   }
 
-  ojson compute(const Point& p) const {
-    ojson line;
-    line["key"] = p.key;
-    line["kind"] = p.kind;
+  // The solves a point makes: a ladder row's own and, where it has one, its tight twin's (the
+  // same point at the tight tolerances, or for a solver with a fixed step and no tolerances, a
+  // physics engine's N ladder, at half its step: first order, the difference estimates the step's
+  // error; an h or rtol ladder's rows have none, the ladder itself is the discretization); a
+  // trajectory's; a work–precision point's.
+  std::vector<RunRequest> requests_of(const Point& p) const {
     if (p.kind == "ladder") {
       const auto& m = study_.models[p.index];
       RunRequest r = base_request(m);
       const bool ladder_in_N = !m.has_ladder || m.axis == LadderAxis::N;
-      // A row of an N or parameter ladder (or an ideal row) has a tight twin; an h or rtol
-      // ladder's rows do not: the ladder itself is the discretization.
       const bool tight_twin = ladder_in_N || m.axis == LadderAxis::parameter;
       if (p.rung) {
         if (m.axis == LadderAxis::N) r.solver_assignments.push_back({"N", format_number(*p.rung)});
@@ -485,8 +518,86 @@ class Converge {
           r.atol = atol_for_rtol(*p.rung, study_.rtol, study_.atol);
         }
       }
-      const GridRun normal = solve_on_grid(r);
-      const auto case_model = make_model(m.case_name, r.case_assignments);
+      if (!tight_twin) return {r};
+      RunRequest tight = r;
+      tight.rtol = tight_rtol(study_.rtol, study_.tight_factor);
+      tight.atol = tight_atol(study_.atol, study_.tight_factor);
+      if (const auto h = fixed_step(m)) {
+        std::erase_if(tight.solver_assignments, [](const Assignment& a) { return a.key == "h"; });
+        tight.solver_assignments.push_back({"h", format_number(0.5 * *h)});
+      }
+      return {r, tight};
+    }
+    if (p.kind == "trajectory") {
+      RunRequest r = base_request(study_.models[p.index]);
+      if (p.rung) {
+        r.solver_assignments.push_back({"N", format_number(*p.rung)});
+      } else {
+        r.solver_name = "limit";
+      }
+      r.samples = kTrajectorySamples;
+      r.trajectory_path = (out_ / p.file).string();
+      return {r};
+    }
+    const auto& w = study_.work_precision[p.index];
+    RunRequest r;
+    r.case_name = study_.work_precision_case;
+    r.case_assignments = study_.work_precision_case_assignments;
+    r.max_wall_time = study_.max_wall_time;
+    r.solver_name = w.solver;
+    r.solver_assignments = w.assignments;
+    if (w.vary == "h") {
+      r.solver_assignments.push_back({"h", format_number(p.value)});
+    } else {
+      r.rtol = p.value;
+      // Rounded to 12 digits: 1e-5 / 100 is 1.0000000000000001e-07, not the double nearest
+      // 1e-7.
+      r.atol = twelve_digits(p.value * study_.work_precision_atol_ratio);
+    }
+    return {r};
+  }
+
+  std::string fingerprint_of(const Point& p) const {
+    std::string text = p.kind + "|" + config_key() + "|file " + p.file;
+    for (RunRequest r : requests_of(p)) {
+      r.trajectory_path.clear();  // the file is named above, relative to --out
+      text += "|" + describe(r);
+    }
+    if (p.kind == "ladder") text += "|reference " + reference_digests_[p.index];
+    if (p.kind != "ladder" && p.kind != "trajectory") {
+      text += "|repeats " + std::to_string(study_.timing_repeats);
+    }
+    return fingerprint_text(text);
+  }
+
+  // Whether a line's own fields are those of the point its key names (a line edited and sealed
+  // again, a body of N = 100 under the key of N = 1000, is not reused).
+  bool body_agrees(const Point& p, const ojson& line) const {
+    if (line.value("kind", std::string()) != p.kind) return false;
+    if (p.kind == "ladder" || p.kind == "trajectory") {
+      const auto& m = study_.models[p.index];
+      const bool in_N = p.kind == "trajectory" || !m.has_ladder || m.axis == LadderAxis::N;
+      const auto rung = line.find(in_N ? std::string("N") : axis_name(m.axis, m.ladder_parameter));
+      return line.value("model", std::string()) == m.label && rung != line.end() &&
+             *rung == number_or_null(p.rung) &&
+             (p.kind == "ladder" || line.value("file", std::string()) == p.file);
+    }
+    const auto value = line.find("value");
+    return line.value("series", std::string()) == study_.work_precision[p.index].label &&
+           value != line.end() && *value == ojson(p.value);
+  }
+
+  ojson compute(const Point& p) const {
+    ojson line;
+    line["key"] = p.key;
+    line["kind"] = p.kind;
+    line["fingerprint"] = p.fingerprint;
+    const std::vector<RunRequest> requests = requests_of(p);
+    if (p.kind == "ladder") {
+      const auto& m = study_.models[p.index];
+      const bool ladder_in_N = !m.has_ladder || m.axis == LadderAxis::N;
+      const GridRun normal = solve_on_grid(requests[0]);
+      const auto case_model = make_model(m.case_name, requests[0].case_assignments);
       line["model"] = m.label;
       line[ladder_in_N ? std::string("N") : axis_name(m.axis, m.ladder_parameter)] =
           number_or_null(p.rung);
@@ -499,18 +610,8 @@ class Converge {
           !each.empty()) {
         line["by_coordinate"] = each;
       }
-      if (tight_twin) {
-        // The discretization check: the same point at the tight tolerances, or, for a solver
-        // with a fixed step and no tolerances (a physics engine's N ladder), at half its step
-        // (first order: the difference estimates the step's error). An h or rtol ladder has
-        // none: the ladder itself is the discretization.
-        r.rtol = tight_rtol(study_.rtol, study_.tight_factor);
-        r.atol = tight_atol(study_.atol, study_.tight_factor);
-        if (const auto h = fixed_step(m)) {
-          std::erase_if(r.solver_assignments, [](const Assignment& a) { return a.key == "h"; });
-          r.solver_assignments.push_back({"h", format_number(0.5 * *h)});
-        }
-        const GridRun tight = solve_on_grid(r);
+      if (requests.size() > 1) {
+        const GridRun tight = solve_on_grid(requests[1]);
         line["tight_status"] = tight.record.status;
         line["tight_tolerances"] = tight.record.tolerances;
         line["tight_values"] =
@@ -520,43 +621,20 @@ class Converge {
       line["rhs_evaluations"] = normal.record.rhs_evaluations;
       if (!normal.record.warnings.empty()) line["warnings"] = normal.record.warnings;
     } else if (p.kind == "trajectory") {
-      const auto& m = study_.models[p.index];
-      RunRequest r = base_request(m);
-      if (p.rung) {
-        r.solver_assignments.push_back({"N", format_number(*p.rung)});
-      } else {
-        r.solver_name = "limit";
-      }
-      r.samples = kTrajectorySamples;
-      r.trajectory_path = (out_ / p.file).string();
-      const RunRecord record = execute(r);
-      line["model"] = m.label;
+      const RunRecord record = execute(requests[0]);
+      line["model"] = study_.models[p.index].label;
       line["N"] = number_or_null(p.rung);
       line["status"] = record.status;
       line["lift_off_time"] = number_or_null(record.lift_off_time);
       line["file"] = p.file;
     } else {
       const auto& w = study_.work_precision[p.index];
-      RunRequest r;
-      r.case_name = study_.work_precision_case;
-      r.case_assignments = study_.work_precision_case_assignments;
-      r.max_wall_time = study_.max_wall_time;
-      r.solver_name = w.solver;
-      r.solver_assignments = w.assignments;
-      if (w.vary == "h") {
-        r.solver_assignments.push_back({"h", format_number(p.value)});
-      } else {
-        r.rtol = p.value;
-        // Rounded to 12 digits: 1e-5 / 100 is 1.0000000000000001e-07, not the double nearest
-        // 1e-7.
-        r.atol = twelve_digits(p.value * study_.work_precision_atol_ratio);
-      }
       RunRecord best;
       double wall = INFINITY;
       // The minimum over repeats: the least disturbed measurement of the same deterministic solve.
       const int repeats = p.kind == "work_precision" ? study_.timing_repeats : 1;
       for (int k = 0; k < repeats; ++k) {
-        RunRecord record = execute(r);
+        RunRecord record = execute(requests[0]);
         wall = std::min(wall, record.wall_time_s);
         best = std::move(record);
       }
@@ -593,6 +671,11 @@ class Converge {
     std::vector<std::string> keys;
     for (const auto& point : points_) keys.push_back(point.key);
     const auto keep = [this](std::size_t i, const ojson& line) {
+      // Computed with other settings (a changed horizon, tolerance, reference, ...): computed
+      // again.
+      const auto it = line.find("fingerprint");
+      if (it == line.end() || *it != points_[i].fingerprint) return false;
+      if (!body_agrees(points_[i], line)) return false;
       // A trajectory is kept only if its file is there and not empty (files are renamed into
       // place when complete, but a user may have truncated one).
       if (points_[i].kind != "trajectory") return true;
@@ -603,6 +686,11 @@ class Converge {
     const auto compute_line = [this](std::size_t i) {
       try {
         return compute(points_[i]);
+      } catch (const std::bad_alloc&) {
+        return ojson{{"key", points_[i].key},
+                     {"kind", points_[i].kind},
+                     {"status", "internal_error"},
+                     {"reason", "out of memory (std::bad_alloc)"}};
       } catch (const OutputError& e) {
         // A file of the point that cannot be written: run_points ends the command with exit 2.
         return ojson{{"key", points_[i].key},
@@ -672,7 +760,8 @@ class Converge {
   ConvergeOptions options_;
   fs::path out_;
   std::vector<Reference> references_;
-  std::map<std::string, int> samples_;  // each model's grid (samples_of)
+  std::vector<std::string> reference_digests_;  // fingerprint_text(digest(reference)), per model
+  std::map<std::string, int> samples_;          // each model's grid (samples_of)
   std::vector<Point> points_;
   std::vector<ojson> lines_;
   int lines_discarded_ = 0;  // lines of points.jsonl that --resume did not reuse

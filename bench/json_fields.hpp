@@ -108,12 +108,34 @@ inline std::vector<Assignment> assignments_of(const nlohmann::json* j, const std
   return out;
 }
 
+// A label or name that becomes part of a file's name (a trajectory's, the default --out folder):
+// at most 100 characters, so that every file named after it fits the file system's 255 bytes.
+inline const std::string& bounded_label(const std::string& text, const std::string& path) {
+  if (text.size() > 100) {
+    throw InputError(path + ": a label of " + std::to_string(text.size()) +
+                     " characters; at most 100 (it names files)");
+  }
+  return text;
+}
+
 // The JSON in `text` (from `origin`, read for the command-line flag `flag`); InputError when it is
 // not JSON or holds a number beyond the range of a double.
 inline nlohmann::json parse_json_text(std::string_view text, const std::string& origin,
                                       const std::string& flag) {
+  // A key given twice in one object is refused: the parser would keep the last silently.
+  std::vector<std::set<std::string>> keys;
+  const auto unique_keys = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (event == nlohmann::json::parse_event_t::object_start) keys.emplace_back();
+    if (event == nlohmann::json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == nlohmann::json::parse_event_t::key && !keys.empty() &&
+        !keys.back().insert(parsed.get<std::string>()).second) {
+      throw InputError(flag + ": '" + origin + "' gives the key \"" + parsed.get<std::string>() +
+                       "\" twice in one object; give each key once");
+    }
+    return true;
+  };
   try {
-    return nlohmann::json::parse(text);
+    return nlohmann::json::parse(text, unique_keys);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(flag + ": '" + origin + "' is not valid JSON (at byte " +
                      std::to_string(e.byte) + ")");
@@ -129,6 +151,13 @@ inline std::string read_input_file(const std::string& path, const std::string& f
   std::error_code error;
   if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
     throw InputError(flag + ": '" + path + "' is not a file (it should be JSON)");
+  }
+  // A study or sweep is a page of JSON; a file of gigabytes is a mistake, and its text would be
+  // copied into the outputs.
+  constexpr std::uintmax_t kMostBytes = 16u << 20;
+  if (const auto bytes = std::filesystem::file_size(path, error); !error && bytes > kMostBytes) {
+    throw InputError(flag + ": '" + path + "' has " + std::to_string(bytes) +
+                     " bytes; a study or sweep file has at most 16 MiB");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(flag + ": cannot open '" + path + "'");

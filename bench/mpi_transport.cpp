@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <exception>
@@ -97,10 +98,21 @@ void serve(const std::vector<std::size_t>& anywhere, const std::vector<std::size
   int told_no_more = 0;
   // Looks for messages back off from kPoll to kPollMax while none arrive.
   auto poll = kPoll;
+  auto last_heartbeat = Clock::now();
   for (;;) {
     {
       const std::lock_guard<std::mutex> lock(mutex);
       if (recorded == total && told_no_more == world_->size - 1) break;
+    }
+    if (const auto now = Clock::now(); now - last_heartbeat >= kHeartbeat) {
+      // The other way too: a rank still working hears from rank 0 each second, and ends by itself
+      // when rank 0 goes silent (work).
+      for (std::size_t r = 1; r < size; ++r) {
+        if (!finished_rank[r]) {
+          MPI_Send(nullptr, 0, MPI_BYTE, static_cast<int>(r), kTagHeartbeat, MPI_COMM_WORLD);
+        }
+      }
+      last_heartbeat = now;
     }
     int arrived = 0;
     MPI_Status status;
@@ -204,6 +216,9 @@ void work(int jobs, const std::function<ojson(std::size_t)>& compute) {
   // More points than threads in hand, so that a thread never waits for rank 0's answer.
   const int wanted = jobs + kPrefetch;
   auto last_heartbeat = std::chrono::steady_clock::now();
+  auto heard_root = last_heartbeat;
+  const auto timeout = std::chrono::duration<double>(rank_timeout_seconds());
+  int sent = 0;
   std::list<std::pair<std::string, MPI_Request>> sending;  // stable addresses while in flight
   bool awaiting = false;
   for (;;) {
@@ -218,6 +233,7 @@ void work(int jobs, const std::function<ojson(std::size_t)>& compute) {
       drained = no_more && queue.empty() && busy == 0;
     }
     for (auto& text : ready) {
+      ++sent;
       sending.emplace_back(std::move(text), MPI_REQUEST_NULL);
       auto& [buffer, request] = sending.back();
       MPI_Isend(buffer.data(), static_cast<int>(buffer.size()), MPI_CHAR, 0, kTagResult,
@@ -230,6 +246,24 @@ void work(int jobs, const std::function<ojson(std::size_t)>& compute) {
       it = done ? sending.erase(it) : std::next(it);
     }
     if (drained && sending.empty()) break;
+    for (int heartbeat = 1; heartbeat != 0;) {
+      MPI_Iprobe(0, kTagHeartbeat, MPI_COMM_WORLD, &heartbeat, MPI_STATUS_IGNORE);
+      if (heartbeat == 0) break;
+      MPI_Recv(nullptr, 0, MPI_BYTE, 0, kTagHeartbeat, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      heard_root = std::chrono::steady_clock::now();
+    }
+    if (std::chrono::steady_clock::now() - heard_root > timeout) {
+      // Rank 0 is gone (killed, its node lost) under a launcher that keeps the job alive: nothing
+      // here can be written, and MPI_Finalize would wait for it for ever.
+      std::fprintf(stderr,
+                   "crbench: rank %d: rank 0 stopped answering for %s s "
+                   "(CRBENCH_MPI_RANK_TIMEOUT); the %d points this rank sent it are written only "
+                   "if rank 0 wrote them before it stopped, the rest are lost (--resume computes "
+                   "them); ending\n",
+                   world_->rank, format_number(timeout.count()).c_str(), sent);
+      std::fflush(stderr);
+      std::_Exit(3);
+    }
     if (const auto now = std::chrono::steady_clock::now(); now - last_heartbeat >= kHeartbeat) {
       // Zero bytes go eagerly: the send does not wait for rank 0.
       MPI_Send(nullptr, 0, MPI_BYTE, 0, kTagHeartbeat, MPI_COMM_WORLD);
@@ -251,6 +285,7 @@ void work(int jobs, const std::function<ojson(std::size_t)>& compute) {
         std::vector<std::uint64_t> given(static_cast<std::size_t>(count));
         MPI_Recv(given.data(), count, MPI_UINT64_T, 0, kTagAssign, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
+        heard_root = std::chrono::steady_clock::now();
         {
           const std::lock_guard<std::mutex> lock(mutex);
           if (given.empty()) no_more = true;
@@ -267,6 +302,13 @@ void work(int jobs, const std::function<ojson(std::size_t)>& compute) {
     } else {
       std::unique_lock<std::mutex> lock(mutex);
       finished.wait_for(lock, kIdle, [&]() { return !outbox.empty(); });
+    }
+  }
+  // Heartbeats rank 0 sent before its last answer: none is left unreceived at MPI_Finalize.
+  for (int heartbeat = 1; heartbeat != 0;) {
+    MPI_Iprobe(0, kTagHeartbeat, MPI_COMM_WORLD, &heartbeat, MPI_STATUS_IGNORE);
+    if (heartbeat != 0) {
+      MPI_Recv(nullptr, 0, MPI_BYTE, 0, kTagHeartbeat, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
   }
   for (auto& t : threads) t.join();

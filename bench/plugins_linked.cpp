@@ -6,7 +6,7 @@
 #include "crbench/solvers/plugin.hpp"
 
 #ifdef CRBENCH_WITH_MPI
-CRBENCH_PLUGIN_ENTRY(mpi);
+CRBENCH_PLUGIN_DECLARE(mpi);
 #endif
 
 namespace crbench {

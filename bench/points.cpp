@@ -13,16 +13,21 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <new>
+#include <set>
 #include <sstream>
 #include <system_error>
 #include <thread>
 
 #include "crbench/bench/mpi.hpp"
+#include "crbench/bench/output_file.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/cases/params.hpp"
+#include "crbench/solvers/solver.hpp"
 #include "crbench/version.hpp"
 
 namespace crbench {
@@ -31,6 +36,47 @@ namespace {
 
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
+
+// Memory kept aside while points run. The first allocation that fails frees it (the new-handler)
+// and is tried again, and every solve is asked to stop (request_interrupt) so that no new point
+// starts: what follows — unwinding, the records, nlohmann::json's destructors, which allocate and
+// end the process when they cannot — runs in the memory freed, and run_points ends with a message
+// instead of std::terminate, the points finished before kept in points.jsonl.
+std::atomic<void*> reserve_block{nullptr};
+std::atomic<bool> memory_ran_out{false};
+constexpr std::size_t kReserveBytes = 16u << 20;
+
+void on_out_of_memory() {
+  if (void* block = reserve_block.exchange(nullptr); block != nullptr) {
+    std::free(block);
+    memory_ran_out = true;
+    request_interrupt(true);
+    return;
+  }
+  std::set_new_handler(nullptr);  // nothing left: the allocation throws std::bad_alloc
+}
+
+// Sets the reserve aside and the handler for the life of the object.
+class MemoryReserve {
+ public:
+  MemoryReserve() {
+    memory_ran_out = false;
+    void* none = nullptr;
+    void* block = std::malloc(kReserveBytes);
+    if (block != nullptr && !reserve_block.compare_exchange_strong(none, block)) std::free(block);
+    previous_ = std::set_new_handler(on_out_of_memory);
+  }
+  ~MemoryReserve() {
+    std::set_new_handler(previous_);
+    std::free(reserve_block.exchange(nullptr));
+    if (memory_ran_out) request_interrupt(false);
+  }
+  MemoryReserve(const MemoryReserve&) = delete;
+  MemoryReserve& operator=(const MemoryReserve&) = delete;
+
+ private:
+  std::new_handler previous_ = nullptr;
+};
 
 // The integrity mark of a line: FNV-1a (64 bits, hexadecimal) of the line's JSON text without its
 // own "checksum" field. A line read back by --resume is reused only when its mark matches, so a
@@ -41,6 +87,8 @@ std::string checksum_of(const ojson& line);
 std::string checksum_of_text(const std::string& text);
 
 }  // namespace
+
+std::string fingerprint_text(const std::string& text) { return checksum_of_text(text); }
 
 ojson number_or_null(std::optional<double> x) {
   return x && std::isfinite(*x) ? ojson(*x) : ojson();
@@ -142,6 +190,8 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
                     const PointRunOptions& options) {
   PointRun run;
   run.writer = mpi::is_root();
+  std::optional<MemoryReserve> reserve;
+  if (mpi::world().size == 1) reserve.emplace();
   std::vector<std::size_t> todo;
   std::ofstream append;
   mpi::on_root([&]() {
@@ -209,6 +259,10 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
   const auto safe_compute = [&](std::size_t i) {
     try {
       return compute(i);
+    } catch (const std::bad_alloc&) {
+      return ojson{{"key", keys[i]},
+                   {"status", "internal_error"},
+                   {"reason", "out of memory (std::bad_alloc)"}};
     } catch (const OutputError& e) {
       return ojson{{"key", keys[i]}, {"status", "output_error"}, {"reason", e.what()}};
     } catch (const std::exception& e) {
@@ -265,21 +319,52 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
   } else {
     std::mutex mutex;
     std::atomic<std::size_t> next{0};
+    // What a thread could not keep to itself (memory running out while a finished point is
+    // recorded): the first such failure stops every thread and is thrown once they are joined,
+    // as it would be with one thread; the points recorded so far stay in points.jsonl.
+    std::exception_ptr failure;
     const auto worker = [&]() {
       for (;;) {
         const std::size_t k = next.fetch_add(1);
         if (k >= todo.size()) return;
         const std::size_t i = todo[k];
-        ojson line = safe_compute(i);
-        const std::lock_guard<std::mutex> lock(mutex);
-        record(i, std::move(line));
+        if (interrupt_requested()) return;
+        try {
+          ojson line = safe_compute(i);
+          // A point whose solves an interrupt cut short is not recorded (--resume computes it).
+          if (interrupt_requested()) return;
+          const std::lock_guard<std::mutex> lock(mutex);
+          if (failure) return;
+          record(i, std::move(line));
+        } catch (...) {
+          const std::lock_guard<std::mutex> lock(mutex);
+          if (!failure) failure = std::current_exception();
+          next = todo.size();
+          return;
+        }
       }
     };
     const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(todo.size())));
     std::vector<std::thread> threads;
-    for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
+    for (int t = 1; t < jobs; ++t) {
+      // A thread that cannot be started (no memory for its stack) leaves its share to the others.
+      try {
+        threads.emplace_back(worker);
+      } catch (const std::exception&) {
+        break;
+      }
+    }
     worker();
     for (auto& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
+  }
+  if (memory_ran_out) {
+    throw std::runtime_error("out of memory while computing points (std::bad_alloc); the " +
+                             std::to_string(finished) + " points finished before are in " +
+                             jsonl.string() + ", and --resume computes the rest");
+  }
+  if (interrupt_requested()) {
+    throw Interrupted("interrupted; the points finished before are in " + jsonl.string());
   }
   if (!run.writer) return run;
   if (options.progress_line) std::fprintf(stderr, "\n");
@@ -309,8 +394,66 @@ std::unique_ptr<OutputLock> claim_output_folder(const fs::path& out) {
           (error ? " (" + error.message() + ")" : std::string(" (a file is in the way)")));
     }
     lock = std::make_unique<OutputLock>(out);
+    // Temporaries left by an interrupted earlier run.
+    remove_stale_partials(out, true);
   });
   return lock;
+}
+
+namespace {
+
+constexpr const char* kManifest = "manifest.txt";
+
+// A manifest's line names a file inside the folder: relative, without "..".
+bool inside(const fs::path& relative) {
+  if (relative.empty() || relative.is_absolute()) return false;
+  return std::none_of(relative.begin(), relative.end(),
+                      [](const fs::path& part) { return part == ".." || part == "."; });
+}
+
+}  // namespace
+
+OutputManifest::OutputManifest(const fs::path& out) : out_(out) {
+  mpi::on_root([&]() {
+    active_ = true;
+    std::ifstream in(out_ / kManifest);
+    for (std::string line; std::getline(in, line);) {
+      if (inside(line)) previous_.push_back(line);
+    }
+    // The start as the file system's own clock gives it (its timestamps are coarser than the
+    // steady clock's): the mtime of a file written now.
+    const fs::path marker = out_ / ".manifest-start";
+    write_file(marker, "");
+    std::error_code error;
+    start_ = fs::last_write_time(marker, error);
+    fs::remove(marker, error);
+  });
+}
+
+void OutputManifest::finish(const std::vector<std::string>& kept) {
+  if (!active_) return;
+  std::set<std::string> written;
+  for (const std::string& name : kept) {
+    std::error_code e;
+    if (inside(name) && fs::is_regular_file(out_ / name, e)) written.insert(name);
+  }
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(out_, error), end; !error && it != end;
+       it.increment(error)) {
+    std::error_code e;
+    if (!it->is_regular_file(e) || it->is_symlink(e)) continue;
+    const std::string relative = fs::relative(it->path(), out_, e).generic_string();
+    if (e || relative == kManifest) continue;
+    if (fs::last_write_time(it->path(), e) >= start_ && !e) written.insert(relative);
+  }
+  for (const std::string& name : previous_) {
+    if (written.count(name) != 0) continue;
+    std::error_code e;
+    if (fs::is_regular_file(fs::symlink_status(out_ / name, e))) fs::remove(out_ / name, e);
+  }
+  std::string text;
+  for (const std::string& name : written) text += name + "\n";
+  write_file(out_ / kManifest, text);
 }
 
 // No shell: no quote or metacharacter in the arguments is ever interpreted.

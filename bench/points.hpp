@@ -44,6 +44,10 @@ struct PointRun {
 // a caller that changes a line before it writes the final points.jsonl seals it again.
 std::string seal(nlohmann::ordered_json& line);
 
+// A fingerprint of a text (FNV-1a, 64 bits, hexadecimal; the checksum's function): what a
+// point's line must carry to be reused by --resume.
+std::string fingerprint_text(const std::string& text);
+
 // x as a JSON number, or null where it is absent or not finite (JSON has no NaN).
 nlohmann::ordered_json number_or_null(std::optional<double> x);
 
@@ -62,6 +66,27 @@ PointRun run_points(const std::filesystem::path& jsonl, const std::vector<std::s
 // Creates the --out folder and locks it (OutputLock) on rank 0, the only rank that writes under
 // MPI; an InputError naming the folder on every rank when it cannot. Holds the lock while alive.
 std::unique_ptr<OutputLock> claim_output_folder(const std::filesystem::path& out);
+
+// The files a study or sweep wrote into its --out folder, listed in manifest.txt there (paths
+// relative to the folder, one a line, sorted). A rerun of the same folder with other settings
+// (other observables, another case, other trajectories) removes what the previous manifest listed
+// and this run neither wrote nor kept, so the folder holds only this run's files; a file no
+// manifest listed (a user's own) is never touched. Rank 0 alone; nothing on the other ranks.
+class OutputManifest {
+ public:
+  // Reads the previous manifest and marks the run's start (files written from now on are this
+  // run's).
+  explicit OutputManifest(const std::filesystem::path& out);
+  // After the run's last file: `kept` are files of this run written by an earlier one (the
+  // trajectories --resume reused), relative to the folder.
+  void finish(const std::vector<std::string>& kept = {});
+
+ private:
+  std::filesystem::path out_;
+  std::vector<std::string> previous_;
+  std::filesystem::file_time_type start_{};
+  bool active_ = false;
+};
 
 // Runs a program with these arguments, stdout and stderr to `log`, and waits for it; 0 when it
 // exits with 0. No shell: the arguments (an --out path among them) are passed as they are. The

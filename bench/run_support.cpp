@@ -20,6 +20,7 @@
 #include <system_error>
 #include <thread>
 
+#include "crbench/bench/output_file.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/solver.hpp"
 
@@ -33,50 +34,14 @@ std::string exact(double x) {
   return buffer;
 }
 
-// A new, empty file PATH.partial-XXXXXX in PATH's folder, created with O_EXCL under a name no
-// other writer has (mkstemp): two processes or threads writing the same PATH never share their
-// temporary file, and the last rename wins with a whole file. OutputError naming `option` and
-// PATH when it cannot be created.
-std::filesystem::path unique_partial(const std::filesystem::path& path, const std::string& option) {
-  std::string name = path.string() + ".partial-XXXXXX";
-  const int fd = ::mkstemp(name.data());
-  if (fd < 0) {
-    throw OutputError(option + ": cannot write '" + path.string() + "' (" +
-                      std::error_code(errno, std::generic_category()).message() + ")");
-  }
-  ::close(fd);
-  return name;
-}
-
-// The end of a write through a temporary file: renamed to PATH when `written` (the stream is
-// still good), removed otherwise; OutputError naming `option` and PATH when the write or the
-// rename failed. PATH keeps its previous version in that case.
-void put_in_place(const std::filesystem::path& partial, const std::filesystem::path& path,
-                  bool written, const std::string& option) {
-  std::error_code error;
-  if (written) std::filesystem::rename(partial, path, error);
-  if (written && !error) return;
-  const int write_errno = errno;
-  std::error_code ignored;
-  std::filesystem::remove(partial, ignored);
-  const std::string why =
-      error ? error.message()
-            : (write_errno != 0 ? std::error_code(write_errno, std::generic_category()).message()
-                                : std::string("an unwritable folder or a full disk"));
-  throw OutputError(option + ": cannot write '" + path.string() + "' (" + why +
-                    "); the previous file, if any, is left as it was");
-}
-
 class TrajectoryCsv {
  public:
-  // Written to a temporary file of its own while the solve runs and renamed to PATH by
-  // finish(): a trajectory file that exists is complete (a resumed study trusts it).
+  // Written through an OutputFile while the solve runs and put in place by finish(): a trajectory
+  // file that exists is complete (a resumed study trusts it).
   TrajectoryCsv(const std::string& path, const Model& model, const std::vector<std::string>& extras)
-      : path_(path),
-        partial_(unique_partial(path, "--trajectory").string()),
-        file_(partial_),
+      : output_(path, "--trajectory"),
+        file_(output_.stream()),
         extras_(static_cast<Eigen::Index>(extras.size())) {
-    if (!file_) throw OutputError("--trajectory: cannot open '" + path + "' for writing");
     // q by the case's coordinate names (x, y, phi), q' as v_x, v_y, v_phi.
     const int n = model.dof(), m = model.constraint_count();
     file_ << "t,label";
@@ -102,29 +67,13 @@ class TrajectoryCsv {
     put(s.impulse.size() == s.f.size() ? s.impulse : Eigen::VectorXd::Zero(s.f.size()));
     put(s.extra.size() == extras_ ? s.extra : Eigen::VectorXd::Constant(extras_, std::nan("")));
     file_ << "\n";
-    if (!file_ && write_errno_ == 0) write_errno_ = errno;
   }
-  void finish() {
-    file_.close();
-    finished_ = true;
-    if (!file_ && write_errno_ != 0) errno = write_errno_;
-    put_in_place(partial_, path_, static_cast<bool>(file_), "--trajectory");
-  }
-  ~TrajectoryCsv() {
-    if (finished_) return;
-    std::error_code ignored;
-    file_.close();
-    std::filesystem::remove(partial_, ignored);
-  }
-  TrajectoryCsv(const TrajectoryCsv&) = delete;
-  TrajectoryCsv& operator=(const TrajectoryCsv&) = delete;
+  void finish() { output_.commit(); }
 
  private:
-  std::string path_, partial_;
-  std::ofstream file_;
+  OutputFile output_;
+  std::ostream& file_;
   Eigen::Index extras_;
-  bool finished_ = false;
-  int write_errno_ = 0;  // the first failed write's
 };
 
 // The folder data_path reads from, chosen once per process (see run_support.hpp).
@@ -152,17 +101,22 @@ std::filesystem::path data_path(const std::filesystem::path& relative) {
   return data_root() / relative;
 }
 
+std::string describe(const RunRequest& r) {
+  const auto optional = [](const std::optional<double>& x) {
+    return x ? exact(*x) : std::string("default");
+  };
+  std::string text = "case " + r.case_name + "{";
+  for (const auto& a : r.case_assignments) text += a.key + "=" + a.value + ";";
+  text += "}|solver " + r.solver_name + "{";
+  for (const auto& a : r.solver_assignments) text += a.key + "=" + a.value + ";";
+  text += "}|rtol " + optional(r.rtol) + "|atol " + optional(r.atol) + "|t_end " +
+          optional(r.t_end) + "|samples " + std::to_string(r.samples) + "|trajectory " +
+          r.trajectory_path + "|max_wall_time " + exact(r.max_wall_time);
+  return text;
+}
+
 void write_file(const std::filesystem::path& path, std::string_view content) {
-  const std::filesystem::path partial = unique_partial(path, "--out");
-  std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-  errno = 0;
-  if (file) file.write(content.data(), static_cast<std::streamsize>(content.size()));
-  if (file) file.flush();
-  const bool written = static_cast<bool>(file);
-  const int write_errno = errno;
-  file.close();
-  errno = write_errno;
-  put_in_place(partial, path, written && file, "--out");
+  write_output(path, content, "--out");
 }
 
 // A case's horizon depends only on the case and its parameter values, and some take a root

@@ -44,6 +44,10 @@ struct RunRequest {
   bool keyword_names = false;
 };
 
+// Every setting of a request that can change what its solve computes (not its callbacks), as
+// text with numbers exact: equal texts, equal records. --resume compares points by it.
+std::string describe(const RunRequest& request);
+
 // The cores this process may run on (its CPU affinity: taskset, a cgroup, mpirun's binding),
 // at least 1: the default number of threads of converge, sweep and report.
 int available_cores();

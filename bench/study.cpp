@@ -101,7 +101,7 @@ std::string limit_model_of(const Solver& solver, const std::vector<Assignment>& 
 Study parse_study(const nlohmann::json& j) {
   Study study;
   Fields top(j, "study");
-  study.name = top.text("name");
+  study.name = bounded_label(top.text("name"), top.path("name"));
   if (study.name.empty() ||
       study.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
     throw InputError("study.name: '" + study.name +
@@ -184,7 +184,7 @@ Study parse_study(const nlohmann::json& j) {
     const std::string path = "study.models[" + std::to_string(i) + "]";
     Fields m(models[i], path);
     StudyModel sm;
-    sm.label = m.text("label");
+    sm.label = bounded_label(m.text("label"), m.path("label"));
     if (sm.label.empty() || !labels.insert(sm.label).second) {
       throw InputError(m.path("label") + ": '" + sm.label + "' must be non-empty and unique");
     }
@@ -617,7 +617,7 @@ Study parse_study(const nlohmann::json& j) {
       const std::string path = "study.work_precision.series[" + std::to_string(i) + "]";
       Fields s(series[i], path);
       WorkPrecisionSeries ws;
-      ws.label = s.text("label");
+      ws.label = bounded_label(s.text("label"), s.path("label"));
       for (const auto& other : study.work_precision) {
         if (other.label == ws.label || ws.label.empty()) {
           throw InputError(s.path("label") + ": '" + ws.label + "' must be non-empty and unique");

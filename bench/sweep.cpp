@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "crbench/bench/points.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/cases/registry.hpp"
+#include "crbench/solvers/solver.hpp"
 #include "crbench/version.hpp"
 
 namespace crbench {
@@ -287,10 +289,43 @@ std::string cell(const ojson& x) {
 
 }  // namespace
 
+// Every grid point's (α, β, γ) is one the limit solver takes, on a case whose constraints it can
+// realize (a kinematic constraint has no stiffness γ): checked when the file is read, as the case
+// parameters' axes are, not found out point by point.
+void check_models(const Sweep& sweep) {
+  const Solver& limit = find_solver("limit");
+  std::map<std::string, ParamSpec> specs;
+  for (const ParamSpec& p : limit.parameters()) specs[p.name] = p;
+  bool kinematic = false;
+  if (const auto model = make_model(sweep.case_name, sweep.case_assignments)) {
+    kinematic = model->kinematic_count() > 0;
+  }
+  for (const SweepPoint& p : grid_points(sweep)) {
+    const std::pair<const char*, double> values[] = {
+        {"alpha", p.alpha}, {"beta", p.beta}, {"gamma", p.gamma}};
+    for (const auto& [name, value] : values) {
+      const auto spec = specs.find(name);
+      if (spec != specs.end() && !spec->second.admits(value)) {
+        throw InputError("sweep: at the point " +
+                         (p.key.empty() ? std::string("(no axis)") : p.key) + " the model's " +
+                         name + " = " + format_number(value) +
+                         " is outside the limit solver's range " + spec->second.range_text());
+      }
+    }
+    if (kinematic && p.gamma != 0.0) {
+      throw InputError("sweep: at the point " + (p.key.empty() ? std::string("(no axis)") : p.key) +
+                       " the model's gamma = " + format_number(p.gamma) + "; case " +
+                       sweep.case_name +
+                       " has kinematic constraints, which are realized by added mass alpha and "
+                       "friction beta alone: give gamma 0");
+    }
+  }
+}
+
 Sweep parse_sweep(const nlohmann::json& j) {
   Sweep s;
   Fields top(j, "sweep");
-  s.name = top.text("name");
+  s.name = bounded_label(top.text("name"), top.path("name"));
   if (s.name.empty() ||
       s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
     throw InputError("sweep.name: '" + s.name +
@@ -361,9 +396,16 @@ Sweep parse_sweep(const nlohmann::json& j) {
     }
     for (int k = 0; k < count; ++k) {
       const double u = static_cast<double>(k) / (count - 1);
-      const double value = k == count - 1     ? to
-                           : spacing == "log" ? from * std::pow(to / from, u)
-                                              : from + (to - from) * u;
+      // A ratio to / from beyond the largest double (from near the smallest positive double) is
+      // taken through logarithms; every other axis keeps the plain product.
+      const double ratio = to / from;
+      const double value =
+          k == count - 1 ? to
+          : spacing != "log"
+              ? from + (to - from) * u
+              : (std::isfinite(ratio)
+                     ? from * std::pow(ratio, u)
+                     : std::exp(std::log(from) + u * (std::log(to) - std::log(from))));
       if (spec && !spec->admits(value)) {
         throw InputError(path + ": the value " + format_number(value) + " of " + axis.name +
                          " is outside its range " + spec->range_text());
@@ -458,6 +500,7 @@ Sweep parse_sweep(const nlohmann::json& j) {
   s.max_wall_time = top.number("max_wall_time", s.max_wall_time, kMaxWallTimeSpec);
   if (top.find("t_end")) s.t_end = top.number("t_end", std::nullopt, range(0.0, 1e9, false));
   top.finish();
+  check_models(s);
   return s;
 }
 
@@ -473,6 +516,7 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
   const fs::path out = options.out_dir;
   // Under MPI, rank 0 alone owns the folder (bench/mpi.hpp).
   const auto lock = claim_output_folder(out);
+  OutputManifest manifest(out);
   const std::vector<SweepPoint> points = grid_points(sweep);
   const auto classical = classical_lift_offs(sweep, points);
   std::vector<std::string> keys;
@@ -484,8 +528,15 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
         return compute_point(sweep, settings, points[i],
                              classical.at(assignments_text(points[i].case_assignments)));
       },
-      [&settings](std::size_t, const ojson& line) {
-        return line.contains("settings") && line["settings"] == settings;
+      [&settings, &points, &sweep](std::size_t i, const ojson& line) {
+        if (!line.contains("settings") || line["settings"] != settings) return false;
+        // The body must be the point its key names: a line edited and sealed again is not reused.
+        if (line.value("index", ojson()) != ojson(points[i].index)) return false;
+        for (std::size_t a = 0; a < sweep.axes.size(); ++a) {
+          const auto it = line.find(sweep.axes[a].name);
+          if (it == line.end() || *it != ojson(points[i].value[a])) return false;
+        }
+        return true;
       },
       {.name = sweep.name,
        .jobs = options.jobs,
@@ -646,6 +697,7 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
     if (options.log)
       *options.log << "sweep " << sweep.name << ": " << result.figures_message << "\n";
   }
+  manifest.finish();
   return result;
 }
 

@@ -45,7 +45,13 @@ double parse_finite(std::string_view field, std::string_view text) {
   const char* end = text.data() + text.size();
   if (begin != end && *begin == '+') ++begin;
   const auto [ptr, ec] = std::from_chars(begin, end, value, std::chars_format::general);
-  if (text.empty() || ec != std::errc() || ptr != end) {
+  if (text.empty()) throw InputError(std::string(field) + ": an empty value; a number is required");
+  if (ec == std::errc::result_out_of_range && ptr == end) {
+    throw InputError(
+        std::string(field) + ": '" + std::string(text) +
+        "' is out of the range of a double (magnitudes up to 1.8e308, down to 4.9e-324)");
+  }
+  if (ec != std::errc() || ptr != end) {
     throw InputError(std::string(field) + ": '" + std::string(text) + "' is not a number");
   }
   if (!std::isfinite(value)) {

@@ -6,9 +6,17 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "crbench/bench/json_fields.hpp"
@@ -25,6 +33,87 @@ namespace py = pybind11;
 
 namespace crbench::python {
 namespace {
+
+// `work()` run without the GIL in a thread of its own while this thread, the caller's, looks at
+// Python's signals every 50 ms: Ctrl-C reaches the interpreter's main thread, which would see it
+// only once a long solve returned. On a signal whose handler raises (KeyboardInterrupt), every
+// solve in progress is asked to stop (request_interrupt: a study keeps its finished points, as on
+// SIGINT from the command line), and once `work` has returned the handler's exception is raised.
+template <class Work>
+auto interruptible(Work&& work) -> decltype(work()) {
+  static std::atomic<int> active{0};
+  std::optional<decltype(work())> result;
+  std::exception_ptr failure;
+  std::optional<py::error_already_set> raised;
+  {
+    const py::gil_scoped_release release;
+    ++active;
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool done = false;
+    std::thread worker([&]() {
+      try {
+        result.emplace(work());
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      const std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+      finished.notify_all();
+    });
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!finished.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
+      if (raised) continue;
+      lock.unlock();
+      {
+        const py::gil_scoped_acquire acquire;
+        if (PyErr_CheckSignals() != 0) raised.emplace();
+      }
+      if (raised) request_interrupt(true);
+      lock.lock();
+    }
+    lock.unlock();
+    worker.join();
+    // The last call in progress clears the request.
+    if (--active == 0) request_interrupt(false);
+  }
+  if (raised) throw std::move(*raised);
+  if (failure) std::rethrow_exception(failure);
+  return std::move(*result);
+}
+
+// A message of the command line's code as the Python functions' keywords say it: every flag
+// (--t-end, --from, --event-time-tol) becomes the keyword that sets it (t_end, coarse,
+// event_time_tol). The one place where flags and keywords differ beyond '-' and '_'.
+std::string in_keywords(const std::string& message) {
+  static const std::map<std::string, std::string> renamed = {
+      {"from", "coarse"}, {"to", "fine"}, {"set", "params"}, {"resume", "resume=True"}};
+  std::string out;
+  std::size_t i = 0;
+  while (i < message.size()) {
+    const bool flag = message.compare(i, 2, "--") == 0 && i + 2 < message.size() &&
+                      std::isalpha(static_cast<unsigned char>(message[i + 2])) &&
+                      (i == 0 || !std::isalnum(static_cast<unsigned char>(message[i - 1])));
+    if (!flag) {
+      out += message[i++];
+      continue;
+    }
+    std::size_t end = i + 2;
+    while (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) ||
+                                    message[end] == '-' || message[end] == '_')) {
+      ++end;
+    }
+    std::string name = message.substr(i + 2, end - i - 2);
+    if (const auto it = renamed.find(name); it != renamed.end()) {
+      name = it->second;
+    } else {
+      for (char& c : name) c = c == '-' ? '_' : c;
+    }
+    out += name;
+    i = end;
+  }
+  return out;
+}
 
 // JSON text to Python objects (dict, list, float, None) in the text's key order.
 py::object from_json(const nlohmann::ordered_json& j) {
@@ -171,12 +260,8 @@ py::dict run(const std::string& case_name, const std::string& solver_name,
       path.extra.push_back(s.extra);
     };
   }
-  RunRecord record;
-  {
-    // The solve calls no Python: other Python threads may run meanwhile.
-    const py::gil_scoped_release release;
-    record = solve(request);
-  }
+  // The solve calls no Python: other Python threads may run meanwhile.
+  const RunRecord record = interruptible([&]() { return solve(request); });
   py::dict out = from_json(to_json(record));
   if (trajectory) {
     const Eigen::Index n = record.final_state.q.size();
@@ -240,11 +325,7 @@ py::dict verify(const std::string& case_name, const std::optional<py::dict>& par
   request.tight_factor = tight_factor;
   request.json = true;
   std::ostringstream text;
-  int status = 0;
-  {
-    const py::gil_scoped_release release;
-    status = run_verify(request, text);
-  }
+  const int status = interruptible([&]() { return run_verify(request, text); });
   py::dict out = py::module_::import("json").attr("loads")(text.str());
   out["exit_status"] = status;
   return out;
@@ -296,12 +377,11 @@ py::dict converge(const py::object& given, const std::optional<std::string>& out
   options.jobs = jobs_of(jobs);
   options.resume = resume;
   options.figures = figures;
-  ConvergeResult result;
-  {
-    const py::gil_scoped_release release;
-    result = run_study(study, options);
-    write_study_readme(study, result, options.out_dir, origin, "");
-  }
+  const ConvergeResult result = interruptible([&]() {
+    ConvergeResult done = run_study(study, options);
+    write_study_readme(study, done, options.out_dir, origin, "");
+    return done;
+  });
   return summary_of(result, options.out_dir);
 }
 
@@ -314,11 +394,7 @@ py::dict sweep(const py::object& given, const std::optional<std::string>& out_di
   options.jobs = jobs_of(jobs);
   options.resume = resume;
   options.figures = figures;
-  SweepResult result;
-  {
-    const py::gil_scoped_release release;
-    result = run_sweep(plan, options);
-  }
+  const SweepResult result = interruptible([&]() { return run_sweep(plan, options); });
   return summary_of(result, options.out_dir);
 }
 
@@ -337,7 +413,14 @@ PYBIND11_MODULE(crbench, m) {
   // and waits for that static deadlocks with the first, which imports numpy and waits for the GIL.
   py::module_::import("numpy");
   py::detail::npy_api::get();
-  py::register_exception<crbench::InputError>(m, "InputError", PyExc_ValueError);
+  static py::exception<crbench::InputError> input_error(m, "InputError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown) std::rethrow_exception(thrown);
+    } catch (const crbench::InputError& e) {
+      PyErr_SetString(input_error.ptr(), in_keywords(e.what()).c_str());
+    }
+  });
   m.def("cases", &cases, "The cases: name, description, sizes and parameters (as `crbench list`).");
   m.def("solvers", &solvers, "The solvers: name, description, parameters and choices.");
   m.def("run", &run, py::arg("case"), py::arg("solver"), py::kw_only(),

@@ -15,9 +15,17 @@
 #include <string>
 #include <vector>
 
-// The entry of a plugin: its interface table (a struct of function pointers declared by the code
-// that uses it), as `extern "C" const void* crbench_plugin_<name>()`.
-#define CRBENCH_PLUGIN_ENTRY(name) extern "C" const void* crbench_plugin_##name()
+// The interface every plugin of this crbench is built against: the loader refuses a plugin whose
+// crbench_plugin_abi_<name>() returns another text. Change it with any interface table (a struct
+// of function pointers declared by the code that uses it) or with the crbench version.
+#define CRBENCH_PLUGIN_ABI "crbench " CRBENCH_VERSION_TEXT " plugin interface 1"
+
+// The entry of a plugin: its interface table as `extern "C" const void* crbench_plugin_<name>()`,
+// beside the interface it was built against; CRBENCH_PLUGIN_DECLARE declares the entry alone.
+#define CRBENCH_PLUGIN_DECLARE(name) extern "C" const void* crbench_plugin_##name()
+#define CRBENCH_PLUGIN_ENTRY(name)                                                  \
+  extern "C" const char* crbench_plugin_abi_##name() { return CRBENCH_PLUGIN_ABI; } \
+  extern "C" const void* crbench_plugin_##name()
 
 namespace crbench {
 

@@ -7,18 +7,18 @@
 #include "crbench/solvers/plugin.hpp"
 
 #ifdef CRBENCH_HAVE_SICONOS
-CRBENCH_PLUGIN_ENTRY(siconos_kernel);
+CRBENCH_PLUGIN_DECLARE(siconos_kernel);
 #endif
 #ifdef CRBENCH_HAVE_MUJOCO
-CRBENCH_PLUGIN_ENTRY(mujoco);
+CRBENCH_PLUGIN_DECLARE(mujoco);
 #endif
 #ifdef CRBENCH_HAVE_ODE
-CRBENCH_PLUGIN_ENTRY(ode);
+CRBENCH_PLUGIN_DECLARE(ode);
 #endif
 #ifdef CRBENCH_HAVE_BULLET
-CRBENCH_PLUGIN_ENTRY(bullet);
+CRBENCH_PLUGIN_DECLARE(bullet);
 #endif
-CRBENCH_PLUGIN_ENTRY(siconos_numerics);
+CRBENCH_PLUGIN_DECLARE(siconos_numerics);
 
 namespace crbench {
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -299,6 +300,13 @@ void require_support(const Solver& solver, const Model& model) {
                    model.info().name + " has " + std::to_string(count) +
                    "); event-driven computes " + "their ideal motion");
 }
+
+namespace {
+std::atomic<bool> interrupt_flag{false};
+}  // namespace
+
+void request_interrupt(bool on) { interrupt_flag.store(on, std::memory_order_relaxed); }
+bool interrupt_requested() { return interrupt_flag.load(std::memory_order_relaxed); }
 
 const Solver& find_solver(std::string_view name) {
   std::string known;

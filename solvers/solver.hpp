@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,16 @@ inline const ParamSpec kMaxWallTimeSpec{.name = "max_wall_time",
 inline const ParamSpec kAtolSpec{
     .name = "atol", .default_value = 1e-14, .min = 0.0, .max = 1.0, .min_inclusive = false};
 
+// A request that every solve in progress stop, as if its wall-time bound had passed: the Python
+// module sets it on Ctrl-C (KeyboardInterrupt), which cannot reach a thread that runs C++ without
+// the interpreter. The step loops read it where they check the wall-time bound.
+void request_interrupt(bool on);
+bool interrupt_requested();
+// What a study or sweep throws when it stops for that request, its finished points written.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // The wall-time budget of one solve, from its start: cheap enough to call every step.
 class WallTimeBudget {
  public:
@@ -86,7 +97,9 @@ class WallTimeBudget {
                       : std::chrono::steady_clock::time_point::max()),
         on_progress_(std::move(on_progress)),
         next_progress_(started + std::chrono::seconds(1)) {}
-  bool exceeded() const { return std::chrono::steady_clock::now() > deadline_; }
+  bool exceeded() const {
+    return interrupt_requested() || std::chrono::steady_clock::now() > deadline_;
+  }
   // The same, reporting the solve's time t to on_progress about once a second. For a step loop:
   // it reads the clock at the first call and every kClockPeriod-th after (a few steps cost
   // microseconds; reading the clock at each was 2% of a small solve).
@@ -97,11 +110,12 @@ class WallTimeBudget {
       next_progress_ = now + std::chrono::seconds(1);
       on_progress_(t);
     }
-    return now > deadline_;
+    return now > deadline_ || interrupt_requested();
   }
   double seconds() const { return seconds_; }
   // Why a solve that passed the bound stopped at time t (a record's reason).
   std::string stop_reason(double t) const {
+    if (interrupt_requested()) return "interrupted; stopped at t = " + format_number(t);
     return "the solve took more than max_wall_time = " + format_number(seconds_) +
            " s; stopped at t = " + format_number(t);
   }

@@ -47,3 +47,47 @@ for plugin in "$@"; do
     { echo "FAIL: without its plugin, not one line naming it:"; cat "$work/$plugin.err"; exit 1; }
   echo "ok: $plugin"
 done
+
+# A damaged or foreign plugin is refused before it is mapped: exit 2 and one line naming the file
+# and what is wrong, never a signal (a truncated library passes dlopen and dies of SIGBUS later).
+damaged=$work/damaged
+check_refused() {  # PLUGIN WHAT ARGUMENTS...
+  local plugin=$1 what=$2 status=0
+  shift 2
+  CRBENCH_PLUGIN_DIR=$damaged "$@" > "$work/damaged.out" 2> "$work/damaged.err" || status=$?
+  [ "$status" -eq 2 ] ||
+    { echo "FAIL: $plugin $what: exit status $status, not 2"; cat "$work/damaged.err"; exit 1; }
+  grep -q "$damaged/libcrbench_$plugin.so" "$work/damaged.err" ||
+    { echo "FAIL: $plugin $what: the message does not name the file:"; cat "$work/damaged.err"; exit 1; }
+}
+for plugin in "$@"; do
+  rm -rf "$damaged"
+  mkdir -p "$damaged"
+  if [ "$plugin" = mpi ]; then
+    command -v mpirun > /dev/null || continue
+    cp "$plugins/libcrbench_mpi.so" "$damaged/"
+    truncate -s 4096 "$damaged/libcrbench_mpi.so"
+    check_refused mpi truncated mpirun -n 2 -q --oversubscribe --allow-run-as-root \
+      -x CRBENCH_PLUGIN_DIR "$exe" run --case dk-plane --solver event-driven
+    grep -q "truncated" "$work/damaged.err" || { echo "FAIL: mpi: not said truncated"; exit 1; }
+    echo "ok: damaged mpi"
+    continue
+  fi
+  read -r -a arguments <<<"${runs[$plugin]}"
+  cp "$plugins/libcrbench_$plugin.so" "$damaged/"
+  truncate -s 4096 "$damaged/libcrbench_$plugin.so"
+  check_refused "$plugin" truncated "$exe" run "${arguments[@]}"
+  [ "$(wc -l < "$work/damaged.err")" -eq 1 ] && grep -q "truncated" "$work/damaged.err" ||
+    { echo "FAIL: $plugin truncated: not one line saying so:"; cat "$work/damaged.err"; exit 1; }
+  printf 'not a library\n' > "$damaged/libcrbench_$plugin.so"
+  check_refused "$plugin" "not ELF" "$exe" run "${arguments[@]}"
+  grep -q "not an ELF file" "$work/damaged.err" || { echo "FAIL: $plugin: not said non-ELF"; exit 1; }
+  # Another plugin under this one's name: a whole library, but not this plugin.
+  other=siconos_numerics
+  [ "$plugin" = siconos_numerics ] && other=mpi
+  cp "$plugins/libcrbench_$other.so" "$damaged/libcrbench_$plugin.so"
+  check_refused "$plugin" foreign "$exe" run "${arguments[@]}"
+  grep -q "is not a crbench plugin" "$work/damaged.err" ||
+    { echo "FAIL: $plugin foreign: not said so:"; cat "$work/damaged.err"; exit 1; }
+  echo "ok: damaged $plugin"
+done

@@ -8,6 +8,7 @@ crbench program of the same build; by hand:
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -123,7 +124,13 @@ class Errors(unittest.TestCase):
         self.assertEqual(status, 2)
         with self.assertRaises(crbench.InputError) as caught:
             call()
-        self.assertEqual("crbench: " + str(caught.exception) + "\n", stderr)
+        # The command line's message with its flags as Python's keywords (--case: case, --from:
+        # coarse, --to: fine, --set: params, --event-time-tol: event_time_tol).
+        renamed = {"from": "coarse", "to": "fine", "set": "params", "resume": "resume=True"}
+        as_keywords = re.sub(
+            r"(?<![A-Za-z0-9])--([A-Za-z][A-Za-z0-9_-]*)",
+            lambda m: renamed.get(m.group(1), m.group(1).replace("-", "_")), stderr)
+        self.assertEqual("crbench: " + str(caught.exception) + "\n", as_keywords)
 
     def test_errors_carry_the_exit_2_messages(self):
         self.assert_same_message(lambda: crbench.run("no-such-case", "event-driven"),
