@@ -16,8 +16,11 @@ if "$mpiexec" --version 2>&1 | grep -E "open-mpi|OpenRTE|Open MPI" > /dev/null; 
 fi
 
 # kill_rank_1 LAUNCHER POINTS: once POINTS has 20 lines, SIGKILL the rank-1 process among the
-# children and grandchildren of LAUNCHER (mpirun, or a timeout wrapping it).
-kill_rank_1() {
+# children and grandchildren of LAUNCHER (mpirun, or a timeout wrapping it); kill_rank_0 the same
+# for rank 0.
+kill_rank_0() { victim_rank=0 kill_rank "$@"; }
+kill_rank_1() { victim_rank=1 kill_rank "$@"; }
+kill_rank() {
   for _ in $(seq 1 600); do
     lines=$( (grep -c . "$2" 2>/dev/null) || true)
     [ "${lines:-0}" -ge 20 ] && break
@@ -25,9 +28,9 @@ kill_rank_1() {
   done
   local victim="" pid
   for pid in $(pgrep -P "$1" || true) $(pgrep -P "$(pgrep -P "$1" | head -1)" || true); do
-    [ "$(tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -E '^(OMPI_COMM_WORLD_RANK|PMI_RANK|PMIX_RANK)=' | head -1 | cut -d= -f2)" = "1" ] && victim=$pid
+    [ "$(tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -E '^(OMPI_COMM_WORLD_RANK|PMI_RANK|PMIX_RANK)=' | head -1 | cut -d= -f2)" = "$victim_rank" ] && victim=$pid
   done
-  [ -n "$victim" ] || { echo "FAIL: rank 1 not found under the launcher"; exit 1; }
+  [ -n "$victim" ] || { echo "FAIL: rank $victim_rank not found under the launcher"; exit 1; }
   kill -9 "$victim"
 }
 
@@ -86,6 +89,25 @@ if "$mpiexec" --enable-recovery "${launch[@]:3}" -n 1 true > /dev/null 2>&1; the
     --resume > "$work/recovery-resumed.log"
   same "$work/single" "$work/recovery"
   echo "sweep: a rank lost under --enable-recovery was given up, and --resume completed the files"
+
+  # Rank 0 killed: rank 1 hears no heartbeat from it for CRBENCH_MPI_RANK_TIMEOUT seconds and ends
+  # by itself, naming rank 0, within the timeout and 30 s; --resume completes the files.
+  start=$(date +%s)
+  CRBENCH_MPI_RANK_TIMEOUT=3 timeout 120 "${launch[@]}" --enable-recovery "$crbench" sweep \
+    --sweep "$sweep" --out "$work/recovery0" --jobs 1 --no-figures > "$work/recovery0.log" 2>&1 &
+  launcher=$!
+  kill_rank_0 "$launcher" "$work/recovery0/points.jsonl"
+  status=0
+  wait "$launcher" || status=$?
+  took=$(( $(date +%s) - start ))
+  [ "$status" -ne 124 ] || { echo "FAIL: the job whose rank 0 was killed hung"; exit 1; }
+  [ "$took" -le 33 ] || { echo "FAIL: the job whose rank 0 was killed took $took s"; exit 1; }
+  grep -q "rank 1: rank 0 stopped answering" "$work/recovery0.log" ||
+    { echo "FAIL: no message naming rank 0:"; cat "$work/recovery0.log"; exit 1; }
+  "${launch[@]}" "$crbench" sweep --sweep "$sweep" --out "$work/recovery0" --jobs 1 \
+    --no-figures --resume > "$work/recovery0-resumed.log"
+  same "$work/single" "$work/recovery0"
+  echo "sweep: rank 0 killed under --enable-recovery, rank 1 ended in $took s, --resume completed the files"
 fi
 
 # converge exits 1 when a model is NOT CONFIRMED (its tables are written all the same).
