@@ -189,6 +189,9 @@ TEST_CASE("Temporaries left by a writer that is gone are removed, a running writ
 
 namespace {
 
+// The study tests below run eleven, four and two small studies: [slow] (release only; 2 minutes
+// and more under the sanitizers).
+
 // Every file of a folder by its path inside it, wall times left out (they differ from run to run).
 std::map<std::string, std::string> folder_files(const fs::path& dir) {
   std::map<std::string, std::string> files;
@@ -248,7 +251,7 @@ int converge_status(const fs::path& out, const fs::path& study, bool resume) {
 }  // namespace
 
 TEST_CASE("A resumed study equals a fresh run whatever setting changed: horizon, N, observables",
-          "[reliability]") {
+          "[reliability][slow]") {
   const fs::path dir = fresh_dir("resume_settings");
   fs::create_directories(dir);
   const nlohmann::json base = small_study();
@@ -320,7 +323,7 @@ TEST_CASE("A resumed sweep equals a fresh run with another horizon or check", "[
 }
 
 TEST_CASE("A line whose body is not its key's point is computed again by --resume",
-          "[reliability]") {
+          "[reliability][slow]") {
   const fs::path dir = fresh_dir("body_and_key");
   fs::create_directories(dir);
   const fs::path study = write_json(dir / "study.json", small_study());
@@ -359,7 +362,7 @@ TEST_CASE("A line whose body is not its key's point is computed again by --resum
 }
 
 TEST_CASE("A rerun with other observables or trajectories leaves only its own files",
-          "[reliability]") {
+          "[reliability][slow]") {
   const fs::path dir = fresh_dir("rerun_files");
   fs::create_directories(dir);
   const fs::path out = dir / "out";
