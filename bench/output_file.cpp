@@ -5,9 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -26,17 +29,32 @@ std::string message_of(int error) {
 
 constexpr std::string_view kPartial = ".partial-";
 
-// The writer's process id in a temporary's name NAME.partial-<pid>-XXXXXX, or 0 when the name has
-// none (the form of earlier versions, NAME.partial-XXXXXX).
+// mkstemp's six letters or digits.
+bool template_letters(std::string_view text) {
+  return text.size() == 6 && std::all_of(text.begin(), text.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) != 0;
+         });
+}
+
+// The writer's process id in a temporary's name NAME.partial-<pid>-XXXXXX; 0 for the form of
+// earlier versions, NAME.partial-XXXXXX; -1 for any other name (never one of ours: a user's
+// "notes.partial-draft" is left alone).
 long writer_of(const std::string& name) {
   const auto at = name.rfind(kPartial);
   if (at == std::string::npos) return -1;
-  const std::string rest = name.substr(at + kPartial.size());
+  const std::string_view rest = std::string_view(name).substr(at + kPartial.size());
+  if (template_letters(rest)) return 0;
   const auto dash = rest.find('-');
-  if (dash == std::string::npos || dash == 0) return 0;
-  char* end = nullptr;
-  const long pid = std::strtol(rest.c_str(), &end, 10);
-  return end == rest.c_str() + dash && pid > 0 ? pid : 0;
+  if (dash == std::string_view::npos || dash == 0 || dash > 10 ||
+      !template_letters(rest.substr(dash + 1))) {
+    return -1;
+  }
+  long pid = 0;
+  for (const char c : rest.substr(0, dash)) {
+    if (c < '0' || c > '9') return -1;
+    pid = 10 * pid + (c - '0');
+  }
+  return pid > 0 ? pid : -1;
 }
 
 bool stale(const fs::directory_entry& entry) {
@@ -161,10 +179,13 @@ void remove_stale_partials(const fs::path& folder, bool recursive) {
     }
   };
   if (recursive) {
+    // The folder and its subfolders (a study's trajectories/), no deeper: an --out that names a
+    // large tree is not walked.
     for (fs::recursive_directory_iterator
              it(folder, fs::directory_options::skip_permission_denied, error),
          end;
          !error && it != end; it.increment(error)) {
+      if (it.depth() >= 1) it.disable_recursion_pending();
       visit(*it);
     }
   } else {

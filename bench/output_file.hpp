@@ -50,9 +50,10 @@ class OutputFile {
 void write_output(const std::filesystem::path& path, std::string_view content,
                   const std::string& option);
 
-// Removes the temporary files (NAME.partial-<pid>-XXXXXX) that writers no longer running left
-// in FOLDER (and its subfolders when `recursive`): an interrupted write leaves one behind, and the
-// next run on the same folder clears it. Temporaries of running processes are left alone.
+// Removes the temporary files (NAME.partial-<pid>-XXXXXX, and NAME.partial-XXXXXX of earlier
+// versions) that writers no longer running left in FOLDER (and its direct subfolders when
+// `recursive`): an interrupted write leaves one behind, and the next run on the same folder
+// clears it. Temporaries of running processes, and every other name, are left alone.
 void remove_stale_partials(const std::filesystem::path& folder, bool recursive);
 
 // The mode a new file gets: 0666 less the process's umask.

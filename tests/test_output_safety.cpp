@@ -175,6 +175,10 @@ TEST_CASE("Temporaries left by a writer that is gone are removed, a running writ
                                     dir / "t.csv.partial-Xy12Zq",
                                     dir / "trajectories" / ("a.csv.partial-" + dead + "-q1w2e3")};
   const fs::path running = dir / ("t.csv.partial-" + alive + "-r4t5y6");
+  // Names that only look alike: a user's files.
+  const std::vector<fs::path> others{dir / "t.csv.partial-draft", dir / "t.csv.partial-1-2",
+                                     dir / ("t.csv.partial-" + dead + "-toolongname")};
+  for (const auto& p : others) std::ofstream(p) << "mine";
   for (const auto& p : stale) std::ofstream(p) << "half";
   std::ofstream(running) << "half";
   write_output(dir / "t.csv", "whole\n", "--trajectory");
@@ -182,7 +186,9 @@ TEST_CASE("Temporaries left by a writer that is gone are removed, a running writ
   CHECK_FALSE(fs::exists(stale[1]));
   CHECK(fs::exists(stale[2]));  // another file's, in another folder
   CHECK(fs::exists(running));
+  for (const auto& p : others) CHECK(fs::exists(p));
   remove_stale_partials(dir, true);
+  for (const auto& p : others) CHECK(fs::exists(p));
   CHECK_FALSE(fs::exists(stale[2]));
   CHECK(fs::exists(running));
 }
