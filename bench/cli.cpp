@@ -358,9 +358,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     // CLI11 names neither a subcommand it does not know nor the one it needs.
     std::string what = e.what();
     if (argc > 1 && what == "A subcommand is required" && argv[1][0] != '-') {
-      what = "'" + std::string(argv[1]) +
-             "' is not a crbench subcommand; they are: list, run, verify, converge, sweep, "
-             "report (crbench --help)";
+      std::string names;
+      for (const CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+        names += (names.empty() ? "" : ", ") + command->get_name();
+      }
+      what = "'" + std::string(argv[1]) + "' is not a crbench subcommand; they are: " + names +
+             " (crbench --help)";
     }
     if (mpi::is_root()) err << "crbench: " << what << "\n";
     return 2;

@@ -478,7 +478,7 @@ class Converge {
       }
       points_[i].file = name;
     }
-    for (auto& p : points_) p.fingerprint = fingerprint_of(p);
+    for (auto& p : points_) p.fingerprint = fingerprint_of(p, config);
   }
 
   // The label with every character but letters, digits, '.', '-' and '_' replaced by '_', so that
@@ -557,8 +557,9 @@ class Converge {
     return {r};
   }
 
-  std::string fingerprint_of(const Point& p) const {
-    std::string text = p.kind + "|" + config_key() + "|file " + p.file;
+  // `config`: config_key(), computed once for all points.
+  std::string fingerprint_of(const Point& p, const std::string& config) const {
+    std::string text = p.kind + "|" + config + "|file " + p.file;
     for (RunRequest r : requests_of(p)) {
       r.trajectory_path.clear();  // the file is named above, relative to --out
       text += "|" + describe(r);
@@ -686,11 +687,6 @@ class Converge {
     const auto compute_line = [this](std::size_t i) {
       try {
         return compute(points_[i]);
-      } catch (const std::bad_alloc&) {
-        return ojson{{"key", points_[i].key},
-                     {"kind", points_[i].kind},
-                     {"status", "internal_error"},
-                     {"reason", "out of memory (std::bad_alloc)"}};
       } catch (const OutputError& e) {
         // A file of the point that cannot be written: run_points ends the command with exit 2.
         return ojson{{"key", points_[i].key},

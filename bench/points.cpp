@@ -182,6 +182,95 @@ bool intact(ojson line) {
                     " above on stderr; append them to that file and run again with --resume");
 }
 
+// The lines of `jsonl` that --resume reuses, into run.lines and run.resumed (see run_points);
+// run.discarded counts the whole lines it does not.
+void read_back(const fs::path& jsonl, const std::vector<std::string>& keys,
+               const std::function<bool(std::size_t, const ojson&)>& keep, PointRun& run) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < keys.size(); ++i) index[keys[i]] = i;
+  std::ifstream in(jsonl);
+  std::string text;
+  while (std::getline(in, text)) {
+    // A line cut short by an interruption does not parse; its point is computed again.
+    const ojson line = ojson::parse(text, nullptr, false);
+    if (line.is_discarded() || !line.is_object() || !line.contains("key") ||
+        !line["key"].is_string()) {
+      continue;
+    }
+    const auto it = index.find(line["key"].get<std::string>());
+    if (it == index.end()) {
+      ++run.discarded;
+      continue;
+    }
+    // A point that failed inside crbench (not a solver status), or that the wall-time bound
+    // stopped, is tried again.
+    // (Read without trusting the line: a status that is not a string is no status.)
+    const auto status_field = line.find("status");
+    const std::string status = status_field != line.end() && status_field->is_string()
+                                   ? status_field->get<std::string>()
+                                   : std::string();
+    if (status == "internal_error" || status == "wall_time_exceeded" || status == "output_error" ||
+        status == "rank_lost") {
+      continue;
+    }
+    if (!intact(line)) {
+      ++run.discarded;
+      continue;
+    }
+    if (!keep(it->second, line)) {
+      ++run.discarded;
+      continue;
+    }
+    run.lines[it->second] = line;
+    run.resumed[it->second] = true;
+  }
+}
+
+// The points `todo` on up to `jobs` threads of this process: compute(i) on any thread, record(i,
+// line) on one at a time. Stops taking points once an interrupt is requested (a point whose solves
+// it cut short is not recorded: --resume computes it). What a thread could not keep to itself
+// (memory running out while a finished point is recorded) stops every thread and is thrown once
+// they are joined, as it would be with one thread; the points recorded so far stay recorded.
+void compute_on_threads(const std::vector<std::size_t>& todo, int jobs_asked,
+                        const std::function<ojson(std::size_t)>& compute,
+                        const std::function<void(std::size_t, ojson)>& record) {
+  std::mutex mutex;
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  const auto worker = [&]() {
+    for (;;) {
+      const std::size_t k = next.fetch_add(1);
+      if (k >= todo.size() || interrupt_requested()) return;
+      const std::size_t i = todo[k];
+      try {
+        ojson line = compute(i);
+        if (interrupt_requested()) return;
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (failure) return;
+        record(i, std::move(line));
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+        next = todo.size();
+        return;
+      }
+    }
+  };
+  const int jobs = std::max(1, std::min<int>(jobs_asked, static_cast<int>(todo.size())));
+  std::vector<std::thread> threads;
+  for (int t = 1; t < jobs; ++t) {
+    // A thread that cannot be started (no memory for its stack) leaves its share to the others.
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::exception&) {
+      break;
+    }
+  }
+  worker();
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
 }  // namespace
 
 PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
@@ -197,46 +286,7 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
   mpi::on_root([&]() {
     run.lines.assign(keys.size(), ojson());
     run.resumed.assign(keys.size(), false);
-    if (options.resume && fs::exists(jsonl)) {
-      std::map<std::string, std::size_t> index;
-      for (std::size_t i = 0; i < keys.size(); ++i) index[keys[i]] = i;
-      std::ifstream in(jsonl);
-      std::string text;
-      while (std::getline(in, text)) {
-        // A line cut short by an interruption does not parse; its point is computed again.
-        const ojson line = ojson::parse(text, nullptr, false);
-        if (line.is_discarded() || !line.is_object() || !line.contains("key") ||
-            !line["key"].is_string()) {
-          continue;
-        }
-        const auto it = index.find(line["key"].get<std::string>());
-        if (it == index.end()) {
-          ++run.discarded;
-          continue;
-        }
-        // A point that failed inside crbench (not a solver status), or that the wall-time bound
-        // stopped, is tried again.
-        // (Read without trusting the line: a status that is not a string is no status.)
-        const auto status_field = line.find("status");
-        const std::string status = status_field != line.end() && status_field->is_string()
-                                       ? status_field->get<std::string>()
-                                       : std::string();
-        if (status == "internal_error" || status == "wall_time_exceeded" ||
-            status == "output_error" || status == "rank_lost") {
-          continue;
-        }
-        if (!intact(line)) {
-          ++run.discarded;
-          continue;
-        }
-        if (!keep(it->second, line)) {
-          ++run.discarded;
-          continue;
-        }
-        run.lines[it->second] = line;
-        run.resumed[it->second] = true;
-      }
-    }
+    if (options.resume && fs::exists(jsonl)) read_back(jsonl, keys, keep, run);
     // Rewritten with the kept lines only, then appended to as points complete.
     std::ostringstream rewrite;
     for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -259,10 +309,6 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
   const auto safe_compute = [&](std::size_t i) {
     try {
       return compute(i);
-    } catch (const std::bad_alloc&) {
-      return ojson{{"key", keys[i]},
-                   {"status", "internal_error"},
-                   {"reason", "out of memory (std::bad_alloc)"}};
     } catch (const OutputError& e) {
       return ojson{{"key", keys[i]}, {"status", "output_error"}, {"reason", e.what()}};
     } catch (const std::exception& e) {
@@ -317,46 +363,7 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
     mpi::distribute_points(anywhere, root_only, std::max(1, options.jobs), safe_compute, record,
                            lost);
   } else {
-    std::mutex mutex;
-    std::atomic<std::size_t> next{0};
-    // What a thread could not keep to itself (memory running out while a finished point is
-    // recorded): the first such failure stops every thread and is thrown once they are joined,
-    // as it would be with one thread; the points recorded so far stay in points.jsonl.
-    std::exception_ptr failure;
-    const auto worker = [&]() {
-      for (;;) {
-        const std::size_t k = next.fetch_add(1);
-        if (k >= todo.size()) return;
-        const std::size_t i = todo[k];
-        if (interrupt_requested()) return;
-        try {
-          ojson line = safe_compute(i);
-          // A point whose solves an interrupt cut short is not recorded (--resume computes it).
-          if (interrupt_requested()) return;
-          const std::lock_guard<std::mutex> lock(mutex);
-          if (failure) return;
-          record(i, std::move(line));
-        } catch (...) {
-          const std::lock_guard<std::mutex> lock(mutex);
-          if (!failure) failure = std::current_exception();
-          next = todo.size();
-          return;
-        }
-      }
-    };
-    const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(todo.size())));
-    std::vector<std::thread> threads;
-    for (int t = 1; t < jobs; ++t) {
-      // A thread that cannot be started (no memory for its stack) leaves its share to the others.
-      try {
-        threads.emplace_back(worker);
-      } catch (const std::exception&) {
-        break;
-      }
-    }
-    worker();
-    for (auto& t : threads) t.join();
-    if (failure) std::rethrow_exception(failure);
+    compute_on_threads(todo, options.jobs, safe_compute, record);
   }
   if (memory_ran_out) {
     throw std::runtime_error("out of memory while computing points (std::bad_alloc); the " +

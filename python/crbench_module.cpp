@@ -39,15 +39,18 @@ namespace {
 // only once a long solve returned. On a signal whose handler raises (KeyboardInterrupt), every
 // solve in progress is asked to stop (request_interrupt: a study keeps its finished points, as on
 // SIGINT from the command line), and once `work` has returned the handler's exception is raised.
+// The calls in progress, of every kind: the last to end clears the interrupt request (one counter
+// for all of them, not one per instantiation of interruptible).
+std::atomic<int> calls_in_progress{0};
+
 template <class Work>
 auto interruptible(Work&& work) -> decltype(work()) {
-  static std::atomic<int> active{0};
   std::optional<decltype(work())> result;
   std::exception_ptr failure;
   std::optional<py::error_already_set> raised;
   {
     const py::gil_scoped_release release;
-    ++active;
+    ++calls_in_progress;
     std::mutex mutex;
     std::condition_variable finished;
     bool done = false;
@@ -75,7 +78,7 @@ auto interruptible(Work&& work) -> decltype(work()) {
     lock.unlock();
     worker.join();
     // The last call in progress clears the request.
-    if (--active == 0) request_interrupt(false);
+    if (--calls_in_progress == 0) request_interrupt(false);
   }
   if (raised) throw std::move(*raised);
   if (failure) std::rethrow_exception(failure);
