@@ -136,6 +136,16 @@ class Run {
     rec_.diagnostics["oscillation_decayed"] = integrator_switches_;
     rec_.diagnostics["nonstiff_steps"] = counters_.steps - stiff_steps_ - oscillatory_steps_;
     rec_.diagnostics["rejected_steps"] = rejected_steps();
+    if (steps_at_time_resolution_ > 0) {
+      rec_.diagnostics["steps_at_time_resolution"] = steps_at_time_resolution_;
+      rec_.warnings.push_back(
+          std::to_string(steps_at_time_resolution_) +
+          " stiff steps (diagnostics.steps_at_time_resolution) were taken at the resolution of t " +
+          "(" + format_number(RosenbrockDense::kResolutionSteps) +
+          " spacings of doubles) with an error estimate above the tolerance: a transient of the "
+          "medium is faster than t can follow; the L-stable method damps it, but its path "
+          "inside the transient is not resolved");
+    }
     rec_.diagnostics["jacobian_evaluations"] = jacobian_evaluations_;
     if (model_.kinematic_count() > 0) rec_.diagnostics["chart_changes"] = chart_changes_;
     rec_.diagnostics["factorizations"] = jacobian_evaluations_;
@@ -600,6 +610,7 @@ class Run {
           PhaseEnd end = advance_in_chart(dense, start, threshold, control);
           oscillatory_rejected_ += oscillation.rejected();
           stiff_rejected_ += decayed.rejected();
+          steps_at_time_resolution_ += decayed.accepted_above_tolerance();
           return end;
         }
       }
@@ -630,6 +641,7 @@ class Run {
       PhaseEnd end = advance_in_chart(dense, start, threshold, control);
       stiff_steps_ += counters_.steps - steps_before;
       stiff_rejected_ += stepper.rejected();
+      steps_at_time_resolution_ += stepper.accepted_above_tolerance();
       return end;
     }
 
@@ -996,6 +1008,7 @@ class Run {
   long probe_evaluations_ = 0;
   long stiff_steps_ = 0;
   long stiff_rejected_ = 0;
+  long steps_at_time_resolution_ = 0;  // stiff steps at the floor above the tolerance
   long oscillatory_steps_ = 0;
   long oscillatory_rejected_ = 0;
   long integrator_switches_ = 0;  // DOP853 phases handed to the Rosenbrock method

@@ -405,6 +405,9 @@ TEST_CASE("Memory running out in a worker thread ends the sweep with a message, 
   return;
 #endif
 #endif
+  // Meant to run in a process of its own, as ctest runs every test: after other tests in the
+  // same process, the heaps their threads left mapped can hold the sweep's buffers inside a
+  // bound taken from the present size, and the sweep finishes (exit 0).
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {

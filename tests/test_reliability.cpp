@@ -314,6 +314,31 @@ TEST_CASE("A long horizon does not let the realization's first step jump the con
   }
 }
 
+TEST_CASE("A transient faster than t can resolve is stepped at the resolution floor and said",
+          "[reliability]") {
+  // dk-plane, viscous, N >= 5e13: after the switch at t = 1 the medium's velocity relaxes in
+  // 1/N, under 45 spacings of doubles at t = 1. The step controller asked for steps of a few
+  // spacings and the run ended in step_underflow at t = 1.0000000000000024. The realization
+  // lifts off at 2 + 1/N (Deryabin & Kozlov 1995 (6.5)); 1/N is then below the event-time
+  // tolerance, so the lift-off is checked to that tolerance, and the record says which steps
+  // were taken above the error tolerance.
+  for (const std::string N : {"5e13", "1e14", "1e15"}) {
+    INFO("N " << N);
+    const auto record = run_json({"--case", "dk-plane", "--solver", "realization", "--N", N});
+    REQUIRE(record["status"] == "ok");
+    const double event_time_tol = record["tolerances"]["event_time_tol"].get<double>();
+    CHECK(std::abs(record["lift_off_time"].get<double>() - (2.0 + 1.0 / std::stod(N))) <=
+          2.0 * event_time_tol);
+    CHECK(record["diagnostics"]["steps_at_time_resolution"].get<int>() > 0);
+    REQUIRE(record.contains("warnings"));
+    CHECK_THAT(record["warnings"].dump(), Catch::Contains("resolution of t"));
+  }
+  // Where the transient is resolved nothing is said.
+  const auto resolved = run_json({"--case", "dk-plane", "--solver", "realization", "--N", "1e8"});
+  CHECK_FALSE(resolved["diagnostics"].contains("steps_at_time_resolution"));
+  CHECK_FALSE(resolved.contains("warnings"));
+}
+
 TEST_CASE("A realization whose depth stays within round-off warns that its exit is unresolved",
           "[reliability]") {
   // particle-on-circle, viscous, N = 1e14: f = r - R rounds to 0 in the medium all the way, the
