@@ -144,7 +144,7 @@ ChainOutcomeSummary write_chain_outcome(const fs::path& dir, int jobs, std::ostr
     for (; at < points.size() && points[at].n == n; ++at) {
       const auto& line = run.lines[at];
       ++summary.points;
-      if (line["status"] == "ok") ++summary.ok;
+      if (status_in(line) == Status::ok) ++summary.ok;
       if (points[at].N > 0.0) {
         penalty.push_back(&line);
       } else {
@@ -157,8 +157,8 @@ ChainOutcomeSummary write_chain_outcome(const fs::path& dir, int jobs, std::ostr
     for (const auto* line : penalty) chain["runs"].push_back(*line);
     chain["runs"].push_back(*simultaneous);
     const bool all_ok = std::all_of(penalty.begin(), penalty.end(),
-                                    [](const auto* l) { return (*l)["status"] == "ok"; }) &&
-                        (*simultaneous)["status"] == "ok";
+                                    [](const auto* l) { return status_in(*l) == Status::ok; }) &&
+                        status_in(*simultaneous) == Status::ok;
     std::vector<std::string> row{std::to_string(n)};
     if (!all_ok) {
       chain["why"] = "a run did not end with status ok (its record is in runs)";
@@ -210,7 +210,7 @@ ChainOutcomeSummary write_chain_outcome(const fs::path& dir, int jobs, std::ostr
            scientific_text(chain["lift_off_times_sqrt_N_relative_spread"].get<double>(), 2),
            six(to_simultaneous), six(to_sequential), six(newton(0)) + ", " + six(newton(n - 1)),
            separating ? "yes" : "no", scientific_text(momentum, 2), scientific_text(energy, 2),
-           "ok", tolerances.str()});
+           to_string(Status::ok), tolerances.str()});
     }
     table.rows.push_back(row);
     out["chains"].push_back(chain);

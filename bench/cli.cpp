@@ -136,9 +136,10 @@ void print_summary(const RunRecord& r, std::ostream& out) {
   for (const auto& e : r.events) {
     out << "  " << e.kind << "@" << format_number(e.t);
     if (e.index >= 0) {
-      out << (e.kind == "switch"                 ? " s"
-              : e.kind.starts_with("kinematic_") ? " g"
-                                                 : " f")
+      const EventIndex counted = event_index_of(e.kind);
+      out << (counted == EventIndex::switch_function ? " s"
+              : counted == EventIndex::kinematic_row ? " g"
+                                                     : " f")
           << e.index;
     }
   }
@@ -423,12 +424,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       const ConvergeResult result = run_study(study, options);
       if (!mpi::is_root()) return 0;
       write_study_readme(study, result, options.out_dir, study_path, "");
-      int not_confirmed = 0;
       for (const auto& m : result.summary["models"]) {
-        const std::string verdict = m["verdict"].get<std::string>();
-        out << "  " << m["label"].get<std::string>() << ": " << verdict << "\n";
-        not_confirmed += verdict.rfind("NOT CONFIRMED", 0) == 0 ? 1 : 0;
+        out << "  " << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>()
+            << "\n";
       }
+      const auto not_confirmed = std::count(
+          result.model_verdicts.begin(), result.model_verdicts.end(), VerdictKind::not_confirmed);
       if (result.points_internal_error > 0) {
         err << "crbench: " << result.points_internal_error
             << " points ended in internal_error (reasons in points.jsonl); the tables leave them "
@@ -439,8 +440,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       // stated rate or no prediction does not count), 1 when one is NOT CONFIRMED, 2 bad input.
       if (not_confirmed > 0) {
         err << "crbench: " << not_confirmed << " of " << result.summary["models"].size()
-            << " models NOT CONFIRMED (their verdicts above; " << options.out_dir
-            << "/README.md)\n";
+            << " models " << VerdictKind::not_confirmed << " (their verdicts above; "
+            << options.out_dir << "/README.md)\n";
         return 1;
       }
       return 0;
@@ -529,7 +530,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     } else {
       print_summary(record, out);
     }
-    return record.status == "ok" ? 0 : 1;
+    return record.status == Status::ok ? 0 : 1;
   } catch (const InputError& e) {
     // Under mpirun every rank meets the same error (bench/mpi.hpp); rank 0 tells it.
     if (mpi::is_root()) err << "crbench: " << e.what() << "\n";

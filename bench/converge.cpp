@@ -18,6 +18,7 @@
 #include "crbench/bench/ladder.hpp"
 #include "crbench/bench/mpi.hpp"
 #include "crbench/bench/number_text.hpp"
+#include "crbench/bench/observables.hpp"
 #include "crbench/bench/points.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
@@ -39,7 +40,7 @@ std::optional<double> optional_of(const ojson& j) {
 
 struct Reference {
   std::string kind;
-  std::string status = "ok";
+  Status status = Status::ok;
   std::optional<double> lift_off;
   std::vector<Eigen::VectorXd> q;  // on the study's grid; empty when not known
   std::vector<Eigen::VectorXd> v;  // the same for q' (a solver reference's; closed forms give q)
@@ -47,7 +48,7 @@ struct Reference {
   bool theorem_applies = true;
   // Theorem 1, or its continuation past zeros of z with lambda > 0 (docs/theory.md §3): either
   // gives a prediction; "none" does not.
-  std::string prediction_rule = "theorem-1";
+  PredictionRule prediction_rule = PredictionRule::theorem_1;
   std::string why;
   std::string tolerances;
   // The reference's value of each observable besides the lift-off and the q deviations
@@ -81,34 +82,18 @@ std::string digest(const Reference& r) {
   return s.str();
 }
 
-// Whether an observable converges to its reference's value, to be extrapolated along the ladder
-// (lift-off, post-impact velocity, energy drift, total impulse), or to 0 with an order alone (the
-// q deviations, the penetration depth).
-bool has_limit_value(const std::string& observable) {
-  return observable == "lift_off_time" || observable == "post_impact_velocity" ||
-         observable == "energy_drift" || observable == "total_impulse" ||
-         observable == "z_first_zero" || observable == "first_contact_time";
+// Whether an observable converges to its reference's value, to be extrapolated along the ladder.
+bool has_limit_value(const std::string& o) {
+  return observable(o).judged == ObservableClass::limit_value;
 }
 
-// The observables measured against the reference motion on the grid (their reference value is
-// 0), with the mode of deviation_by_coordinate and whether they compare velocities.
-struct GridDeviation {
-  const char* mode;
-  bool velocity;
-};
-std::optional<GridDeviation> grid_deviation(const std::string& o) {
-  if (o == "max_q_deviation") return GridDeviation{"max", false};
-  if (o == "final_q_deviation") return GridDeviation{"final", false};
-  if (o == "l2_q_deviation") return GridDeviation{"l2", false};
-  if (o == "final_v_deviation") return GridDeviation{"final", true};
-  return std::nullopt;
-}
+// The deviations from the reference motion on the grid: their mode and whether they compare q'.
+std::optional<GridDeviation> grid_deviation(const std::string& o) { return observable(o).grid; }
 
 // The reference value of an observable that tends to 0 whatever the reference run gives (the
 // deviations from the reference motion, the drift of a kinematic constraint).
 bool zero_reference(const std::string& o) {
-  return grid_deviation(o).has_value() || o == "kinematic_drift" || o == "z_deviation" ||
-         o == "z_oscillation_remainder" || o == "z_period_average_deviation";
+  return observable(o).judged == ObservableClass::tends_to_zero;
 }
 
 std::vector<double> by_coordinate(const std::string& o, const GridRun& run,
@@ -124,19 +109,7 @@ std::optional<double> observe_one(const std::string& o, const GridRun& run, cons
                                   const std::vector<Eigen::VectorXd>& reference_q,
                                   const std::vector<Eigen::VectorXd>& reference_v,
                                   const std::vector<double>& reference_z = {}) {
-  if (o == "lift_off_time") return run.record.lift_off_time;
-  if (o == "z_deviation") return z_deviation(run, reference_z);
-  if (const auto d = grid_deviation(o)) {
-    const std::vector<double> each = by_coordinate(o, run, reference_q, reference_v);
-    if (each.empty()) return std::nullopt;
-    if (std::string(d->mode) == "l2") {
-      double sum = 0.0;
-      for (const double x : each) sum += x * x;
-      return std::sqrt(sum);
-    }
-    return *std::max_element(each.begin(), each.end());
-  }
-  return run_observable(o, run, model);
+  return observable(o).measure(Observation{run, model, reference_q, reference_v, reference_z});
 }
 
 ojson observe(const std::vector<std::string>& observables, const GridRun& run,
@@ -194,11 +167,12 @@ class Converge {
     result.points_computed = run_points();
     if (!mpi::is_root()) return result;
     for (const auto& line : lines_) {
-      const std::string status = line.value("status", std::string());
-      if (status == "internal_error") ++result.points_internal_error;
-      if (status == "wall_time_exceeded") ++result.points_wall_time_exceeded;
+      const std::optional<Status> status = status_in(line);
+      if (status == Status::internal_error) ++result.points_internal_error;
+      if (status == Status::wall_time_exceeded) ++result.points_wall_time_exceeded;
     }
     result.summary = assemble();
+    result.model_verdicts = model_verdicts_;
     {
       std::ostringstream text;
       text << result.summary.dump(2) << "\n";
@@ -367,7 +341,7 @@ class Converge {
           const GridRun coarse = solve_on_grid(at_study_tolerances);
           for (const auto& o : study_.observables) {
             std::optional<double> d;
-            if (coarse.record.status != "ok") {
+            if (coarse.record.status != Status::ok) {
               // No estimate: the rows are flagged REFERENCE.
             } else if (grid_deviation(o)) {
               // The coarse reference's deviation from the fine one.
@@ -388,17 +362,16 @@ class Converge {
         ref.z = first_contact_z(run);
         for (const auto& o : study_.observables) {
           if (o == "lift_off_time" || zero_reference(o)) continue;
-          if (const auto x = run_observable(o, run, *model); x && run.record.status == "ok") {
+          if (const auto x = observe_one(o, run, *model, {}, {});
+              x && run.record.status == Status::ok) {
             ref.values[o] = *x;
           }
         }
         ref.tolerances = tolerance_text(run.record.tolerances);
-        ref.theorem_applies =
-            run.record.diagnostics.value("theorem_applies", nlohmann::ordered_json(true))
-                .get<bool>();
-        ref.prediction_rule = run.record.diagnostics.value(
-            "prediction_rule", std::string(ref.theorem_applies ? "theorem-1" : "none"));
-        ref.why = run.record.diagnostics.value("why", std::string());
+        const TheoremOutcome theorem = run.record.theorem.value_or(TheoremOutcome{});
+        ref.theorem_applies = theorem.applies;
+        ref.prediction_rule = theorem.rule;
+        ref.why = theorem.why;
       }
       references_.push_back(ref);
     }
@@ -691,12 +664,12 @@ class Converge {
         // A file of the point that cannot be written: run_points ends the command with exit 2.
         return ojson{{"key", points_[i].key},
                      {"kind", points_[i].kind},
-                     {"status", "output_error"},
+                     {"status", Status::output_error},
                      {"reason", e.what()}};
       } catch (const std::exception& e) {
         return ojson{{"key", points_[i].key},
                      {"kind", points_[i].kind},
-                     {"status", "internal_error"},
+                     {"status", Status::internal_error},
                      {"reason", e.what()}};
       }
     };
@@ -760,7 +733,8 @@ class Converge {
   std::map<std::string, int> samples_;          // each model's grid (samples_of)
   std::vector<Point> points_;
   std::vector<ojson> lines_;
-  int lines_discarded_ = 0;  // lines of points.jsonl that --resume did not reuse
+  std::vector<VerdictKind> model_verdicts_;  // filled by assemble
+  int lines_discarded_ = 0;                  // lines of points.jsonl that --resume did not reuse
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -791,6 +765,152 @@ std::string compact_tolerances(const ParamValues& tolerances) {
     if (it != tolerances.end()) out += (out.empty() ? "" : "/") + format_number(it->second);
   }
   return out;
+}
+
+// One observable's ladder for one model: its rows from the points' lines (in point order), the
+// reference value, the analysis and, where the theory states them, the leading coefficients
+// (part of the verdict).
+struct ObservableLadder {
+  std::optional<double> reference_value;
+  std::string rung_key;  // "N", or the model's own axis
+  std::vector<LadderInput> inputs;
+  LadderAnalysis analysis;
+  std::optional<CoefficientFit> coefficients;
+};
+ObservableLadder analyse_observable(const std::string& o, const StudyModel& m, const Reference& ref,
+                                    const std::vector<const ojson*>& lines,
+                                    const LadderRules& rules) {
+  ObservableLadder out;
+  std::optional<double>& reference_value = out.reference_value;
+  if (o == "lift_off_time") {
+    reference_value = ref.lift_off;
+  } else if (zero_reference(o)) {
+    reference_value = 0.0;
+  } else if (const auto v = ref.values.find(o); v != ref.values.end()) {
+    reference_value = v->second;
+  }
+  std::vector<LadderInput>& inputs = out.inputs;
+  const bool own_axis = m.has_ladder && m.axis != LadderAxis::N;
+  out.rung_key = own_axis ? axis_name(m.axis, m.ladder_parameter) : std::string("N");
+  const std::string& rung_key = out.rung_key;
+  const auto uncertainty = ref.uncertainty.find(o);
+  for (const ojson* line : lines) {
+    LadderInput in;
+    in.rung = optional_of(line->value(rung_key, ojson()));
+    if (m.has_ladder && (m.axis == LadderAxis::h || m.axis == LadderAxis::rtol)) {
+      // Without the reference's error estimate (its run failed) the row cannot be trusted.
+      in.reference_uncertainty = uncertainty != ref.uncertainty.end()
+                                     ? uncertainty->second
+                                     : std::numeric_limits<double>::infinity();
+    }
+    in.status = status_in(*line).value_or(Status::internal_error);
+    in.reason = line->value("reason", std::string());
+    in.value = optional_of(line->value("values", ojson::object()).value(o, ojson()));
+    in.warnings = line->value("warnings", std::vector<std::string>());
+    if (parse_text<Status>(line->value("tight_status", std::string())) == Status::ok) {
+      in.tight = optional_of(line->value("tight_values", ojson::object()).value(o, ojson()));
+    }
+    inputs.push_back(in);
+  }
+  const auto expected = m.expected_order.find(o);
+  out.analysis = analyse_ladder(
+      inputs, reference_value,
+      expected != m.expected_order.end() ? std::optional<double>(expected->second) : std::nullopt,
+      // A limit of 0 is approached, not extrapolated: the verdict rests on the order (and
+      // the coefficients), as for a deviation.
+      has_limit_value(o) && !(reference_value && *reference_value == 0.0), rules, ref.why, m.axis,
+      m.ladder_parameter);
+  // The theory's leading coefficients, where it states them: part of the verdict.
+  LadderAnalysis& analysis = out.analysis;
+  std::optional<CoefficientFit>& coefficients = out.coefficients;
+  if (const auto c = m.expected_coefficients.find(o);
+      c != m.expected_coefficients.end() && analysis.expected_order) {
+    const auto powers = m.coefficient_powers.find(o);
+    coefficients = fit_coefficients(
+        analysis, *analysis.expected_order, c->second,
+        powers != m.coefficient_powers.end() ? powers->second : std::vector<double>{});
+    if (analysis.verdict.confirmed() && !coefficients->agrees) {
+      analysis.verdict =
+          Verdict::of(VerdictKind::not_confirmed,
+                      analysis.verdict.why +
+                          "; but the leading coefficients do not agree: " + coefficients->text);
+    } else {
+      analysis.verdict.append("; coefficients " + coefficients->text);
+    }
+  }
+  return out;
+}
+
+// One observable's ladder of one model in study.json (rows, fit, verdict), and its rows of the
+// observable's table (`unit_column`: each model's unit where the models' units differ).
+ojson observable_json(const std::string& o, const StudyModel& m, const ObservableLadder& ladder,
+                      const std::vector<const ojson*>& lines, Table& table,
+                      std::map<std::string, std::string>& unit_column) {
+  const std::optional<double>& reference_value = ladder.reference_value;
+  const std::string& rung_key = ladder.rung_key;
+  const std::vector<LadderInput>& inputs = ladder.inputs;
+  const LadderAnalysis& analysis = ladder.analysis;
+  const std::optional<CoefficientFit>& coefficients = ladder.coefficients;
+  ojson rows = ojson::array();
+  for (std::size_t k = 0; k < analysis.rows.size(); ++k) {
+    const LadderRow& row = analysis.rows[k];
+    const ojson& line = *lines[k];
+    rows.push_back(
+        {{rung_key, number_or_null(row.rung)},
+         {"status", inputs[k].status},
+         {"value", number_or_null(row.value)},
+         {"error", number_or_null(row.error)},
+         {"local_order", number_or_null(row.local_order)},
+         {"value_tight", number_or_null(inputs[k].tight)},
+         {"discretization_estimate", number_or_null(row.discretization)},
+         {"flagged", row.flagged},
+         {"flag", row.flag},
+         {"tolerances", tolerance_text(tolerances_of(line))},
+         {"by_coordinate", line.value("by_coordinate", ojson::object()).value(o, ojson())},
+         {"steps", line.value("steps", 0L)},
+         {"rhs_evaluations", line.value("rhs_evaluations", 0L)}});
+    table.rows.push_back({m.label,
+                          row.rung ? rung_label(m.axis, *row.rung, m.ladder_parameter) : "ideal",
+                          has_limit_value(o) ? full(row.value) : sci(row.value), sci(row.error),
+                          fixed(row.local_order, 3), sci(row.discretization), row.flag,
+                          compact_tolerances(tolerances_of(line))});
+    if (!unit_column.empty()) table.rows.back().push_back(unit_column[m.label]);
+    if (grid_deviation(o)) {
+      // "x 1.20e-03; y 4.00e-05", in the case's order of coordinates.
+      std::string each;
+      const ojson named = line.value("by_coordinate", ojson::object()).value(o, ojson());
+      if (named.is_object()) {
+        for (const auto& [name, value] : named.items()) {
+          if (!value.is_number()) continue;
+          each += (each.empty() ? "" : "; ") + name + " " + sci(value.get<double>());
+        }
+      }
+      table.rows.back().push_back(each);
+    }
+  }
+  ojson fit;
+  fit["fitted_order"] = number_or_null(analysis.fitted_order);
+  fit["points_in_fit"] = analysis.points_in_fit;
+  fit["expected_order"] = number_or_null(analysis.expected_order);
+  fit["agrees"] = analysis.order_agrees ? ojson(*analysis.order_agrees) : ojson();
+  if (coefficients) {
+    fit["expected_coefficients"] = coefficients->expected;
+    fit["fitted_coefficients"] = coefficients->fitted;
+    fit["coefficient_uncertainty"] = coefficients->uncertainty;
+    fit["coefficients_agree"] = coefficients->agrees;
+    if (const auto powers = m.coefficient_powers.find(o); powers != m.coefficient_powers.end()) {
+      fit["coefficient_powers"] = powers->second;
+    }
+    fit["coefficient_source"] = m.coefficient_source;
+  }
+  return {{"rows", rows},
+          {"fit", fit},
+          {"flagged_rows", analysis.flagged_rows},
+          {"reference_value", number_or_null(reference_value)},
+          {"extrapolated_limit", number_or_null(analysis.extrapolation.limit)},
+          {"uncertainty", number_or_null(analysis.extrapolation.uncertainty)},
+          {"confirmed", analysis.verdict.confirmed()},
+          {"verdict", analysis.verdict.text}};
 }
 
 ojson Converge::assemble() {
@@ -835,7 +955,7 @@ ojson Converge::assemble() {
   // Each observable's unit in the study's case (figure axes).
   summary["observable_units"] = ojson::object();
   for (const auto& o : study_.observables)
-    summary["observable_units"][o] = observable_unit(o, *model);
+    summary["observable_units"][o] = observable(o).unit(*model);
 
   const std::string tolerance_caption =
       "rtol " + format_number(study_.rtol) + ", atol " + format_number(study_.atol) +
@@ -848,76 +968,14 @@ ojson Converge::assemble() {
   for (const auto& o : study_.observables) {
     Table t;
     t.title = study_.name + ": " + o;
-    std::string what;
-    if (o == "lift_off_time") {
-      what =
-          " (error = value - reference lift-off; lift-off: the end of the last contact "
-          "episode)";
-    } else if (o == "max_q_deviation") {
-      what = " (the largest sup-norm distance of q from the reference motion over a " +
-             std::to_string(study_.samples) + "-point grid of the horizon)";
-    } else if (o == "final_q_deviation") {
-      what = " (the sup-norm distance of q from the reference motion at the end of the horizon)";
-    } else if (o == "l2_q_deviation") {
-      what =
-          " (the root mean square over the grid of the Euclidean distance of q from the "
-          "reference motion; per coordinate in the JSON rows)";
-    } else if (o == "final_v_deviation") {
-      what =
-          " (the sup-norm distance of q' from the reference run's at the end of the horizon; a "
-          "closed form gives no q')";
-    } else if (o == "kinematic_drift") {
-      what =
-          " (max over the grid of |a q' + b| over the kinematic rows that always hold; a "
-          "one-sided row counts its violation only)";
-    } else if (o == "penetration_depth") {
-      what =
-          " (the largest depth max(0, -f) below a unilateral constraint over every step; "
-          "reference: 0 for the ideal model, else the reference run's)";
-    } else if (o == "post_impact_velocity") {
-      what =
-          " (the constraint rate f' just after the first impact, or at the first exit from the "
-          "medium; error = value - the reference run's)";
-    } else if (o == "total_impulse") {
-      what =
-          " (the largest over the constraints of |integral of lambda_k dt + impact impulses "
-          "P_k| over the run, per constraint in each record's constraint_impulse; error = "
-          "value - the reference run's)";
-    } else if (o == "first_contact_time") {
-      what =
-          " (the start of the first contact episode after the run's start: an impact, an "
-          "entry into the medium; error = value - the reference)";
-    } else if (o == "z_first_zero") {
-      what =
-          " (the limit model's first zero of z, of any constraint; error = value - the "
-          "reference)";
-    } else if (o == "z_deviation") {
-      what =
-          " (max over the grid of |z - z_ref| along the first contact, before the first zero of "
-          "z in either run)";
-    } else if (o == "z_oscillation_remainder") {
-      what =
-          " (max over the grid, along the first contact before the first zero of z, of |z(t) - "
-          "(lambda(t0) cos((t - t0)/nu) - lambda(t))/gamma|, nu = sqrt(alpha/gamma): the "
-          "remainder of Deryabin & Kozlov 1995 (4.2), models (alpha, 0, gamma))";
-    } else if (o == "z_period_average_deviation") {
-      what =
-          " (max over the grid, along the first contact before the first zero of z, of "
-          "|<z>(t) + lambda(t)/gamma|, <z> the average of z over the fast period [t - pi nu, t + "
-          "pi nu]: Deryabin & Kozlov 1995 (4.3), models (alpha, 0, gamma))";
-    } else if (o == "energy_drift") {
-      what =
-          " (max over the grid of |E(t) - E(t0)|, E = T + V of the case without a medium's "
-          "energy: impacts with restitution below 1 and dampers lose energy by design; error = "
-          "value - the reference run's)";
-    }
+    const std::string what = " (" + observable_caption(observable(o), study_.samples) + ")";
     t.caption = (single_case_study() ? "Case " + study_.case_name + ", observable "
                                      : std::string("Observable ")) +
                 o + what + ". " + tolerance_caption;
     // Units from the cases: in the header when every model's case gives the same, else a column.
     std::vector<std::string> units;
     for (const auto& m : study_.models) {
-      units.push_back(observable_unit(o, *make_model(m.case_name, m.case_assignments)));
+      units.push_back(observable(o).unit(*make_model(m.case_name, m.case_assignments)));
     }
     const bool uniform = std::all_of(units.begin(), units.end(),
                                      [&](const std::string& u) { return u == units.front(); });
@@ -963,6 +1021,7 @@ ojson Converge::assemble() {
     grouped[{kind, points_[i].index}].push_back(&lines_[i]);
   }
   ojson models = ojson::array();
+  model_verdicts_.clear();
   for (std::size_t mi = 0; mi < study_.models.size(); ++mi) {
     const StudyModel& m = study_.models[mi];
     const Reference& ref = references_[mi];
@@ -1006,124 +1065,9 @@ ojson Converge::assemble() {
     // Every observable but the lift-off whose order the theory states, in the study's order.
     std::vector<std::pair<std::string, LadderAnalysis>> stated_others;
     for (const auto& o : study_.observables) {
-      std::optional<double> reference_value;
-      if (o == "lift_off_time") {
-        reference_value = ref.lift_off;
-      } else if (zero_reference(o)) {
-        reference_value = 0.0;
-      } else if (const auto v = ref.values.find(o); v != ref.values.end()) {
-        reference_value = v->second;
-      }
-      std::vector<LadderInput> inputs;
-      const bool own_axis = m.has_ladder && m.axis != LadderAxis::N;
-      const std::string rung_key =
-          own_axis ? axis_name(m.axis, m.ladder_parameter) : std::string("N");
-      const auto uncertainty = ref.uncertainty.find(o);
-      for (const ojson* line : lines) {
-        LadderInput in;
-        in.rung = optional_of(line->value(rung_key, ojson()));
-        if (m.has_ladder && (m.axis == LadderAxis::h || m.axis == LadderAxis::rtol)) {
-          // Without the reference's error estimate (its run failed) the row cannot be trusted.
-          in.reference_uncertainty = uncertainty != ref.uncertainty.end()
-                                         ? uncertainty->second
-                                         : std::numeric_limits<double>::infinity();
-        }
-        in.status = line->value("status", std::string("internal_error"));
-        in.reason = line->value("reason", std::string());
-        in.value = optional_of(line->value("values", ojson::object()).value(o, ojson()));
-        in.warnings = line->value("warnings", std::vector<std::string>());
-        if (line->value("tight_status", std::string()) == "ok") {
-          in.tight = optional_of(line->value("tight_values", ojson::object()).value(o, ojson()));
-        }
-        inputs.push_back(in);
-      }
-      const auto expected = m.expected_order.find(o);
-      LadderAnalysis analysis = analyse_ladder(
-          inputs, reference_value,
-          expected != m.expected_order.end() ? std::optional<double>(expected->second)
-                                             : std::nullopt,
-          // A limit of 0 is approached, not extrapolated: the verdict rests on the order (and
-          // the coefficients), as for a deviation.
-          has_limit_value(o) && !(reference_value && *reference_value == 0.0), rules, ref.why,
-          m.axis, m.ladder_parameter);
-      // The theory's leading coefficients, where it states them: part of the verdict.
-      std::optional<CoefficientFit> coefficients;
-      if (const auto c = m.expected_coefficients.find(o);
-          c != m.expected_coefficients.end() && analysis.expected_order) {
-        const auto powers = m.coefficient_powers.find(o);
-        coefficients = fit_coefficients(
-            analysis, *analysis.expected_order, c->second,
-            powers != m.coefficient_powers.end() ? powers->second : std::vector<double>{});
-        const std::string head = "CONFIRMED: ";
-        if (analysis.confirmed && !coefficients->agrees) {
-          analysis.confirmed = false;
-          analysis.verdict = "NOT CONFIRMED: " + analysis.verdict.substr(head.size()) +
-                             "; but the leading coefficients do not agree: " + coefficients->text;
-        } else {
-          analysis.verdict += "; coefficients " + coefficients->text;
-        }
-      }
-      ojson rows = ojson::array();
-      for (std::size_t k = 0; k < analysis.rows.size(); ++k) {
-        const LadderRow& row = analysis.rows[k];
-        const ojson& line = *lines[k];
-        rows.push_back(
-            {{rung_key, number_or_null(row.rung)},
-             {"status", inputs[k].status},
-             {"value", number_or_null(row.value)},
-             {"error", number_or_null(row.error)},
-             {"local_order", number_or_null(row.local_order)},
-             {"value_tight", number_or_null(inputs[k].tight)},
-             {"discretization_estimate", number_or_null(row.discretization)},
-             {"flagged", row.flagged},
-             {"flag", row.flag},
-             {"tolerances", tolerance_text(tolerances_of(line))},
-             {"by_coordinate", line.value("by_coordinate", ojson::object()).value(o, ojson())},
-             {"steps", line.value("steps", 0L)},
-             {"rhs_evaluations", line.value("rhs_evaluations", 0L)}});
-        tables[o].rows.push_back(
-            {m.label, row.rung ? rung_label(m.axis, *row.rung, m.ladder_parameter) : "ideal",
-             has_limit_value(o) ? full(row.value) : sci(row.value), sci(row.error),
-             fixed(row.local_order, 3), sci(row.discretization), row.flag,
-             compact_tolerances(tolerances_of(line))});
-        if (!unit_column[o].empty()) tables[o].rows.back().push_back(unit_column[o][m.label]);
-        if (grid_deviation(o)) {
-          // "x 1.20e-03; y 4.00e-05", in the case's order of coordinates.
-          std::string each;
-          const ojson named = line.value("by_coordinate", ojson::object()).value(o, ojson());
-          if (named.is_object()) {
-            for (const auto& [name, value] : named.items()) {
-              if (!value.is_number()) continue;
-              each += (each.empty() ? "" : "; ") + name + " " + sci(value.get<double>());
-            }
-          }
-          tables[o].rows.back().push_back(each);
-        }
-      }
-      ojson fit;
-      fit["fitted_order"] = number_or_null(analysis.fitted_order);
-      fit["points_in_fit"] = analysis.points_in_fit;
-      fit["expected_order"] = number_or_null(analysis.expected_order);
-      fit["agrees"] = analysis.order_agrees ? ojson(*analysis.order_agrees) : ojson();
-      if (coefficients) {
-        fit["expected_coefficients"] = coefficients->expected;
-        fit["fitted_coefficients"] = coefficients->fitted;
-        fit["coefficient_uncertainty"] = coefficients->uncertainty;
-        fit["coefficients_agree"] = coefficients->agrees;
-        if (const auto powers = m.coefficient_powers.find(o);
-            powers != m.coefficient_powers.end()) {
-          fit["coefficient_powers"] = powers->second;
-        }
-        fit["coefficient_source"] = m.coefficient_source;
-      }
-      observables[o] = {{"rows", rows},
-                        {"fit", fit},
-                        {"flagged_rows", analysis.flagged_rows},
-                        {"reference_value", number_or_null(reference_value)},
-                        {"extrapolated_limit", number_or_null(analysis.extrapolation.limit)},
-                        {"uncertainty", number_or_null(analysis.extrapolation.uncertainty)},
-                        {"confirmed", analysis.confirmed},
-                        {"verdict", analysis.verdict}};
+      ObservableLadder ladder = analyse_observable(o, m, ref, lines, rules);
+      const LadderAnalysis& analysis = ladder.analysis;
+      observables[o] = observable_json(o, m, ladder, lines, tables[o], unit_column[o]);
       if (o == "lift_off_time") lift_off = analysis;
       if (o != "lift_off_time" && analysis.expected_order) stated_others.emplace_back(o, analysis);
       if (o != "lift_off_time" && !deviation && (analysis.expected_order || !m.has_ladder)) {
@@ -1139,31 +1083,27 @@ ojson Converge::assemble() {
     // its lift-off when both are stated: CONFIRMED when every one of them is.
     if (lift_off && !lift_off->expected_order && !stated_others.empty()) lift_off.reset();
     // The verdict on the lift-off prediction.
-    std::string verdict;
-    bool confirmed = false;
+    Verdict verdict = Verdict::of(VerdictKind::nothing_judged);
     std::optional<double> digits, digits_supported;
     const Extrapolated* extrapolation = lift_off ? &lift_off->extrapolation : nullptr;
     // Several verdicts, each named by its observable, in one: those not confirmed first, so that
     // the head says whether the model is; confirmed when every one is.
     const auto join_verdicts =
         [&](std::vector<std::pair<std::string, const LadderAnalysis*>> parts) {
-          std::stable_partition(parts.begin(), parts.end(),
-                                [](const auto& part) { return !part.second->confirmed; });
-          verdict.clear();
-          confirmed = true;
-          for (const auto& [o, analysis] : parts) {
-            verdict += (verdict.empty() ? "" : "; and ") + analysis->verdict + " (" + o + ")";
-            confirmed = confirmed && analysis->confirmed;
-          }
+          std::vector<std::pair<std::string, const Verdict*>> each;
+          for (const auto& [o, analysis] : parts) each.emplace_back(o, &analysis->verdict);
+          std::stable_partition(each.begin(), each.end(),
+                                [](const auto& part) { return !part.second->confirmed(); });
+          verdict = Verdict::joined(each);
         };
     std::vector<std::pair<std::string, const LadderAnalysis*>> others;
     for (const auto& [o, analysis] : stated_others) others.emplace_back(o, &analysis);
     // The lift-off prediction's rule decides only where the verdict rests on the lift-off (or on
     // nothing else with a stated order).
     if ((lift_off || stated_others.empty()) &&
-        (ref.prediction_rule == "none" ||
-         (!ref.theorem_applies && ref.prediction_rule != "continuation"))) {
-      verdict = "no prediction: " + ref.why;
+        (ref.prediction_rule == PredictionRule::none ||
+         (!ref.theorem_applies && ref.prediction_rule != PredictionRule::continuation))) {
+      verdict = Verdict::of(VerdictKind::no_prediction, ref.why);
     } else if (!lift_off && !stated_others.empty()) {
       // Every other observable with a stated order.
       join_verdicts(others);
@@ -1171,14 +1111,11 @@ ojson Converge::assemble() {
       // A study without a lift-off (kinematic constraints) and without stated orders: the first
       // deviation (an ideal model's error).
       if (deviation) {
-        verdict = deviation->second.verdict + " (" + deviation->first + ")";
-        confirmed = deviation->second.confirmed;
-      } else {
-        verdict = "no lift-off observable and no deviation with a stated order";
+        verdict = Verdict::joined(std::vector<std::pair<std::string, const Verdict*>>{
+            {deviation->first, &deviation->second.verdict}});
       }
     } else {
       verdict = lift_off->verdict;
-      confirmed = lift_off->confirmed;
       digits = lift_off->digits_of_agreement;
       digits_supported = lift_off->digits_supported;
       // Other observables with a stated order (the distance of z from its viscous limit beside
@@ -1203,8 +1140,9 @@ ojson Converge::assemble() {
         {"finest_rung_used", from(&Extrapolated::finest_rung)}};
     jm["digits_of_agreement"] = number_or_null(digits);
     jm["digits_supported"] = number_or_null(digits_supported);
-    jm["confirmed"] = confirmed;
-    jm["verdict"] = verdict;
+    jm["confirmed"] = verdict.confirmed();
+    jm["verdict"] = verdict.text;
+    model_verdicts_.push_back(verdict.kind);
     // The observable the verdict rests on (the report's overview shows its fit): the lift-off,
     // else the first other observable with a stated order, else the first deviation.
     if (!lift_off && !stated_others.empty()) deviation = stated_others.front();
@@ -1225,7 +1163,7 @@ ojson Converge::assemble() {
          full(extrapolation ? extrapolation->limit : std::nullopt),
          sci(extrapolation ? extrapolation->uncertainty : std::nullopt, 2),
          optional_text(digits_supported, 1), optional_text(digits, 1),
-         judged ? std::to_string(judged->flagged_rows) : "", verdict});
+         judged ? std::to_string(judged->flagged_rows) : "", verdict.text});
   }
   summary["models"] = models;
 

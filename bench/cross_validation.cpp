@@ -114,7 +114,7 @@ Run run_solver(const Solver& solver, const Model& model) {
 ojson run_json(const RunRecord& r) {
   ojson j;
   j["status"] = r.status;
-  if (r.status != "ok") j["reason"] = r.reason;
+  if (r.status != Status::ok) j["reason"] = r.reason;
   j["lift_off_time"] = lift_off_json(r.lift_off_time);
   j["events"] = r.events.size();
   j["steps"] = r.steps;
@@ -189,10 +189,10 @@ ojson cross_validate(const std::vector<CrossValidationSubject>& subjects, std::o
       row["siconos"] = run_json(rb);
       progress << "cross-validation: " << subject.name << " / " << pair.crbench << " and "
                << pair.siconos << ": " << ra.status << ", " << rb.status << "\n";
-      if (ra.status != "ok" || rb.status != "ok") {
+      if (ra.status != Status::ok || rb.status != Status::ok) {
         row["verdict"] = "failed";
-        row["why"] = ra.status != "ok" ? std::string(pair.crbench) + ": " + ra.reason
-                                       : std::string(pair.siconos) + ": " + rb.reason;
+        row["why"] = ra.status != Status::ok ? std::string(pair.crbench) + ": " + ra.reason
+                                             : std::string(pair.siconos) + ": " + rb.reason;
         out["cases"].push_back(row);
         continue;
       }

@@ -204,15 +204,15 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     LadderRow row;
     row.rung = in.rung;
     has_rung = has_rung || in.rung.has_value();
-    if (in.status == "ok") row.value = in.value;
+    if (in.status == Status::ok) row.value = in.value;
     if (row.value && reference) row.error = *row.value - *reference;
     if (in.reference_uncertainty) {
       if (row.value) row.discretization = *in.reference_uncertainty;
-    } else if (row.value && in.tight && in.status == "ok") {
+    } else if (row.value && in.tight && in.status == Status::ok) {
       row.discretization = std::abs(*row.value - *in.tight);
     }
-    if (in.status != "ok") {
-      row.flag = in.status + (in.reason.empty() ? "" : ": " + in.reason);
+    if (in.status != Status::ok) {
+      row.flag = to_string(in.status) + (in.reason.empty() ? "" : ": " + in.reason);
     } else if (!in.warnings.empty()) {
       row.flag = "SOLVER WARNING";
     } else if (!row.value) {
@@ -272,22 +272,26 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     const double tolerance =
         rules.ideal_tolerance * std::max(1.0, std::abs(reference.value_or(1.0)));
     if (!reference) {
-      out.verdict =
-          "no reference" + (no_reference_why.empty() ? "" : " (" + no_reference_why + ")");
+      out.verdict = Verdict::of(VerdictKind::no_reference, no_reference_why);
     } else if (!row.value) {
-      out.verdict = "NOT CONFIRMED: " + (row.flag.empty() ? std::string("no value") : row.flag);
+      out.verdict = Verdict::of(VerdictKind::not_confirmed,
+                                (row.flag.empty() ? std::string("no value") : row.flag));
     } else if (row.flagged) {
-      out.verdict = "NOT CONFIRMED: the discretization estimate " +
-                    scientific_text(*row.discretization, 2) + " is not below 1% of the tolerance " +
-                    scientific_text(tolerance, 2) + "; tighten rtol/atol";
+      out.verdict =
+          Verdict::of(VerdictKind::not_confirmed,
+                      "the discretization estimate " + scientific_text(*row.discretization, 2) +
+                          " is not below 1% of the tolerance " + scientific_text(tolerance, 2) +
+                          "; tighten rtol/atol");
     } else if (std::abs(*row.error) <= tolerance) {
-      out.confirmed = true;
-      out.verdict = "CONFIRMED: error " + scientific_text(std::abs(*row.error), 2) +
-                    " against the reference (" + "tolerance " + scientific_text(tolerance, 2) +
-                    ", discretization estimate " + scientific_text(*row.discretization, 2) + ")";
+      out.verdict = Verdict::of(VerdictKind::confirmed,
+                                "error " + scientific_text(std::abs(*row.error), 2) +
+                                    " against the reference (" + "tolerance " +
+                                    scientific_text(tolerance, 2) + ", discretization estimate " +
+                                    scientific_text(*row.discretization, 2) + ")");
     } else {
-      out.verdict = "NOT CONFIRMED: error " + scientific_text(std::abs(*row.error), 2) +
-                    " exceeds the tolerance " + scientific_text(tolerance, 2);
+      out.verdict = Verdict::of(VerdictKind::not_confirmed,
+                                "error " + scientific_text(std::abs(*row.error), 2) +
+                                    " exceeds the tolerance " + scientific_text(tolerance, 2));
     }
     return out;
   }
@@ -318,21 +322,24 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     const std::string order =
         "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-"));
     if (!expected_order) {
-      out.verdict = "NO RATE STATED: " + order + " (the theory states none)";
+      out.verdict = Verdict::of(VerdictKind::no_rate_stated, order + " (the theory states none)");
     } else if (out.points_in_fit < 3) {
-      out.verdict = "NOT CONFIRMED: " + std::to_string(out.points_in_fit) + " trusted rows (" +
-                    std::to_string(out.flagged_rows) +
-                    " flagged); the fit needs 3: a longer ladder or tighter tolerances would "
-                    "decide it";
+      out.verdict = Verdict::of(
+          VerdictKind::not_confirmed,
+          std::to_string(out.points_in_fit) + " trusted rows (" + std::to_string(out.flagged_rows) +
+              " flagged); the fit needs 3: a longer ladder or tighter tolerances would "
+              "decide it");
     } else if (!out.order_agrees || !*out.order_agrees) {
-      out.verdict = "NOT CONFIRMED: " + order + " differs from the theory's " +
-                    format_number(*expected_order) + " by more than " +
-                    format_number(rules.order_tolerance) + finest_orders_advice();
+      out.verdict = Verdict::of(VerdictKind::not_confirmed,
+                                order + " differs from the theory's " +
+                                    format_number(*expected_order) + " by more than " +
+                                    format_number(rules.order_tolerance) + finest_orders_advice());
     } else {
-      out.confirmed = true;
-      out.verdict = "CONFIRMED: " + order + " agrees with the theory's " +
-                    format_number(*expected_order) + " over " + std::to_string(out.points_in_fit) +
-                    " trusted rows (" + std::to_string(out.flagged_rows) + " flagged, left out)";
+      out.verdict =
+          Verdict::of(VerdictKind::confirmed,
+                      order + " agrees with the theory's " + format_number(*expected_order) +
+                          " over " + std::to_string(out.points_in_fit) + " trusted rows (" +
+                          std::to_string(out.flagged_rows) + " flagged, left out)");
     }
     return out;
   }
@@ -380,37 +387,46 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
           : "; the finest rows are flagged (the reference's error or round-off is not below 1% of "
             "their error): a more accurate reference, not a longer ladder, would decide it";
   if (!reference) {
-    out.verdict = "no reference" + (no_reference_why.empty() ? "" : " (" + no_reference_why + ")");
+    out.verdict = Verdict::of(VerdictKind::no_reference, no_reference_why);
   } else if (!expected_order) {
-    out.verdict = "NO RATE STATED: " + order_text + " (the theory states none); " +
-                  (x.limit ? "the " + limit_text + (x.uncertainty ? "" : no_bar)
-                           : "no extrapolated limit: " + x.no_uncertainty_reason);
+    out.verdict = Verdict::of(VerdictKind::no_rate_stated,
+                              order_text + " (the theory states none); " +
+                                  (x.limit ? "the " + limit_text + (x.uncertainty ? "" : no_bar)
+                                           : "no extrapolated limit: " + x.no_uncertainty_reason));
   } else if (!x.limit) {
-    out.verdict = "NOT CONFIRMED: " + x.no_uncertainty_reason + more;
+    out.verdict = Verdict::of(VerdictKind::not_confirmed, x.no_uncertainty_reason + more);
   } else if (!out.order_agrees || !*out.order_agrees) {
     const std::string advice = finest_orders_advice();
-    out.verdict = "NOT CONFIRMED: " + order_text + " differs from the theory's " +
-                  format_number(*expected_order) + " by more than " +
-                  format_number(rules.order_tolerance) + (advice.empty() ? more : advice);
+    out.verdict =
+        Verdict::of(VerdictKind::not_confirmed,
+                    order_text + " differs from the theory's " + format_number(*expected_order) +
+                        " by more than " + format_number(rules.order_tolerance) +
+                        (advice.empty() ? more : advice));
   } else if (!x.uncertainty) {
-    out.verdict = "NOT CONFIRMED: " + order_text + " agrees with the theory's " +
-                  format_number(*expected_order) + ", but the " + limit_text + no_bar + more;
+    out.verdict =
+        Verdict::of(VerdictKind::not_confirmed, order_text + " agrees with the theory's " +
+                                                    format_number(*expected_order) + ", but the " +
+                                                    limit_text + no_bar + more);
   } else if (std::abs(*x.limit - *reference) > *x.uncertainty) {
-    out.verdict = "NOT CONFIRMED: the reference " + full_text(*reference) + " lies outside the " +
-                  limit_text + " (distance " + scientific_text(std::abs(*x.limit - *reference), 2) +
-                  "): the ladder contradicts the reference";
+    out.verdict =
+        Verdict::of(VerdictKind::not_confirmed,
+                    "the reference " + full_text(*reference) + " lies outside the " + limit_text +
+                        " (distance " + scientific_text(std::abs(*x.limit - *reference), 2) +
+                        "): the ladder contradicts the reference");
   } else if (*out.digits_supported < rules.digits) {
-    out.verdict = "NOT CONFIRMED: " + order_text + " agrees with the theory's " +
-                  format_number(*expected_order) + " and the reference lies within the " +
-                  limit_text + ", but that error bar supports only " +
-                  fixed_text(*out.digits_supported, 1) + " digits of the " +
-                  format_number(rules.digits) + " required" + more;
+    out.verdict = Verdict::of(
+        VerdictKind::not_confirmed,
+        order_text + " agrees with the theory's " + format_number(*expected_order) +
+            " and the reference lies within the " + limit_text +
+            ", but that error bar supports only " + fixed_text(*out.digits_supported, 1) +
+            " digits of the " + format_number(rules.digits) + " required" + more);
   } else {
-    out.confirmed = true;
-    out.verdict = "CONFIRMED: " + order_text + " agrees with the theory's " +
-                  format_number(*expected_order) + "; the reference lies within the " + limit_text +
-                  ", which supports " + fixed_text(*out.digits_supported, 1) +
-                  " digits (agreement " + fixed_text(*out.digits_of_agreement, 1) + " digits)";
+    out.verdict =
+        Verdict::of(VerdictKind::confirmed,
+                    order_text + " agrees with the theory's " + format_number(*expected_order) +
+                        "; the reference lies within the " + limit_text + ", which supports " +
+                        fixed_text(*out.digits_supported, 1) + " digits (agreement " +
+                        fixed_text(*out.digits_of_agreement, 1) + " digits)");
   }
   return out;
 }

@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "crbench/bench/verdict.hpp"
+#include "crbench/solvers/outcome.hpp"
+
 namespace crbench {
 
 // What a ladder refines. Errors fall as N grows and as h, rtol or a model parameter x shrink
@@ -51,8 +54,8 @@ double tight_atol(double atol, double factor);
 
 struct LadderInput {
   std::optional<double> rung;   // N, h or rtol of the row; nullopt: an ideal model (one row)
-  std::string status = "ok";    // the solve's status ("ok" or a failure kind)
-  std::string reason;           // why, when status is not "ok"
+  Status status = Status::ok;   // the solve's status
+  std::string reason;           // why, when status is not ok
   std::optional<double> value;  // the observable at the study's tolerances
   std::optional<double> tight;  // the same at the tight tolerances
   // The solve's own warnings (RunRecord::warnings: e.g. an exit time below the round-off of f);
@@ -105,8 +108,7 @@ struct LadderAnalysis {
   Extrapolated extrapolation;
   std::optional<double> digits_of_agreement;  // −log10 |limit − reference| / |reference|
   std::optional<double> digits_supported;     // −log10 uncertainty / |reference|
-  bool confirmed = false;
-  std::string verdict;  // CONFIRMED / NOT CONFIRMED / NO RATE STATED: why, and what would help
+  Verdict verdict;  // CONFIRMED / NOT CONFIRMED / NO RATE STATED: why, and what would help
 };
 
 // The three-point extrapolation with its error bar (see Extrapolated), on the values of a

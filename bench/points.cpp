@@ -205,12 +205,9 @@ void read_back(const fs::path& jsonl, const std::vector<std::string>& keys,
     // A point that failed inside crbench (not a solver status), or that the wall-time bound
     // stopped, is tried again.
     // (Read without trusting the line: a status that is not a string is no status.)
-    const auto status_field = line.find("status");
-    const std::string status = status_field != line.end() && status_field->is_string()
-                                   ? status_field->get<std::string>()
-                                   : std::string();
-    if (status == "internal_error" || status == "wall_time_exceeded" || status == "output_error" ||
-        status == "rank_lost") {
+    const std::optional<Status> status = status_in(line);
+    if (status == Status::internal_error || status == Status::wall_time_exceeded ||
+        status == Status::output_error || status == Status::rank_lost) {
       continue;
     }
     if (!intact(line)) {
@@ -310,10 +307,10 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
     try {
       return compute(i);
     } catch (const OutputError& e) {
-      return ojson{{"key", keys[i]}, {"status", "output_error"}, {"reason", e.what()}};
+      return ojson{{"key", keys[i]}, {"status", Status::output_error}, {"reason", e.what()}};
     } catch (const std::exception& e) {
       // Kept as a record so that the other points are still written.
-      return ojson{{"key", keys[i]}, {"status", "internal_error"}, {"reason", e.what()}};
+      return ojson{{"key", keys[i]}, {"status", Status::internal_error}, {"reason", e.what()}};
     }
   };
   // Each finished point is appended and flushed at once: an interrupted study keeps it. Once an
@@ -338,7 +335,7 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
     }
     if (append_failed) unsaved.push_back(i);
     // (Under MPI the point may have been computed on another rank.)
-    if (output_error.empty() && line.value("status", std::string()) == "output_error") {
+    if (output_error.empty() && status_in(line) == Status::output_error) {
       output_error = line.value("reason", std::string());
     }
     run.lines[i] = std::move(line);
@@ -358,7 +355,7 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
       (options.root_only && options.root_only(i) ? root_only : anywhere).push_back(i);
     }
     const auto lost = [&](std::size_t i, const std::string& reason) {
-      return ojson{{"key", keys[i]}, {"status", "rank_lost"}, {"reason", reason}};
+      return ojson{{"key", keys[i]}, {"status", Status::rank_lost}, {"reason", reason}};
     };
     mpi::distribute_points(anywhere, root_only, std::max(1, options.jobs), safe_compute, record,
                            lost);
@@ -385,7 +382,7 @@ PointRun run_points(const fs::path& jsonl, const std::vector<std::string>& keys,
   run.computed = static_cast<int>(todo.size());
   for (const std::size_t i : todo) {
     // Points handed to a rank that was given up were not computed (bench/mpi.hpp).
-    if (run.lines[i].value("status", std::string()) == "rank_lost") --run.computed;
+    if (status_in(run.lines[i]) == Status::rank_lost) --run.computed;
   }
   return run;
 }

@@ -423,7 +423,7 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
         write_file(stem.string() + ".json", text.str());
       }
       ++runs;
-      runs_ok += record.status == "ok" ? 1 : 0;
+      runs_ok += record.status == Status::ok ? 1 : 0;
 
       std::string from_case;
       for (const auto& [name, source] : record.parameter_sources) {

@@ -74,54 +74,6 @@ struct GridRun {
 };
 GridRun solve_on_grid(RunRequest request);
 
-// The observables of one run besides the lift-off and the q deviations (docs/theory.md §5), or
-// nullopt where the run has none:
-// - "penetration_depth": max over the unilateral constraints of max(0, −min f) over every step;
-// - "total_impulse": the largest over the constraints of |∫λ_k dt + Σ P_k| over the run
-//   (RunRecord::constraint_impulse), nullopt for a case without constraints f;
-// - "post_impact_velocity": ḟ just after the first impact (event-driven, moreau-jean, the limit)
-//   or at the first exit from the medium (the realization), whichever comes first;
-// - "energy_drift": max over the grid of |E(t) − E(t0)|, E = T + V of the case (a medium's energy
-//   is not part of it; impacts with restitution below 1 and dampers lose energy by design);
-// - "kinematic_drift": max over the grid of |a q' + b| over the kinematic rows that always hold
-//   (a one-sided row counts only its violation, max(0, −(a q' + b)); rows conditioned on a contact
-//   are left out), nullopt without such rows.
-// - "first_contact_time": the start of the first contact episode that begins after the run's
-//   start (the first impact of a body that starts leaving the constraint: one period of an
-//   oscillation with impacts), or nullopt;
-// The limit solver's z along its first contact (Deryabin & Kozlov 1995 §4; docs/theory.md §5):
-// the window is the first contact episode from its start up to (not including) the first zero of
-// z on that constraint, where z stops being the solution of α z'' + β z' + γ z = −λ from rest:
-// - "z_first_zero": the time of the first zero of z (of any constraint), or nullopt;
-// - "z_oscillation_remainder" (β = 0, α, γ > 0, ν = √(α/γ), a contact from the run's start):
-//   max over the window's grid points of |z(t) − (λ(t0) cos((t − t0)/ν) − λ(t))/γ|, the
-//   remainder of (4.2), O(ν);
-// - "z_period_average_deviation" (the same models): max over the grid points t of the window
-//   whose fast period [t − πν, t + πν] lies inside it (a grid point away from its ends) of
-//   |⟨z⟩(t) + λ(t)/γ|, ⟨z⟩ the average of z over that period (cubic interpolation of the grid
-//   values, accurate to O(δ⁴) in the spacing δ): (4.3) with the period as the averaging window,
-//   O(ν²).
-std::optional<double> run_observable(const std::string& observable, const GridRun& run,
-                                     const Model& model);
-// z of the first contact's constraint on the grid over the window of the z observables above,
-// NaN elsewhere; empty without z or contact.
-std::vector<double> first_contact_z(const GridRun& run);
-// "z_deviation": max over the grid points in both runs' windows of |z − z_reference|.
-std::optional<double> z_deviation(const GridRun& run, const std::vector<double>& reference_z);
-
-// Per coordinate, the distance of q (or v) from a reference on the same grid: the largest over
-// the grid ("max"), at its last point ("final"), or the root mean square over the grid ("l2");
-// empty when the grids differ or are empty. The scalar observables are the largest entry (max,
-// final: the sup norm) and the Euclidean norm of the entries (l2: sqrt of the mean of |q -
-// q_ref|²).
-std::vector<double> deviation_by_coordinate(const std::vector<Eigen::VectorXd>& x,
-                                            const std::vector<Eigen::VectorXd>& reference,
-                                            const std::string& mode);
-
-// The unit of an observable for table headers, from the case's units ("length", "length/time",
-// "energy"; q deviations: the coordinates' units, distinct, joined by "; ").
-std::string observable_unit(const std::string& observable, const Model& model);
-
 // The sup-norm distance of q from a reference on the same grid: the largest over the grid, or at
 // its last point with `final_only`; nullopt when the grids differ or are empty.
 std::optional<double> q_deviation(const std::vector<Eigen::VectorXd>& q,

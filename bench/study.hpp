@@ -138,6 +138,7 @@ struct ConvergeResult {
   int points_wall_time_exceeded = 0;  // solves ended by the solver's max_wall_time
   bool figures_written = false;
   std::string figures_message;
+  std::vector<VerdictKind> model_verdicts;  // per model of the study, in its order
 };
 
 // Runs every point not already in out_dir/points.jsonl (with resume), appending each as it

@@ -185,8 +185,8 @@ ojson compute_point(const Sweep& sweep, const ojson& settings, const SweepPoint&
   line["delay"] = r.lift_off_time && classical_lift_off
                       ? ojson(*r.lift_off_time - *classical_lift_off)
                       : ojson();
-  line["theorem_applies"] = r.diagnostics.value("theorem_applies", false);
-  line["why"] = r.diagnostics.value("why", std::string());
+  line["theorem_applies"] = r.theorem && r.theorem->applies;
+  line["why"] = r.theorem ? r.theorem->why : std::string();
   const std::string proposition = r.diagnostics.value("proposition", std::string());
   line["proposition"] = proposition_class(proposition);
   line["proposition_text"] = proposition;
@@ -254,7 +254,7 @@ std::optional<ojson> scaling_invariance(const Sweep& sweep, const std::vector<oj
     Column& c = columns[key];
     ++c.members;
     const ojson& t = line.value("lift_off_time", ojson());
-    if (line.value("status", std::string()) == "ok" && t.is_number()) {
+    if (status_in(line) == Status::ok && t.is_number()) {
       ++c.finite;
       c.low = std::min(c.low, t.get<double>());
       c.high = std::max(c.high, t.get<double>());
@@ -576,9 +576,9 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
   int applies = 0, ok = 0, delayed = 0, prop1 = 0, prop1_delayed = 0, checks = 0, comparable = 0,
       agreeing = 0, flagged = 0;
   for (const auto& line : run.lines) {
-    const std::string status = line.value("status", std::string());
-    if (status == "internal_error") ++result.points_internal_error;
-    if (status == "ok") ++ok;
+    const std::optional<Status> status = status_in(line);
+    if (status == Status::internal_error) ++result.points_internal_error;
+    if (status == Status::ok) ++ok;
     const bool theorem = line.value("theorem_applies", false);
     applies += theorem;
     const bool is_delayed =

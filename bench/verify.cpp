@@ -21,7 +21,7 @@ namespace {
 
 struct LadderPoint {
   double N = 0.0;
-  std::string status;
+  Status status = Status::ok;
   std::string reason;
   std::optional<double> tau;
   std::optional<double> tau_tight;  // the same point at tolerances / tight_factor
@@ -73,19 +73,21 @@ int verify_kinematic(const VerifyRequest& request, const std::vector<double>& la
   for (const double N : ladder) {
     const GridRun normal = on_grid(model_request(request, "realization", N, false));
     const GridRun tight = on_grid(model_request(request, "realization", N, true));
-    inputs.push_back(
-        {N, normal.record.status, normal.record.reason, q_deviation(normal.q, prediction.q, false),
-         tight.record.status == "ok" ? q_deviation(tight.q, prediction.q, false) : std::nullopt});
+    inputs.push_back({N, normal.record.status, normal.record.reason,
+                      q_deviation(normal.q, prediction.q, false),
+                      tight.record.status == Status::ok ? q_deviation(tight.q, prediction.q, false)
+                                                        : std::nullopt});
     steps.push_back(normal.record.steps);
   }
   LadderRules rules;
   rules.digits = request.digits;
   const LadderAnalysis analysis = analyse_ladder(inputs, 0.0, 1.0, false, rules);
-  const bool predicted = prediction.record.status == "ok";
-  const std::string verdict =
+  const bool predicted = prediction.record.status == Status::ok;
+  const Verdict verdict =
       predicted ? analysis.verdict
-                : "no prediction: the limit run ended with " + prediction.record.status;
-  const bool confirmed = predicted && analysis.confirmed;
+                : Verdict::of(VerdictKind::no_prediction,
+                              "the limit run ended with " + to_string(prediction.record.status));
+  const bool confirmed = verdict.confirmed();
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::ostringstream table;
   table << std::left << std::setw(10) << "N" << std::setw(16) << "max_q_dev" << std::setw(10)
@@ -121,14 +123,14 @@ int verify_kinematic(const VerifyRequest& request, const std::vector<double>& la
     j["least_squares_order"] = optional_number(analysis.fitted_order);
     j["expected_order"] = 1.0;
     j["confirmed"] = confirmed;
-    j["verdict"] = verdict;
+    j["verdict"] = verdict.text;
     out << j.dump(2) << "\n";
   } else {
     out << request.case_name << ": prediction = the limit member ("
         << prediction.record.diagnostics.value("member", std::string())
         << "), observable max_q_deviation\n"
         << table.str() << "least-squares order " << text_of(analysis.fitted_order, 4) << "\n"
-        << verdict << "\n";
+        << verdict.text << "\n";
   }
   return confirmed ? 0 : 1;
 }
@@ -246,8 +248,8 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
                       " at rtol " + format_number(tight) +
                       " (error estimate: its difference from rtol " + format_number(request.rtol) +
                       ")";
-    if (fine.record.status == "ok") {
-      const bool both_ok = coarse.record.status == "ok";
+    if (fine.record.status == Status::ok) {
+      const bool both_ok = coarse.record.status == Status::ok;
       if (!reference_lift_off) {
         reference_lift_off = fine.record.lift_off_time;
         if (both_ok && fine.record.lift_off_time && coarse.record.lift_off_time) {
@@ -263,7 +265,7 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
         }
       }
     } else {
-      reference_text += ": ended with " + fine.record.status;
+      reference_text += ": ended with " + to_string(fine.record.status);
     }
   }
 
@@ -307,7 +309,7 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
         request.axis);
     if (stated) {
       ++stated_count;
-      all_confirmed = all_confirmed && analysis.confirmed;
+      all_confirmed = all_confirmed && analysis.verdict.confirmed();
     }
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     text << "\n" << o << (is_lift_off ? "" : " [case units of q]") << "\n";
@@ -344,7 +346,7 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
                            : std::string("none stated: the motion at the horizon may be at rest "
                                          "on a constraint"))
          << "\n"
-         << analysis.verdict << "\n";
+         << analysis.verdict.text << "\n";
     const Extrapolated& x = analysis.extrapolation;
     observed[o] = {{"points", rows},
                    {"least_squares_order", optional_number(analysis.fitted_order)},
@@ -353,8 +355,8 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
                    {"order_source", stated ? stated->source : ""},
                    {"extrapolated_limit", optional_number(x.limit)},
                    {"uncertainty", optional_number(x.uncertainty)},
-                   {"confirmed", analysis.confirmed},
-                   {"verdict", analysis.verdict}};
+                   {"confirmed", analysis.verdict.confirmed()},
+                   {"verdict", analysis.verdict.text}};
   }
   const bool confirmed = stated_count > 0 && all_confirmed;
   if (request.json) {
@@ -377,15 +379,18 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
                       {"error_estimate", reference_uncertainty}};
     j["observables"] = observed;
     j["confirmed"] = confirmed;
-    j["verdict"] = confirmed ? "CONFIRMED: every observable with a stated order"
-                             : "NOT CONFIRMED: see the observables' verdicts";
+    j["verdict"] =
+        confirmed ? Verdict::of(VerdictKind::confirmed, "every observable with a stated order").text
+                  : Verdict::of(VerdictKind::not_confirmed, "see the observables' verdicts").text;
     out << j.dump(2) << "\n";
   } else {
     out << request.case_name << " / " << request.solver << ": ladder in " << axis << " ("
         << limit_model << " model); reference: " << reference_text << "\n"
         << text.str() << "\n"
-        << (confirmed ? "CONFIRMED: every observable with a stated order"
-                      : "NOT CONFIRMED: not every observable with a stated order is confirmed")
+        << (confirmed ? Verdict::of(VerdictKind::confirmed, "every observable with a stated order")
+                      : Verdict::of(VerdictKind::not_confirmed,
+                                    "not every observable with a stated order is confirmed"))
+               .text
         << "\n";
   }
   return confirmed ? 0 : 1;
@@ -468,12 +473,11 @@ int run_verify(const VerifyRequest& request_in, std::ostream& out) {
 
   // The prediction.
   const RunRecord prediction = execute(model_request(request, "limit", std::nullopt, false));
-  const bool theorem_applies =
-      prediction.diagnostics.value("theorem_applies", nlohmann::ordered_json(true)).get<bool>();
+  const TheoremOutcome theorem = prediction.theorem.value_or(TheoremOutcome{});
+  const bool theorem_applies = theorem.applies;
   // Theorem 1, or its continuation past zeros of z with lambda > 0 (docs/theory.md section 3);
   // "none" where neither decides, and then the prediction has no lift-off time.
-  const std::string rule = prediction.diagnostics.value(
-      "prediction_rule", std::string(theorem_applies ? "theorem-1" : "none"));
+  const PredictionRule rule = theorem.rule;
   const std::optional<double> tau_pred = prediction.lift_off_time;
   // The realization's configuration as `run` makes it: defaults, the case's settings, the user's.
   RunSettings model_settings;
@@ -496,7 +500,7 @@ int run_verify(const VerifyRequest& request_in, std::ostream& out) {
     p.warnings = record.warnings;
     p.steps = record.steps;
     const RunRecord tight = execute(model_request(request, "realization", p.N, true));
-    if (tight.status == "ok") p.tau_tight = tight.lift_off_time;
+    if (tight.status == Status::ok) p.tau_tight = tight.lift_off_time;
     points.push_back(p);
   }
 
@@ -507,7 +511,7 @@ int run_verify(const VerifyRequest& request_in, std::ostream& out) {
   }
   LadderRules rules;
   rules.digits = request.digits;
-  const std::string why = prediction.diagnostics.value("why", std::string(""));
+  const std::string why = theorem.why;
   const LadderAnalysis analysis =
       analyse_ladder(inputs, tau_pred, expected_order, true, rules, why);
   const Extrapolated& x = analysis.extrapolation;
@@ -536,15 +540,15 @@ int run_verify(const VerifyRequest& request_in, std::ostream& out) {
           << text_of(row.discretization, 3) << row.flag << "\n";
   }
 
-  std::string verdict = analysis.verdict;
-  bool confirmed = analysis.confirmed;
-  if (rule == "none" || (!theorem_applies && rule != "continuation")) {
-    verdict = "no prediction: " + why;
-    confirmed = false;
+  Verdict verdict = analysis.verdict;
+  if (rule == PredictionRule::none || (!theorem_applies && rule != PredictionRule::continuation)) {
+    verdict = Verdict::of(VerdictKind::no_prediction, why);
   }
-  const std::string rule_text = rule == "theorem-1"      ? "Theorem 1 applies"
-                                : rule == "continuation" ? "continuation past Theorem 1: " + why
-                                                         : "no prediction: " + why;
+  const bool confirmed = verdict.confirmed();
+  const std::string rule_text = rule == PredictionRule::theorem_1 ? "Theorem 1 applies"
+                                : rule == PredictionRule::continuation
+                                    ? "continuation past Theorem 1: " + why
+                                    : "no prediction: " + why;
   if (request.json) {
     nlohmann::ordered_json j;
     j["crbench_version"] = version;
@@ -563,7 +567,7 @@ int run_verify(const VerifyRequest& request_in, std::ostream& out) {
         {"status", prediction.status},
         {"theorem_applies", theorem_applies},
         {"prediction_rule", rule},
-        {"why", prediction.diagnostics.value("why", std::string(""))},
+        {"why", why},
         {"proposition", prediction.diagnostics.value("proposition", std::string(""))}};
     j["points"] = rows;
     j["least_squares_order"] = optional_number(analysis.fitted_order);
@@ -579,7 +583,7 @@ int run_verify(const VerifyRequest& request_in, std::ostream& out) {
     j["digits_supported"] = optional_number(analysis.digits_supported);
     j["requested_digits"] = request.digits;
     j["confirmed"] = confirmed;
-    j["verdict"] = verdict;
+    j["verdict"] = verdict.text;
     out << j.dump(2) << "\n";
   } else {
     out << request.case_name << ": predicted lift-off " << text_of(tau_pred) << " (" << rule_text
@@ -589,7 +593,7 @@ int run_verify(const VerifyRequest& request_in, std::ostream& out) {
         << table.str() << "least-squares order " << text_of(analysis.fitted_order, 4)
         << "; extrapolated tau_inf = " << text_of(x.limit) << " +/- " << text_of(x.uncertainty, 2)
         << " (order " << text_of(x.order, 4) << " from the differences, without the prediction)\n"
-        << verdict << "\n";
+        << verdict.text << "\n";
   }
   return confirmed ? 0 : 1;
 }

@@ -68,7 +68,7 @@ struct WorkPoint {
   std::size_t ladder_index = 0;
   double rung = 0.0;
   // Results.
-  std::string status;
+  Status status = Status::ok;
   std::string reason;
   double error = std::nan("");
   long steps = 0;
@@ -113,8 +113,8 @@ std::optional<std::string> set_reference(const Model& model, CaseSetup& setup) {
   };
   const GridRun fine = run(kReferenceRtol, kReferenceAtol);
   const GridRun coarse = run(kEstimateRtol, kEstimateAtol);
-  if (fine.record.status != "ok" || coarse.record.status != "ok") {
-    return "event-driven at rtol 1e-14 ended with " + fine.record.status + " (" +
+  if (fine.record.status != Status::ok || coarse.record.status != Status::ok) {
+    return "event-driven at rtol 1e-14 ended with " + to_string(fine.record.status) + " (" +
            fine.record.reason + ")";
   }
   setup.q = fine.q;
@@ -150,8 +150,8 @@ void solve_point(const std::vector<CaseSetup>& cases, int repeats, WorkPoint& p)
   p.steps = run.record.steps;
   p.rhs_evaluations = run.record.rhs_evaluations;
   p.wall_time = wall;
-  if (p.status != "ok") {
-    p.flag = p.status;
+  if (p.status != Status::ok) {
+    p.flag = to_string(p.status);
     return;
   }
   p.error = q_deviation(run.q, c.q, false).value_or(std::nan(""));

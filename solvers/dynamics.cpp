@@ -168,10 +168,10 @@ namespace {
 ConstrainedAcceleration failed(const Point& p, std::string reason) {
   ConstrainedAcceleration out;
   out.ok = false;
-  out.status = "singular_active_set";
+  out.status = Status::singular_active_set;
   if (!p.A.allFinite() || !p.f.allFinite() || !p.J.allFinite() || !p.d.allFinite() ||
       !p.free_force().allFinite()) {
-    out.status = "non_finite";
+    out.status = Status::non_finite;
     out.reason = "the case gives a non-finite metric, constraint value, gradient or force";
   } else {
     out.reason = std::move(reason);

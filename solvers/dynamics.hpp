@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "crbench/cases/case.hpp"
+#include "crbench/solvers/outcome.hpp"
 
 namespace crbench {
 
@@ -369,7 +370,7 @@ struct ConstrainedAcceleration {
   bool ok = true;
   // Set when !ok: singular_active_set (singular or ill-conditioned), or non_finite (the case
   // gave a NaN or an infinity).
-  std::string status;  // "" while ok
+  Status status = Status::ok;
   std::string reason;
   double rcond = 1.0;  // reciprocal condition estimate of J_K A⁻¹ J_Kᵀ
 };

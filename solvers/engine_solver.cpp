@@ -175,7 +175,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   record.diagnostics["engine"] = engine_version();
   record.diagnostics["scene"] = scene.description;
   if (steps_needed > p.at("max_steps")) {
-    record.status = "too_many_steps";
+    record.status = Status::too_many_steps;
     record.reason = format_number(steps_needed) + " steps of h = " + format_number(p.at("h")) +
                     " are needed and max_steps is " + format_number(p.at("max_steps"));
     record.final_state = x;
@@ -183,7 +183,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     return record;
   }
   if (const auto why = non_finite_start(model, x)) {
-    record.status = "non_finite";
+    record.status = Status::non_finite;
     record.reason = *why;
     record.final_state = x;
     finish_record(record, model, started, 0.0);
@@ -199,7 +199,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     world = make_world(scene, State{.t = x.t, .q = engine_q, .v = engine_v}, law, h, settings,
                        record.tolerances, contact_model);
   } catch (const std::exception& e) {
-    record.status = "step_failure";
+    record.status = Status::step_failure;
     record.reason = std::string("the engine did not build the scene: ") + e.what();
     record.final_state = x;
     finish_record(record, model, started, 0.0);
@@ -268,19 +268,19 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
       scene.engine_force(x.q, force, engine_force);
       world->step(x.t, engine_force, t_next - x.t);
     } catch (const std::exception& e) {
-      record.status = "step_failure";
+      record.status = Status::step_failure;
       record.reason = "the engine failed at t = " + format_number(x.t) + ": " + e.what();
       break;
     }
     if (const auto why = world->step_failure()) {
-      record.status = "step_failure";
+      record.status = Status::step_failure;
       record.reason = "at t = " + format_number(t_next) + ": " + *why;
       break;
     }
     world->state(engine_q, engine_v);
     scene.to_case(engine_q, engine_v, x.q, next.q, next.v);
     if (!next.q.allFinite() || !next.v.allFinite()) {
-      record.status = "non_finite";
+      record.status = Status::non_finite;
       record.reason = "non-finite state at t = " + format_number(t_next);
       break;
     }
@@ -308,7 +308,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
           record.events.erase(record.events.begin() + exit);
           for (auto& other : last_exit) other -= other > exit ? 1 : 0;
         } else {
-          record.events.push_back({.t = entry, .kind = "enter_medium", .index = k});
+          record.events.push_back({.t = entry, .kind = EventKind::enter_medium, .index = k});
         }
         exit = -1;
         inside[slot] = true;
@@ -318,7 +318,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
         // crossing's.
         model.evaluate(next, model.modes_at(next), point);
         record.events.push_back({.t = crossed ? crossing(x.t, f(k), next.t, f_next(k)) : x.t,
-                                 .kind = "exit_medium",
+                                 .kind = EventKind::exit_medium,
                                  .index = k,
                                  .rate_after = point.J.row(k).dot(next.v) + point.f_t(k)});
         last_exit[slot] = static_cast<std::ptrdiff_t>(record.events.size()) - 1;
@@ -327,8 +327,9 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     }
     for (int i = 0; i < switches; ++i) {
       if ((s(i) > 0.0) != (s_next(i) > 0.0)) {
-        record.events.push_back(
-            {.t = crossing(x.t, s(i), next.t, s_next(i)), .kind = "switch", .index = i});
+        record.events.push_back({.t = crossing(x.t, s(i), next.t, s_next(i)),
+                                 .kind = EventKind::switch_function,
+                                 .index = i});
       }
     }
     x = next;
@@ -337,7 +338,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     ++record.steps;
     emit(x);
   }
-  if (record.status == "ok") {
+  if (record.status == Status::ok) {
     for (auto& warning : world->warnings()) record.warnings.push_back(std::move(warning));
   }
   world->add_diagnostics(record.diagnostics);

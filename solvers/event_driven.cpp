@@ -186,7 +186,8 @@ class Run {
                     // ν has reached 0: released here, not a candidate of resolve_kinematic.
                     kinematic_rows_.erase(
                         std::find(kinematic_rows_.begin(), kinematic_rows_.end(), index));
-                    rec_.events.push_back({.t = x.t, .kind = "kinematic_release", .index = index});
+                    rec_.events.push_back(
+                        {.t = x.t, .kind = EventKind::kinematic_release, .index = index});
                   } else {
                     kinematic_entering.push_back(index);
                   }
@@ -194,7 +195,8 @@ class Run {
                 case EventLayout::Block::switching: {
                   const auto j = static_cast<std::size_t>(index);
                   modes_[j] = -modes_[j];
-                  rec_.events.push_back({.t = x.t, .kind = "switch", .index = index});
+                  rec_.events.push_back(
+                      {.t = x.t, .kind = EventKind::switch_function, .index = index});
                   break;
                 }
                 case EventLayout::Block::z_maximum:
@@ -216,8 +218,9 @@ class Run {
               }
             }
             if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
-              throw RunFailure{"too_many_events", "more than " + format_number(opt_.max_events) +
-                                                      " events before the horizon"};
+              throw RunFailure{
+                  Status::too_many_events,
+                  "more than " + format_number(opt_.max_events) + " events before the horizon"};
             }
             const bool impact = resolve_contacts(x, leaving);
             resolve_kinematic(x, kinematic_entering, impact);
@@ -329,7 +332,7 @@ class Run {
       const double terms = (a_c.cwiseAbs() * qdd0.cwiseAbs() + g_rate_c.cwiseAbs()).maxCoeff();
       const auto lcp = solve_lcp(W, a_c * qdd0 + g_rate_c, 1e-12, terms);
       if (!lcp) {
-        throw RunFailure{"lcp_failure",
+        throw RunFailure{Status::lcp_failure,
                          "no set of one-sided kinematic rows solves the complementarity at t = " +
                              format_number(x.t) + " for rows " + join(candidates)};
       }
@@ -342,10 +345,12 @@ class Run {
       const bool was = std::find(before.begin(), before.end(), r) != before.end();
       if (was != kinematic_active(r)) {
         rec_.events.push_back(
-            {.t = x.t, .kind = was ? "kinematic_release" : "kinematic_contact", .index = r});
+            {.t = x.t,
+             .kind = was ? EventKind::kinematic_release : EventKind::kinematic_contact,
+             .index = r});
       }
       if (!kinematic_active(r) && g(r) < -opt_.velocity_tol) {
-        throw RunFailure{"kinematic_violation",
+        throw RunFailure{Status::kinematic_violation,
                          "one-sided kinematic constraint " + std::to_string(r) + " has g = " +
                              format_number(g(r)) + " < 0 at t = " + format_number(x.t)};
       }
@@ -547,7 +552,7 @@ class Run {
       constrained_acceleration(rhs_point_, active_, workspace_, rhs_acceleration_);
       if (!acc.ok) throw RunFailure{acc.status, acc.reason};
       if (!all_finite(acc.qdd)) {
-        throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
+        throw RunFailure{Status::non_finite, "non-finite acceleration at t = " + format_number(t)};
       }
       std::fill(dy, dy + size, 0.0);
       for (int i = 0; i < n_; ++i) {
@@ -566,10 +571,10 @@ class Run {
                                 const std::vector<char>& armed) {
       for (int k = 0; k < m_; ++k) {
         if (!armed[static_cast<std::size_t>(k)] && !is_active(k) && g(k) < -opt_.distance_tol) {
-          throw RunFailure{"missed_contact", "constraint " + std::to_string(k) +
-                                                 " reached f = " + format_number(g(k)) +
-                                                 " at t = " + format_number(xs.t) +
-                                                 " without a located contact"};
+          throw RunFailure{Status::missed_contact, "constraint " + std::to_string(k) +
+                                                       " reached f = " + format_number(g(k)) +
+                                                       " at t = " + format_number(xs.t) +
+                                                       " without a located contact"};
         }
       }
       // The sample's f from its probe, unless a root search has probed other states since.
@@ -620,7 +625,7 @@ class Run {
           try {
             return s.do_step(f);
           } catch (const std::runtime_error& e) {
-            throw RunFailure{"step_failure", e.what()};
+            throw RunFailure{Status::step_failure, e.what()};
           }
         }
         void at(double t, State& xs) const {
@@ -785,9 +790,9 @@ class Run {
       }
       const auto lcp = solve_lcp(M, b_lcp);
       if (!lcp) {
-        throw RunFailure{"lcp_failure", "no impulse solves the impact complementarity at t = " +
-                                            format_number(x.t) + " for constraints " +
-                                            join(approaching)};
+        throw RunFailure{Status::lcp_failure,
+                         "no impulse solves the impact complementarity at t = " +
+                             format_number(x.t) + " for constraints " + join(approaching)};
       }
       Eigen::VectorXd P(lcp_rows + eq_rows);
       P.head(lcp_rows) = lcp->x;
@@ -804,7 +809,7 @@ class Run {
       const Eigen::VectorXd rate_after = point_.constraint_rate(x.v);
       for (const int k : impacting) {
         rec_.events.push_back({.t = x.t,
-                               .kind = "impact",
+                               .kind = EventKind::impact,
                                .index = k,
                                .rate_before = rate(k),
                                .rate_after = rate_after(k)});
@@ -851,9 +856,9 @@ class Run {
       }
       const auto lcp = solve_lcp(D.W, b, 1e-12, terms);
       if (!lcp) {
-        throw RunFailure{"lcp_failure", "no multipliers solve the contact complementarity at t = " +
-                                            format_number(x.t) + " for constraints " +
-                                            join(resting)};
+        throw RunFailure{Status::lcp_failure,
+                         "no multipliers solve the contact complementarity at t = " +
+                             format_number(x.t) + " for constraints " + join(resting)};
       }
       for (std::size_t r = 0; r < resting.size(); ++r) {
         if (lcp->x(static_cast<Eigen::Index>(r)) > 0.0) next_active.push_back(resting[r]);
@@ -867,7 +872,7 @@ class Run {
     std::sort(next_active.begin(), next_active.end());
     for (const int k : next_active) {
       if (std::find(active_.begin(), active_.end(), k) == active_.end()) {
-        rec_.events.push_back({.t = x.t, .kind = "contact", .index = k});
+        rec_.events.push_back({.t = x.t, .kind = EventKind::contact, .index = k});
         if (z_) z_->start_contact(k, x);
       }
     }
@@ -903,7 +908,7 @@ class Run {
   }
 
   void record_lift_off(double t, int k) {
-    rec_.events.push_back({.t = t, .kind = "lift_off", .index = k});
+    rec_.events.push_back({.t = t, .kind = EventKind::lift_off, .index = k});
   }
 
   void register_impact(double t) {
@@ -917,7 +922,7 @@ class Run {
       why << recent_impacts_.size() << " impacts within " << format_number(opt_.accumulation_window)
           << " time units before t = " << format_number(t)
           << " (an accumulation of impacts; raise contact_velocity_tol to end it plastically)";
-      throw RunFailure{"impact_accumulation", why.str()};
+      throw RunFailure{Status::impact_accumulation, why.str()};
     }
   }
 
@@ -1222,7 +1227,7 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
   finish_record(record, model, started, run.output_seconds());
   // Where the limit model's rules decide nothing (a double zero of z, λ = 0 at a zero), no
   // lift-off is predicted: the record says why (LimitZ::prediction_rule) instead of a number.
-  if (record.diagnostics.value("prediction_rule", std::string()) == "none") {
+  if (record.theorem && record.theorem->rule == PredictionRule::none) {
     record.lift_off_time.reset();
   }
   return record;

@@ -63,16 +63,16 @@ class KinematicLimit {
             stepper.do_step(std::ref(system));
             ++rec_.steps;
             if (static_cast<double>(rec_.steps) > 1e7) {
-              throw RunFailure{"too_many_steps", "more than 1e7 steps"};
+              throw RunFailure{Status::too_many_steps, "more than 1e7 steps"};
             }
             if (wall_time_.exceeded(stepper.current_time())) {
-              throw RunFailure{"wall_time_exceeded",
+              throw RunFailure{Status::wall_time_exceeded,
                                wall_time_.stop_reason(stepper.current_time())};
             }
             const double t = stepper.current_time();
             for (const double value : stepper.current_state()) {
               if (!std::isfinite(value)) {
-                throw RunFailure{"non_finite", "non-finite state at t = " + format_number(t)};
+                throw RunFailure{Status::non_finite, "non-finite state at t = " + format_number(t)};
               }
             }
             track(stepper.current_state(), t);
@@ -116,8 +116,9 @@ class KinematicLimit {
     const Eigen::MatrixXd Ainv_at = A_ldlt.solve(point_.a.transpose());
     const Eigen::LDLT<Eigen::MatrixXd> S_ldlt(point_.a * Ainv_at);
     if (!(reciprocal_condition(S_ldlt) >= kActiveSetMinRcond)) {
-      throw RunFailure{"singular_active_set", "a A^-1 a^T is singular at t = " + format_number(t) +
-                                                  ": the member is not defined there"};
+      throw RunFailure{Status::singular_active_set,
+                       "a A^-1 a^T is singular at t = " + format_number(t) +
+                           ": the member is not defined there"};
     }
     const Eigen::VectorXd force =
         point_.free_force() + alpha_ * point_.curl.transpose() * out.lambda;

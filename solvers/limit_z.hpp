@@ -105,7 +105,7 @@ class LimitZ {
                         {"mu", mu},
                         {"z_rate", rate},
                         {"simple", simple}});
-    rec_.events.push_back({.t = x.t, .kind = "z_zero", .index = k});
+    rec_.events.push_back({.t = x.t, .kind = EventKind::z_zero, .index = k});
     if (!simple) {
       undecided("z reaches 0 without crossing it (a double zero, z' = " + format_number(rate) +
                 ") at t = " + format_number(x.t) + " on constraint " + std::to_string(k));
@@ -120,7 +120,7 @@ class LimitZ {
       x.aux(m_ + k) = -rate;
       z_extreme_[index(k)] = 0.0;
       reflections_.push_back({{"t", x.t}, {"constraint", k}, {"lambda", lambda}, {"z_rate", rate}});
-      rec_.events.push_back({.t = x.t, .kind = "z_reflection", .index = k});
+      rec_.events.push_back({.t = x.t, .kind = EventKind::z_reflection, .index = k});
       return false;
     }
     if (!(lambda < 0.0)) {
@@ -139,7 +139,7 @@ class LimitZ {
   void lambda_crossed_zero(int k, double t) {
     if (!std::isnan(lambda_zero_[index(k)])) return;
     lambda_zero_[index(k)] = t;
-    rec_.events.push_back({.t = t, .kind = "lambda_zero", .index = k});
+    rec_.events.push_back({.t = t, .kind = EventKind::lambda_zero, .index = k});
   }
 
   // λ may also stop being positive by a jump (a force switch), not only by crossing 0.
@@ -152,7 +152,7 @@ class LimitZ {
   void check_touch(const State& x, int k) {
     const double z = x.aux(k);
     if (std::abs(z) <= 1e-8 * std::abs(z_extreme_[index(k)])) {
-      rec_.events.push_back({.t = x.t, .kind = "z_double_zero", .index = k});
+      rec_.events.push_back({.t = x.t, .kind = EventKind::z_double_zero, .index = k});
       undecided("z touches 0 without crossing it (a double zero: z = " + format_number(z) +
                 " at its maximum) at t = " + format_number(x.t) + " on constraint " +
                 std::to_string(k));
@@ -172,9 +172,11 @@ class LimitZ {
             std::to_string(k) + " in contact since t = " + format_number(contact_start_[index(k)]) +
             ")");
     }
-    rec_.diagnostics["theorem_applies"] = theorem_applies_;
-    rec_.diagnostics["why"] = why_;
-    rec_.diagnostics["prediction_rule"] = prediction_rule();
+    rec_.theorem =
+        TheoremOutcome{.applies = theorem_applies_, .rule = prediction_rule(), .why = why_};
+    rec_.diagnostics["theorem_applies"] = rec_.theorem->applies;
+    rec_.diagnostics["why"] = rec_.theorem->why;
+    rec_.diagnostics["prediction_rule"] = rec_.theorem->rule;
     rec_.diagnostics["z_reflections"] = reflections_;
     rec_.diagnostics["proposition"] = proposition_;
     rec_.diagnostics["lift_off_driver"] =
@@ -208,13 +210,11 @@ class LimitZ {
   }
 
  public:
-  // Which rule the lift-off prediction comes from: "theorem-1" (Deryabin & Kozlov 1995 Theorem 1
-  // as stated), "continuation" (z reflected at zeros with λ > 0, then Theorem 1's condition), or
-  // "none" (a double zero or λ = 0 at a zero: nothing is predicted, and the record's
-  // lift_off_time is withheld, solvers/event_driven.cpp).
-  std::string prediction_rule() const {
-    if (undecided_) return "none";
-    return reflections_.empty() ? "theorem-1" : "continuation";
+  // Which rule the lift-off prediction comes from (PredictionRule); at none the record's
+  // lift_off_time is withheld (solvers/event_driven.cpp).
+  PredictionRule prediction_rule() const {
+    if (undecided_) return PredictionRule::none;
+    return reflections_.empty() ? PredictionRule::theorem_1 : PredictionRule::continuation;
   }
 
  private:

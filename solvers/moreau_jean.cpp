@@ -151,7 +151,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
 
   State x = model.initial_state();
   if (const auto why = non_finite_start(model, x)) {
-    record.status = "non_finite";
+    record.status = Status::non_finite;
     record.reason = *why;
     record.final_state = x;
     return record;
@@ -164,7 +164,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   const double span = settings.t_end - t0;
   const double steps_needed = std::ceil(span / h - 1e-9);
   if (steps_needed > p.at("max_steps")) {
-    record.status = "too_many_steps";
+    record.status = Status::too_many_steps;
     record.reason = format_number(steps_needed) + " steps of h = " + format_number(h) +
                     " are needed and max_steps is " + format_number(p.at("max_steps"));
     record.final_state = x;
@@ -306,7 +306,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
     v_next = v_next.cwiseQuotient(terms.mass);
     v_next += x.v;
     if (!v_next.allFinite()) {
-      record.status = "non_finite";
+      record.status = Status::non_finite;
       record.reason = "non-finite free velocity in the step from t = " + format_number(x.t);
       return false;
     }
@@ -338,7 +338,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
     } else if (active_rows == 1) {
       const double D00 = normal_square(0);
       if (!(D00 > 0.0)) {
-        record.status = "singular_active_set";
+        record.status = Status::singular_active_set;
         record.reason = "J W^-1 J^T = " + format_number(D00) + " at t = " + format_number(x.t);
         return false;
       }
@@ -390,7 +390,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
                         1e-12, 1.0, lcp_options);
       }
       if (!lcp) {
-        record.status = "lcp_failure";
+        record.status = Status::lcp_failure;
         record.reason = "no impulse solves the step complementarity at t = " + format_number(x.t);
         return false;
       }
@@ -456,7 +456,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       // exactly singular W).
       pivots = W_lu.matrixLU().diagonal().cwiseAbs();
       if (!(pivots.minCoeff() > 1e-15 * pivots.maxCoeff())) {
-        record.status = "singular_jacobian";
+        record.status = Status::singular_jacobian;
         record.reason =
             "the step's matrix W = A - h theta dF/dv - (h theta)^2 dF/dq cannot be "
             "factored (pivot ratio " +
@@ -469,7 +469,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       v_next = W_lu.solve(rhs);
       v_next += x.v;
       if (!v_next.allFinite()) {
-        record.status = "non_finite";
+        record.status = Status::non_finite;
         record.reason = "non-finite free velocity in the step from t = " + format_number(x.t);
         break;
       }
@@ -552,7 +552,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
         }
         if (rows == 1) {
           if (!(D(0, 0) > 0.0)) {
-            record.status = "singular_active_set";
+            record.status = Status::singular_active_set;
             record.reason =
                 "J W^-1 J^T = " + format_number(D(0, 0)) + " at t = " + format_number(x.t);
             failed = true;
@@ -564,7 +564,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
           const auto lcp =
               solve_lcp(D.topLeftCorner(rows, rows), b.head(rows), 1e-12, 1.0, lcp_options);
           if (!lcp) {
-            record.status = "lcp_failure";
+            record.status = Status::lcp_failure;
             record.reason =
                 "no impulse solves the step complementarity at t = " + format_number(x.t);
             failed = true;
@@ -608,7 +608,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
         if (P(r) > 0.0 && state == Episode::none) {
           const bool impact = rate(i) < 0.0;
           add_event({.t = t_next,
-                     .kind = impact ? "impact" : "contact",
+                     .kind = impact ? EventKind::impact : EventKind::contact,
                      .index = i,
                      .rate_before = rate(i),
                      .rate_after = rate_next(i)});
@@ -617,7 +617,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
         } else if (P(r) > 0.0 && state == Episode::impact) {
           // The impulse persists after the impact step: the impact's episode goes on as a contact
           // from the end of that step (record.cpp joins a contact to the impact ending there).
-          add_event({.t = x.t, .kind = "contact", .index = i});
+          add_event({.t = x.t, .kind = EventKind::contact, .index = i});
           state = Episode::open;
         }
         if (keep_impulses && P(r) > 0.0) {
@@ -637,7 +637,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       auto& state = episode[static_cast<std::size_t>(i)];
       if (impulse(i) > 0.0) continue;
       if (state == Episode::open) {
-        add_event({.t = x.t, .kind = "lift_off", .index = i});
+        add_event({.t = x.t, .kind = EventKind::lift_off, .index = i});
         episode_ended(x.t);
       }
       state = Episode::none;
@@ -647,7 +647,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       const bool pushed = had_kinematic_impulse[static_cast<std::size_t>(r)] != 0;
       if (pushes != pushed) {
         add_event({.t = pushes ? t_next : x.t,
-                   .kind = pushes ? "kinematic_contact" : "kinematic_release",
+                   .kind = pushes ? EventKind::kinematic_contact : EventKind::kinematic_release,
                    .index = r});
       }
       had_kinematic_impulse[static_cast<std::size_t>(r)] = pushes ? 1 : 0;
@@ -658,7 +658,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
     x.t = t_next;
     ++record.steps;
     if (!x.q.allFinite()) {
-      record.status = "non_finite";
+      record.status = Status::non_finite;
       record.reason = "non-finite position at t = " + format_number(x.t);
       break;
     }
@@ -676,7 +676,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
     }
     model.constraint_values(x.t, x.q, f_next);
     if (!f_next.allFinite()) {
-      record.status = "non_finite";
+      record.status = Status::non_finite;
       record.reason = "non-finite constraint value at t = " + format_number(x.t);
       break;
     }
@@ -688,7 +688,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
       coordinate_size = std::max(coordinate_size, x.q.lpNorm<Eigen::Infinity>());
     emit(x);
   }
-  if (record.status == "ok") {
+  if (record.status == Status::ok) {
     if (auto warning = penetration_warning(record.min_constraint, coordinate_size)) {
       record.warnings.push_back(std::move(*warning));
     }

@@ -50,7 +50,7 @@ inline bool all_finite(const Eigen::VectorXd& x) {
 
 // A failure that ends a run with a status (not an input error, not a crash).
 struct RunFailure {
-  std::string status;
+  Status status;
   std::string reason;
 };
 
@@ -65,7 +65,7 @@ void end_run_on_failure(RunRecord& record, Body&& body, Where&& where) {
     record.status = failure.status;
     record.reason = failure.reason;
   } catch (const boost::numeric::odeint::odeint_error& e) {
-    record.status = "step_failure";
+    record.status = Status::step_failure;
     record.reason = std::string("integrator: ") + e.what() + where();
   }
 }
@@ -179,16 +179,17 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
   bool have_before = false;
   while (true) {
     if (static_cast<double>(counters.steps) >= control.max_steps) {
-      throw RunFailure{"too_many_steps", "more than " + format_number(control.max_steps) +
-                                             " steps before t = " + format_number(control.t_end)};
+      throw RunFailure{Status::too_many_steps,
+                       "more than " + format_number(control.max_steps) +
+                           " steps before t = " + format_number(control.t_end)};
     }
     if (control.wall_time.exceeded(t_prev)) {
-      throw RunFailure{"wall_time_exceeded", control.wall_time.stop_reason(t_prev)};
+      throw RunFailure{Status::wall_time_exceeded, control.wall_time.stop_reason(t_prev)};
     }
     const auto [ta, tb] = dense.step();
     ++counters.steps;
     if (!(tb > ta) || tb - ta < 4.0 * std::numeric_limits<double>::epsilon() * std::abs(ta)) {
-      throw RunFailure{"step_underflow", "step size underflow at t = " + format_number(ta)};
+      throw RunFailure{Status::step_underflow, "step size underflow at t = " + format_number(ta)};
     }
     const double t_stop = std::min(tb, control.t_end);
     for (int s = 1; s <= control.samples_per_step; ++s) {
@@ -198,11 +199,11 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
       if (ts <= t_prev) continue;
       dense.at(ts, xs);
       if (!all_finite(xs.q) || !all_finite(xs.v)) {
-        throw RunFailure{"non_finite", "non-finite state at t = " + format_number(ts)};
+        throw RunFailure{Status::non_finite, "non-finite state at t = " + format_number(ts)};
       }
       probe(xs, g);
       if (!all_finite(g)) {
-        throw RunFailure{"non_finite",
+        throw RunFailure{Status::non_finite,
                          "non-finite event function (a constraint value or a "
                          "switching function) at t = " +
                              format_number(ts)};

@@ -17,8 +17,9 @@
 
 // The interface every plugin of this crbench is built against: the loader refuses a plugin whose
 // crbench_plugin_abi_<name>() returns another text. Change it with any interface table (a struct
-// of function pointers declared by the code that uses it) or with the crbench version.
-#define CRBENCH_PLUGIN_ABI "crbench " CRBENCH_VERSION_TEXT " plugin interface 1"
+// of function pointers declared by the code that uses it), with any type they pass (RunRecord,
+// its Status and EventKind), or with the crbench version.
+#define CRBENCH_PLUGIN_ABI "crbench " CRBENCH_VERSION_TEXT " plugin interface 2"
 
 // The entry of a plugin: its interface table as `extern "C" const void* crbench_plugin_<name>()`,
 // beside the interface it was built against; CRBENCH_PLUGIN_DECLARE declares the entry alone.

@@ -119,14 +119,15 @@ class Run {
             }
             emit(x, "event+");
             if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
-              throw RunFailure{"too_many_events", "more than " + format_number(opt_.max_events) +
-                                                      " events before the horizon"};
+              throw RunFailure{
+                  Status::too_many_events,
+                  "more than " + format_number(opt_.max_events) + " events before the horizon"};
             }
           }
         },
         [this] { return " at t = " + format_number(last_t_); });
     rec_.final_state = x;
-    if (rec_.status == "ok") note_unresolved_depth(x);
+    if (rec_.status == Status::ok) note_unresolved_depth(x);
     rec_.constraint_impulse.assign(impulse_.total().data(),
                                    impulse_.total().data() + impulse_.total().size());
     rec_.rhs_evaluations = rhs_evaluations_;
@@ -254,7 +255,8 @@ class Run {
       const double g = point_.g(r);
       const bool engage = g < 0.0 || (g == 0.0 && nu_dot(r) < 0.0);
       engaged_[static_cast<std::size_t>(r)] = engage ? 1 : 0;
-      if (engage) rec_.events.push_back({.t = x.t, .kind = "kinematic_contact", .index = r});
+      if (engage)
+        rec_.events.push_back({.t = x.t, .kind = EventKind::kinematic_contact, .index = r});
     }
   }
 
@@ -265,7 +267,7 @@ class Run {
     // The entry velocity ḟ (the realization's counterpart of a velocity before an impact).
     model_.evaluate(x, modes_, point_);
     rec_.events.push_back({.t = x.t,
-                           .kind = "enter_medium",
+                           .kind = EventKind::enter_medium,
                            .index = k,
                            .rate_before = point_.constraint_rate(x.v)(k)});
     pushing_[static_cast<std::size_t>(k)] = 1;
@@ -292,7 +294,9 @@ class Run {
       auto& on = engaged_[static_cast<std::size_t>(r)];
       on = !on;
       rec_.events.push_back(
-          {.t = x.t, .kind = on ? "kinematic_contact" : "kinematic_release", .index = r});
+          {.t = x.t,
+           .kind = on ? EventKind::kinematic_contact : EventKind::kinematic_release,
+           .index = r});
     } else if (i < m_) {
       const int k = static_cast<int>(i);
       if (in_medium_[static_cast<std::size_t>(k)]) {
@@ -301,7 +305,8 @@ class Run {
         // The exit velocity ḟ (the realization's post-impact velocity).
         model_.evaluate(x, modes_, point_);
         const double rate = point_.J.row(k).dot(x.v) + point_.f_t(k);
-        rec_.events.push_back({.t = x.t, .kind = "exit_medium", .index = k, .rate_after = rate});
+        rec_.events.push_back(
+            {.t = x.t, .kind = EventKind::exit_medium, .index = k, .rate_after = rate});
         note_exit_round_off(x, k, rate);
       } else {
         enter(x, k);
@@ -313,11 +318,12 @@ class Run {
       if (!in_medium_[static_cast<std::size_t>(k)]) return;
       auto& push = pushing_[static_cast<std::size_t>(k)];
       push = !push;
-      rec_.events.push_back({.t = x.t, .kind = push ? "push" : "release", .index = k});
+      rec_.events.push_back(
+          {.t = x.t, .kind = push ? EventKind::push : EventKind::release, .index = k});
     } else {
       const int j = static_cast<int>(i - 2 * m_);
       modes_[static_cast<std::size_t>(j)] = -modes_[static_cast<std::size_t>(j)];
-      rec_.events.push_back({.t = x.t, .kind = "switch", .index = j});
+      rec_.events.push_back({.t = x.t, .kind = EventKind::switch_function, .index = j});
     }
   }
 
@@ -594,7 +600,7 @@ class Run {
                     (span.second - span.first) * omega > kUnresolvedRadians ? unresolved + 1 : 0;
                 return span;
               } catch (const std::runtime_error& e) {
-                throw RunFailure{"step_failure", e.what()};
+                throw RunFailure{Status::step_failure, e.what()};
               }
             }
             void point(double t, Eigen::VectorXd& y) const {
@@ -631,7 +637,7 @@ class Run {
           try {
             return s.do_step(f, j);
           } catch (const std::runtime_error& e) {
-            throw RunFailure{"step_failure", e.what()};
+            throw RunFailure{Status::step_failure, e.what()};
           }
         }
         void point(double t, Eigen::VectorXd& y) const { s.calc_state(t, y); }
@@ -791,7 +797,7 @@ class Run {
       spring_qdd_ = spring_lu_.solve(spring_force_);
     }
     if (!all_finite(spring_qdd_)) {
-      throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
+      throw RunFailure{Status::non_finite, "non-finite acceleration at t = " + format_number(t)};
     }
     dy.head(n_) = spring_state_.v;
     dy.tail(n_) = spring_qdd_;
@@ -807,7 +813,7 @@ class Run {
     if (chart_.rows() == 0) {
       qdd(s, rate_qdd_);
       if (!all_finite(rate_qdd_)) {
-        throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
+        throw RunFailure{Status::non_finite, "non-finite acceleration at t = " + format_number(t)};
       }
       dy.resize(2 * n_);
       dy.head(n_) = s.v;
@@ -820,7 +826,7 @@ class Run {
     kinematic_dynamics<double>(rhs_point_, chart_nu(y), chart_.scale(), opt_.medium, a, nu_dot,
                                switched_rows());
     if (!a.allFinite() || !nu_dot.allFinite()) {
-      throw RunFailure{"non_finite", "non-finite acceleration at t = " + format_number(t)};
+      throw RunFailure{Status::non_finite, "non-finite acceleration at t = " + format_number(t)};
     }
     dy.resize(2 * n_);
     dy << s.v, chart_.rate<double>(nu_dot, a);
@@ -860,7 +866,7 @@ class Run {
     try {
       return VelocityChart::best_for(chart_a_, opt_.N);
     } catch (const std::runtime_error& e) {
-      throw RunFailure{"degenerate_constraints",
+      throw RunFailure{Status::degenerate_constraints,
                        std::string(e.what()) + " at t = " + format_number(x.t)};
     }
   }

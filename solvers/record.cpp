@@ -41,7 +41,7 @@ void finish_contact_episodes(RunRecord& record, double t0) {
     if (e.index < 0) continue;
     const int k = e.index;
     std::size_t& open_k = open[static_cast<std::size_t>(k)];
-    if (e.kind == "contact" || e.kind == "enter_medium") {
+    if (e.kind == EventKind::contact || e.kind == EventKind::enter_medium) {
       if (open_k != kNone) continue;
       // A contact that begins at an impact continues the impact's episode.
       const std::size_t last = latest[static_cast<std::size_t>(k)];
@@ -54,10 +54,10 @@ void finish_contact_episodes(RunRecord& record, double t0) {
         add({.constraint = k, .start = e.t});
       }
       ++open_count;
-    } else if (e.kind == "impact") {
+    } else if (e.kind == EventKind::impact) {
       if (open_k != kNone) continue;
       add({.constraint = k, .start = e.t, .end = e.t, .impact = true});
-    } else if (e.kind == "lift_off" || e.kind == "exit_medium") {
+    } else if (e.kind == EventKind::lift_off || e.kind == EventKind::exit_medium) {
       if (open_k != kNone) {
         episodes[open_k].end = e.t;
         open_k = kNone;
@@ -115,10 +115,8 @@ nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   for (const auto& e : r.events) {
     nlohmann::ordered_json ej = {{"t", number(e.t)}, {"kind", e.kind}};
-    const char* index_name = e.kind == "switch"                 ? "switch"
-                             : e.kind.starts_with("kinematic_") ? "kinematic_row"
-                                                                : "constraint";
-    ej[index_name] = e.index >= 0 ? nlohmann::ordered_json(e.index) : nlohmann::ordered_json();
+    ej[to_string(event_index_of(e.kind))] =
+        e.index >= 0 ? nlohmann::ordered_json(e.index) : nlohmann::ordered_json();
     if (e.rate_before) ej["rate_before"] = number(*e.rate_before);
     if (e.rate_after) ej["rate_after"] = number(*e.rate_after);
     events.push_back(ej);

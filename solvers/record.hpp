@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "crbench/cases/case.hpp"
+#include "crbench/solvers/outcome.hpp"
 
 namespace crbench {
 
 struct Event {
   double t = 0.0;
-  // "contact", "impact", "lift_off", "switch", "horizon"
-  std::string kind;
+  EventKind kind = EventKind::contact;
   // The constraint (contact, impact, lift_off) or switching function (switch); −1 for none.
   int index = -1;
   // ḟ just before and just after, for impacts.
@@ -37,6 +37,15 @@ inline constexpr const char* kLiftOffDefinition =
     "the end of the last contact episode, provided no constraint is in contact from then to the "
     "end of the run; null when the run ends in contact or never touches a constraint";
 
+// The limit model's outcome for its own prediction, set by the limit solver alone: whether
+// Deryabin & Kozlov 1995 Theorem 1 applies, by which rule the lift-off is predicted, and why not
+// where it does not apply.
+struct TheoremOutcome {
+  bool applies = true;
+  PredictionRule rule = PredictionRule::theorem_1;
+  std::string why;
+};
+
 struct RunRecord {
   std::string case_name;
   std::string solver;
@@ -45,15 +54,16 @@ struct RunRecord {
   std::map<std::string, std::string> solver_choices;  // named choices (preset, interaction)
   // Where each solver parameter and choice came from (RunSettings::parameter_sources).
   std::map<std::string, std::string> parameter_sources;
-  ParamValues tolerances;     // every tolerance the numbers were computed with
-  std::string status = "ok";  // "ok" or a failure kind
-  std::string reason;         // why, when status is not "ok"
+  ParamValues tolerances;  // every tolerance the numbers were computed with
+  Status status = Status::ok;
+  std::string reason;  // why, when status is not ok
   // Numbers the run could not resolve although it ended ok (e.g. an exit time below the
   // round-off floor of f): a user reading an ok record must see them.
   std::vector<std::string> warnings;
-  std::optional<double> lift_off_time;  // kLiftOffDefinition, from contact_episodes
-  std::string lift_off_definition;      // kLiftOffDefinition
-  std::string episode_definition;       // what a contact episode is for this solver
+  std::optional<TheoremOutcome> theorem;  // the limit solver's (also in diagnostics, for the JSON)
+  std::optional<double> lift_off_time;    // kLiftOffDefinition, from contact_episodes
+  std::string lift_off_definition;        // kLiftOffDefinition
+  std::string episode_definition;         // what a contact episode is for this solver
   std::vector<ContactEpisode> contact_episodes;
   std::vector<Event> events;
   std::vector<double> min_constraint;  // per constraint, over the run

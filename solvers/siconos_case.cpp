@@ -17,12 +17,12 @@ std::mutex& siconos_mutex() {
 void record_kernel_failure(RunRecord& record, const std::exception& e, double t,
                            double max_wall_time) {
   if (dynamic_cast<const SiconosCase::DeadlinePassed*>(&e) != nullptr) {
-    record.status = "wall_time_exceeded";
+    record.status = Status::wall_time_exceeded;
     record.reason = "the solve took more than max_wall_time = " + format_number(max_wall_time) +
                     " s; stopped at t = " + format_number(t) +
                     " (the last stop before the kernel call that passed it)";
   } else {
-    record.status = "step_failure";
+    record.status = Status::step_failure;
     record.reason = std::string(e.what()) + " (at t = " + format_number(t) + ")";
   }
 }
@@ -31,7 +31,7 @@ bool ended_at_non_finite_start(RunRecord& record, const Model& model, const Stat
                                std::chrono::steady_clock::time_point started) {
   const auto why = non_finite_start(model, x);
   if (!why) return false;
-  record.status = "non_finite";
+  record.status = Status::non_finite;
   record.reason = *why;
   record.final_state = x;
   finish_record(record, model, started, 0.0);

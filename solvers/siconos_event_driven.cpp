@@ -162,7 +162,7 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
                  .q = Eigen::Map<const Eigen::VectorXd>(simulation->q().data(), n),
                  .v = Eigen::Map<const Eigen::VectorXd>(simulation->v().data(), n)};
       if (!next.q.allFinite() || !next.v.allFinite()) {
-        record.status = "non_finite";
+        record.status = Status::non_finite;
         record.reason = "non-finite state at t = " + format_number(next.t);
         break;
       }
@@ -174,7 +174,7 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
         impulse(k) = simulation->impulse(k);
       }
       for (const int j : simulation->switch_roots()) {
-        record.events.push_back({.t = next.t, .kind = "switch", .index = j});
+        record.events.push_back({.t = next.t, .kind = EventKind::switch_function, .index = j});
       }
       if (simulation->nonsmooth()) {
         ++nonsmooth_events;
@@ -188,22 +188,23 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
           const bool is_closed = simulation->closed(k);
           if (impulse(k) > 0.0 && rate_before(k) < 0.0) {
             record.events.push_back({.t = next.t,
-                                     .kind = "impact",
+                                     .kind = EventKind::impact,
                                      .index = k,
                                      .rate_before = rate_before(k),
                                      .rate_after = rate_after(k)});
           }
           if (is_closed && !was_closed) {
-            record.events.push_back({.t = next.t, .kind = "contact", .index = k});
+            record.events.push_back({.t = next.t, .kind = EventKind::contact, .index = k});
           } else if (!is_closed && was_closed) {
-            record.events.push_back({.t = next.t, .kind = "lift_off", .index = k});
+            record.events.push_back({.t = next.t, .kind = EventKind::lift_off, .index = k});
           }
           was_closed = is_closed ? 1 : 0;
         }
         for (auto e = first_event; e < record.events.size(); ++e) {
-          if (kinds.find(record.events[e].kind) != std::string::npos) continue;
+          const std::string_view kind = text_of(record.events[e].kind);
+          if (kinds.find(kind) != std::string::npos) continue;
           if (!kinds.empty()) kinds += '&';
-          kinds += record.events[e].kind;
+          kinds += kind;
         }
         if (!kinds.empty()) {
           deliver(before, kinds + "-");
@@ -211,7 +212,7 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
         }
         if (nonsmooth_events >= max_events) {
           x = next;
-          record.status = "too_many_events";
+          record.status = Status::too_many_events;
           record.reason = format_number(static_cast<double>(nonsmooth_events)) +
                           " nonsmooth events by t = " + format_number(next.t) +
                           " (max_events); an accumulation of impacts?";

@@ -82,7 +82,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
   const double span = settings.t_end - t0;
   const double steps_needed = std::ceil(span / p.at("h") - 1e-9);
   if (steps_needed > p.at("max_steps")) {
-    record.status = "too_many_steps";
+    record.status = Status::too_many_steps;
     record.reason = format_number(steps_needed) + " steps of h = " + format_number(p.at("h")) +
                     " are needed and max_steps is " + format_number(p.at("max_steps"));
     record.final_state = x;
@@ -107,7 +107,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
     times.reserve(static_cast<std::size_t>(count) + 1);
     for (long k = 1; k < count; ++k) {
       if (k % (1L << 16) == 0 && grid_time.exceeded()) {
-        record.status = "wall_time_exceeded";
+        record.status = Status::wall_time_exceeded;
         record.reason =
             "the solve took more than max_wall_time = " + format_number(settings.max_wall_time) +
             " s building the " + format_number(steps_needed) +
@@ -125,7 +125,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
                                std::numeric_limits<double>::infinity());
   record.constraint_impulse.assign(static_cast<std::size_t>(m), 0.0);
 
-  if (record.status != "ok") {  // the grid cut short by the wall time: no kernel run
+  if (record.status != Status::ok) {  // the grid cut short by the wall time: no kernel run
     record.final_state = x;
     finish_record(record, model, started, 0.0);
     return record;
@@ -175,7 +175,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
                  .q = Eigen::Map<const Eigen::VectorXd>(simulation->q().data(), n),
                  .v = Eigen::Map<const Eigen::VectorXd>(simulation->v().data(), n)};
       if (!next.q.allFinite() || !next.v.allFinite()) {
-        record.status = "non_finite";
+        record.status = Status::non_finite;
         record.reason = "non-finite state at t = " + format_number(next.t);
         break;
       }
@@ -192,18 +192,18 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
         if (impulse(k) > 0.0 && state == Episode::none) {
           const bool impact = rate_before(k) < 0.0;
           record.events.push_back({.t = next.t,
-                                   .kind = impact ? "impact" : "contact",
+                                   .kind = impact ? EventKind::impact : EventKind::contact,
                                    .index = k,
                                    .rate_before = rate_before(k),
                                    .rate_after = rate_after(k)});
           state = impact ? Episode::impact : Episode::open;
         } else if (impulse(k) > 0.0 && state == Episode::impact) {
           // The impulse persists after the impact step: the episode goes on as a contact.
-          record.events.push_back({.t = x.t, .kind = "contact", .index = k});
+          record.events.push_back({.t = x.t, .kind = EventKind::contact, .index = k});
           state = Episode::open;
         } else if (!(impulse(k) > 0.0)) {
           if (state == Episode::open) {
-            record.events.push_back({.t = x.t, .kind = "lift_off", .index = k});
+            record.events.push_back({.t = x.t, .kind = EventKind::lift_off, .index = k});
           }
           state = Episode::none;
         }
@@ -218,7 +218,7 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
   } catch (const std::exception& e) {
     record_kernel_failure(record, e, x.t, settings.max_wall_time);
   }
-  if (record.status == "ok") {
+  if (record.status == Status::ok) {
     // The penetration of the unilateral constraints (the first m - bilateral_count rows).
     const std::vector<double> unilateral(
         record.min_constraint.begin(),

@@ -133,7 +133,7 @@ class WallTimeBudget {
 // wall_time_exceeded with the stop's reason, and the loop must end (true).
 inline bool stop_at_wall_time(const WallTimeBudget& wall_time, double t, RunRecord& record) {
   if (!wall_time.exceeded(t)) return false;
-  record.status = "wall_time_exceeded";
+  record.status = Status::wall_time_exceeded;
   record.reason = wall_time.stop_reason(t);
   return true;
 }

@@ -55,7 +55,7 @@ Cost count(const Model& model, const std::string& solver, std::vector<Assignment
   const long before = allocation_count;
   const RunRecord r = testing::solve(model, o);
   const long allocations = allocation_count - before;
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   return {r.steps, allocations, r.events.size()};
 }
 

@@ -30,7 +30,7 @@ Eigen::VectorXd final_velocity(const Model& model, const std::string& solver,
   o.solver_params = std::move(params);
   const RunRecord r = testing::solve(model, o);
   INFO(model.info().name << " by " << solver << ": " << r.status << " " << r.reason);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   return r.final_state.v;
 }
 
@@ -170,8 +170,8 @@ TEST_CASE("ball-chain: the sparse Moreau-Jean step is the dense one", "[ball-cha
     o.solver = "moreau-jean";
     const RunRecord s = testing::solve(*model, o);
     const RunRecord d = testing::solve(dense, o);
-    REQUIRE(s.status == "ok");
-    REQUIRE(d.status == "ok");
+    REQUIRE(s.status == Status::ok);
+    REQUIRE(d.status == Status::ok);
     CHECK(s.diagnostics.value("sparse_step", false));
     CHECK_FALSE(d.diagnostics.contains("sparse_step"));
     INFO("gap " << gap << ": q difference " << (s.final_state.q - d.final_state.q).transpose()
@@ -209,8 +209,8 @@ TEST_CASE(
     o.solver_params.push_back({"lcp", "lemke"});
     const RunRecord lemke = testing::solve(*model, o);
     INFO("n = " << n);
-    REQUIRE(banded.status == "ok");
-    REQUIRE(lemke.status == "ok");
+    REQUIRE(banded.status == Status::ok);
+    REQUIRE(lemke.status == Status::ok);
     CHECK(banded.diagnostics.at("sparse_step") == true);
     CHECK(banded.diagnostics.at("banded_lcp_solves").get<long>() >= 1);
     CHECK_FALSE(lemke.diagnostics.contains("banded_lcp_solves"));
@@ -228,7 +228,7 @@ TEST_CASE("ball-chain: a thousand balls by the sparse Moreau-Jean step", "[ball-
   o.solver = "moreau-jean";
   o.t_end = 2.0;
   const RunRecord r = testing::solve(*model, o);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   CHECK(std::abs(r.final_state.v.sum() - 1.0) <= 1e-12);
   CHECK(std::abs(energy(r.final_state.v) - 0.5) <= 1e-12);
   // Exactly one ball moves, about 200 down the chain.
@@ -334,8 +334,8 @@ TEST_CASE("ball-chain: the realization's sparse right-hand side gives the dense 
       const RunRecord s = testing::solve(*model, o);
       const RunRecord d = testing::solve(dense, o);
       INFO(preset << ", gap " << gap);
-      REQUIRE(s.status == "ok");
-      REQUIRE(d.status == "ok");
+      REQUIRE(s.status == Status::ok);
+      REQUIRE(d.status == Status::ok);
       CHECK(s.diagnostics.at("sparse_right_hand_side") == true);
       CHECK(s.diagnostics.at("sparse_jacobian") == true);
       CHECK_FALSE(d.diagnostics.contains("sparse_right_hand_side"));
@@ -362,7 +362,7 @@ TEST_CASE("ball-chain: the penalty chain's outcome does not depend on N", "[ball
       o.solver_params = {{"preset", "penalty"}, {"N", format_number(N)}};
       const RunRecord r = testing::solve(*model, o);
       INFO("n = " << n << ", N = " << N << ": " << r.status << " " << r.reason);
-      REQUIRE(r.status == "ok");
+      REQUIRE(r.status == Status::ok);
       REQUIRE(r.lift_off_time);
       const double scaled = *r.lift_off_time * std::sqrt(N);
       if (!first) {
@@ -382,7 +382,7 @@ TEST_CASE("ball-chain: the penalty chain's outcome does not depend on N", "[ball
     o.solver = "event-driven";
     o.solver_params = {{"restitution", "1"}};
     const RunRecord simultaneous = testing::solve(*model, o);
-    REQUIRE(simultaneous.status == "ok");
+    REQUIRE(simultaneous.status == Status::ok);
     CHECK((*first - simultaneous.final_state.v).lpNorm<Eigen::Infinity>() >= 0.1);
     Eigen::VectorXd sequential = Eigen::VectorXd::Zero(n);
     sequential(n - 1) = 1.0;
@@ -402,7 +402,7 @@ TEST_CASE("ball-chain: a stiff realization of 20 and 100 balls by the sparse Jac
     o.solver_params = {{"preset", "viscous"}, {"N", "1e4"}};
     const RunRecord r = testing::solve(*model, o);
     INFO("n = " << n << ": " << r.status << " " << r.reason);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     CHECK(r.diagnostics.at("jacobian_evaluations").get<double>() > 0.0);
     CHECK(std::abs(r.final_state.v.sum() - 1.0) <= 1e-12);
     CHECK((r.final_state.v.array() - 1.0 / n).abs().maxCoeff() <= 1e-9);
@@ -432,12 +432,12 @@ TEST_CASE(
   o.t_end = 3.0;
   o.solver_params = {{"restitution", "0.5"}, {"events_kept", "1e7"}};
   const RunRecord all = testing::solve(*model, o);
-  REQUIRE(all.status == "ok");
+  REQUIRE(all.status == Status::ok);
   REQUIRE(all.events.size() > 20);
   REQUIRE(all.lift_off_time);
   o.solver_params = {{"restitution", "0.5"}, {"events_kept", "10"}};
   const RunRecord few = testing::solve(*model, o);
-  REQUIRE(few.status == "ok");
+  REQUIRE(few.status == Status::ok);
   CHECK(few.events.size() == 10);
   CHECK(few.diagnostics.at("events_not_kept").get<double>() ==
         static_cast<double>(all.events.size() - 10));
@@ -463,7 +463,7 @@ TEST_CASE(
     runs.push_back(testing::solve(*model, o));
     const RunRecord& r = runs.back();
     INFO("N = " << N << ": " << r.status << " " << r.reason << ", " << r.steps << " steps");
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     CHECK(r.tolerances.at("atol_positions") == Approx(1e-14 / N));
     CHECK(r.tolerances.at("atol_velocities_in_medium") == 1e-14);
   }

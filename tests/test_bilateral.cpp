@@ -28,7 +28,7 @@ RunRecord solve(const std::string& case_name, const std::vector<Assignment>& cas
   }
   const RunRecord r = testing::solve(*model, o);
   INFO(case_name << " / " << solver << ": " << r.reason);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   return r;
 }
 

@@ -220,12 +220,12 @@ TEST_CASE("An h ladder: order from the resolution 1/h, the limit extrapolated, f
   }
   const crbench::LadderRules rules;
   const auto exact = crbench::analyse_ladder(inputs, 2.0, 1.5, true, rules, "", LadderAxis::h);
-  INFO(exact.verdict);
+  INFO(exact.verdict.text);
   CHECK(exact.flagged_rows == 0);
   CHECK(exact.fitted_order.value() == Approx(1.5).margin(1e-9));
   CHECK(exact.extrapolation.limit.value() == Approx(2.0).margin(1e-12));
   CHECK(exact.extrapolation.finest_rung.value() == 1e-5);
-  CHECK(exact.confirmed);
+  CHECK(exact.verdict.confirmed());
   // A reference whose own error estimate (1e-7) is not below 1% of a row's error flags that row
   // REFERENCE: the two finest rows (errors 3 h^1.5 = 3e-6 and 9.5e-8; the row before, 9.5e-5).
   for (auto& in : inputs) in.reference_uncertainty = 1e-7;
@@ -233,7 +233,7 @@ TEST_CASE("An h ladder: order from the resolution 1/h, the limit extrapolated, f
   CHECK(coarse.rows[2].flag == "");
   CHECK(coarse.rows[3].flag == "REFERENCE");
   CHECK(coarse.rows[4].flag == "REFERENCE");
-  CHECK_FALSE(coarse.confirmed);
+  CHECK_FALSE(coarse.verdict.confirmed());
   // An error within 100 ulps of the reference is ROUND-OFF, whatever the reference's estimate.
   inputs[4].value = 2.0 + 1e-14;
   inputs[4].reference_uncertainty = 0.0;
@@ -304,7 +304,7 @@ TEST_CASE("Coefficients of stated powers: an expansion in x^(1/2) with a missing
   // The limit 0 is not extrapolated: the verdict rests on the order.
   const auto analysis =
       crbench::analyse_ladder(inputs, 0.0, 0.5, false, rules, "", LadderAxis::parameter, "alpha");
-  CHECK(analysis.confirmed);
+  CHECK(analysis.verdict.confirmed());
   const auto fit = crbench::fit_coefficients(analysis, 0.5, {a1, -16.0}, {0.5, 0.75});
   INFO(fit.text);
   REQUIRE(fit.fitted.size() == 2u);

@@ -55,15 +55,16 @@ TEST_CASE("Every case runs with every solver, every preset and both interactions
       // With unilateral constraints beside them (skate-wall, rough-disk) there is no limit
       // model, and γ is the unilateral medium's.
       INFO(c);
-      CHECK(run(c, "event-driven").status == "ok");
-      CHECK(run(c, "moreau-jean").status == "ok");
-      CHECK(run(c, "realization", {{"N", "1e3"}}).status == "ok");
+      CHECK(run(c, "event-driven").status == Status::ok);
+      CHECK(run(c, "moreau-jean").status == Status::ok);
+      CHECK(run(c, "realization", {{"N", "1e3"}}).status == Status::ok);
       if (entry.info.constraints == 0) {
-        CHECK(run(c, "limit").status == "ok");
+        CHECK(run(c, "limit").status == Status::ok);
         CHECK_THROWS_AS(run(c, "realization", {{"preset", "penalty"}}), InputError);
       } else {
         CHECK_THROWS_AS(run(c, "limit"), InputError);
-        CHECK(run(c, "realization", {{"N", "1e3"}, {"preset", "kozlov-impact"}}).status == "ok");
+        CHECK(run(c, "realization", {{"N", "1e3"}, {"preset", "kozlov-impact"}}).status ==
+              Status::ok);
         CHECK_THROWS_AS(run(c, "realization", {{"alpha", "1"}}), InputError);
       }
       continue;
@@ -75,8 +76,8 @@ TEST_CASE("Every case runs with every solver, every preset and both interactions
       CHECK_THROWS_AS(run(c, "moreau-jean"), InputError);
       for (const char* preset : {"viscous", "penalty", "kozlov-impact"}) {
         INFO(c << " / " << preset);
-        CHECK(run(c, "limit", {{"preset", preset}}).status == "ok");
-        CHECK(run(c, "realization", {{"N", "1e3"}, {"preset", preset}}).status == "ok");
+        CHECK(run(c, "limit", {{"preset", preset}}).status == Status::ok);
+        CHECK(run(c, "realization", {{"N", "1e3"}, {"preset", preset}}).status == Status::ok);
         CHECK_THROWS_AS(run(c, "realization", {{"preset", preset}, {"interaction", "obstacle"}}),
                         InputError);
       }
@@ -84,7 +85,7 @@ TEST_CASE("Every case runs with every solver, every preset and both interactions
     }
     for (const char* solver : {"event-driven", "moreau-jean", "limit"}) {
       INFO(c << " / " << solver);
-      CHECK(run(c, solver).status == "ok");
+      CHECK(run(c, solver).status == Status::ok);
     }
     for (const char* preset : {"viscous", "penalty", "kozlov-impact"}) {
       for (const char* interaction : {"medium", "obstacle"}) {
@@ -92,7 +93,7 @@ TEST_CASE("Every case runs with every solver, every preset and both interactions
         // N = 1e4 keeps the undamped penalty oscillation affordable in a unit test.
         CHECK(
             run(c, "realization", {{"N", "1e4"}, {"preset", preset}, {"interaction", interaction}})
-                .status == "ok");
+                .status == Status::ok);
       }
     }
   }
@@ -105,7 +106,7 @@ TEST_CASE("particle-on-circle: classical lift-off where cos(theta) = (2 + v0^2/(
     const auto model = make_model("particle-on-circle", set);
     const Facts facts = model->facts();
     const RunRecord r = testing::solve(*model);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     REQUIRE(r.lift_off_time);
     CHECK(std::abs(*r.lift_off_time - *facts.lift_off_time("classical")) <= 1e-10);
     // The angle at lift-off (the state is on the circle there).
@@ -180,7 +181,7 @@ TEST_CASE("pendulum-string: the string goes slack where cos(theta) = (2 - v0^2/(
     if (s.label == "lift_off-") theta_at_slack = s.x.q(1);
   };
   const RunRecord r = testing::solve(*model, o);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   REQUIRE(r.lift_off_time);
   CHECK(std::abs(*r.lift_off_time - *facts.lift_off_time("classical")) <= 1e-10);
   CHECK(theta_at_slack == Approx(std::acos((2.0 - 2.1 * 2.1) / 3.0)).margin(1e-10));
@@ -215,7 +216,7 @@ TEST_CASE("vibrating-table: classical lift-off at sin(omega t) = g/(a omega^2)",
     const double expected =
         std::asin(p.at("g") / (p.at("a") * p.at("omega") * p.at("omega"))) / p.at("omega");
     const RunRecord r = testing::solve(*model);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     REQUIRE(r.lift_off_time);
     CHECK(std::abs(*r.lift_off_time - expected) <= 1e-12);
     const RunRecord limit = run("vibrating-table", "limit", {}, set);
@@ -258,10 +259,10 @@ TEST_CASE(
   for (const double E : {1e-8, 1e-7, 1e-6, 1e-5, 1e-4}) {
     const auto model = make_model("oscillator-at-wall", {{"E", format_number(E)}});
     const RunRecord r = testing::solve(*model);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     std::vector<double> impacts;
     for (const auto& e : r.events) {
-      if (e.kind == "impact") impacts.push_back(e.t);
+      if (e.kind == EventKind::impact) impacts.push_back(e.t);
     }
     REQUIRE(impacts.size() >= 4);
     const double period =
@@ -326,10 +327,10 @@ TEST_CASE(
   // The ideal ball with that e: impact times and apex heights (rate after the impact)²/(2g).
   const RunRecord ideal =
       run("bouncing-ball-penalty", "event-driven", {{"restitution", format_number(e)}});
-  REQUIRE(ideal.status == "ok");
+  REQUIRE(ideal.status == Status::ok);
   std::vector<double> ideal_times, ideal_apexes;
   for (const auto& ev : ideal.events) {
-    if (ev.kind != "impact") continue;
+    if (ev.kind != EventKind::impact) continue;
     ideal_times.push_back(ev.t);
     ideal_apexes.push_back(*ev.rate_after * *ev.rate_after / (2.0 * g));
   }
@@ -356,10 +357,10 @@ TEST_CASE(
     };
     const RunRecord r = testing::solve(*model, o);
     INFO("N = " << N);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     std::vector<double> entries;
     for (const auto& ev : r.events) {
-      if (ev.kind == "enter_medium") entries.push_back(ev.t);
+      if (ev.kind == EventKind::enter_medium) entries.push_back(ev.t);
     }
     REQUIRE(entries.size() >= 4);
     REQUIRE(exit_speeds.size() >= 3);
@@ -464,10 +465,10 @@ TEST_CASE(
     const double period = *facts.value("period");
     CHECK(period == Approx(exact).epsilon(1e-13));
     const RunRecord r = testing::solve(*model);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     std::vector<double> impacts;
     for (const auto& e : r.events) {
-      if (e.kind == "impact") {
+      if (e.kind == EventKind::impact) {
         CHECK(e.index == 0);  // the wall s = 0; the channel's end is not reached
         impacts.push_back(e.t);
       }
@@ -496,11 +497,11 @@ TEST_CASE(
     o.solver = "moreau-jean";
     o.solver_params = {{"h", format_number(h)}};
     const RunRecord r = testing::solve(*model, o);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     const double T = mpmath[1].second;
     int k = 0;
     for (const auto& e : r.events) {
-      if (e.kind != "impact") continue;
+      if (e.kind != EventKind::impact) continue;
       ++k;
       CHECK(e.t > k * T);
       CHECK(e.t <= k * (T + 2.0 * h));
@@ -534,7 +535,7 @@ TEST_CASE(
     const double s_pos = s.x.q(0), xi = 1.0 - s_pos;
     momenta.push_back(0.5 * s.x.v(0) + (0.5 + xi * xi + 0.25) * s.x.v(1));
   };
-  REQUIRE(testing::solve(*model, o).status == "ok");
+  REQUIRE(testing::solve(*model, o).status == Status::ok);
   for (const double k : momenta) CHECK(k == Approx(1.0).margin(1e-10));
 }
 

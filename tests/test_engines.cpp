@@ -65,7 +65,7 @@ TEST_CASE("ode: the mapped ERP/CFM contact is the realization's obstacle to O(h)
     std::vector<double> differences;
     for (const char* h : {"1e-4", "1e-5"}) {
       const RunRecord r = run("dk-plane", "ode", {{"N", "1e4"}, {"h", h}});
-      REQUIRE(r.status == "ok");
+      REQUIRE(r.status == crbench::Status::ok);
       REQUIRE(r.lift_off_time);
       differences.push_back(std::abs(*r.lift_off_time - *reference.lift_off_time));
       // Measured: 8.1e-5 at h = 1e-4, 8.4e-6 at 1e-5.
@@ -83,7 +83,7 @@ TEST_CASE("ode: the mapped ERP/CFM contact is the realization's obstacle to O(h)
       auto params = coefficients;
       params.push_back({"h", h});
       const RunRecord r = run("bouncing-ball-siconos", "ode", params, {{"m", "2"}}, 0.5);
-      REQUIRE(r.status == "ok");
+      REQUIRE(r.status == crbench::Status::ok);
       differences.push_back(std::abs(first_exit(r) - first_exit(reference)));
       // Measured: 4.4e-6 at h = 1e-5, 4.3e-7 at 1e-6.
       CHECK(differences.back() <= std::stod(h));
@@ -100,7 +100,7 @@ TEST_CASE("ode: the mapped ERP/CFM contact is the realization's obstacle to O(h)
     for (const char* h : {"1e-4", "1e-5"}) {
       const RunRecord r =
           run("ball-chain", "ode", {{"preset", "penalty"}, {"N", "1e4"}, {"h", h}}, chain);
-      REQUIRE(r.status == "ok");
+      REQUIRE(r.status == crbench::Status::ok);
       REQUIRE(r.lift_off_time);
       // Implicit Euler damps the contact spring (omega h = 1.4e-2 at h = 1e-4) by a factor
       // (1 + omega^2 h^2)^(-1/2) a step: the last ball leaves at 0.978, then 0.9978.
@@ -118,17 +118,17 @@ TEST_CASE("ode: a failed LCP ends the record, and the quick step goes through", 
   // Dantzig pivoting reports "LCP internal error" and goes on with forces under which the striker
   // passes through its neighbour; dWorldQuickStep's iterations share the momentum out.
   const RunRecord pivoting = run("ball-chain", "ode", {{"h", "1e-3"}}, {{"n", "3"}});
-  CHECK(pivoting.status == "step_failure");
+  CHECK(pivoting.status == crbench::Status::step_failure);
   CHECK_THAT(pivoting.reason, Catch::Contains("LCP internal error"));
   const RunRecord quick =
       run("ball-chain", "ode", {{"h", "1e-3"}, {"stepper", "quick"}}, {{"n", "3"}});
-  REQUIRE(quick.status == "ok");
+  REQUIRE(quick.status == crbench::Status::ok);
   for (int i = 0; i < 3; ++i) CHECK(quick.final_state.v(i) == Approx(1.0 / 3.0).margin(1e-9));
 }
 
 TEST_CASE("ode: the default contact (ERP 0.2, CFM 1e-10) lifts off within a step", "[engines]") {
   const RunRecord r = run("dk-plane", "ode", {{"preset", "engine-default"}, {"h", "1e-3"}});
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == crbench::Status::ok);
   REQUIRE(r.lift_off_time);
   CHECK(*r.lift_off_time - 1.0 <= 2e-3);
   CHECK(r.tolerances.at("world_erp") == 0.2);
@@ -145,7 +145,7 @@ TEST_CASE("bullet: the mapped contact is the realization's obstacle to O(h), ODE
   std::vector<double> differences;
   for (const char* h : {"1e-4", "1e-5"}) {
     const RunRecord r = run("dk-plane", "bullet", {{"N", "1e4"}, {"h", h}});
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == crbench::Status::ok);
     REQUIRE(r.lift_off_time);
     differences.push_back(std::abs(*r.lift_off_time - *reference.lift_off_time));
     CHECK(differences.back() <= std::stod(h));
@@ -169,8 +169,8 @@ TEST_CASE("bullet: the mapped contact is the realization's obstacle to O(h), ODE
     INFO(setup.case_name);
     const RunRecord bullet = run(setup.case_name, "bullet", setup.solver, setup.case_params, 0.5);
     const RunRecord ode = run(setup.case_name, "ode", setup.solver, setup.case_params, 0.5);
-    REQUIRE(bullet.status == "ok");
-    REQUIRE(ode.status == "ok");
+    REQUIRE(bullet.status == crbench::Status::ok);
+    REQUIRE(ode.status == crbench::Status::ok);
     CHECK((bullet.final_state.q - ode.final_state.q).lpNorm<Eigen::Infinity>() <= 1e-12);
     CHECK((bullet.final_state.v - ode.final_state.v).lpNorm<Eigen::Infinity>() <= 1e-12);
     REQUIRE(bullet.contact_episodes.size() == ode.contact_episodes.size());
@@ -184,7 +184,7 @@ TEST_CASE("bullet: the default contact holds the body at f = 0 and lets go withi
   // split impulse corrects what penetration there is without a force: dk-plane's point rests on
   // the plane, f = 0, until the switch.
   const RunRecord r = run("dk-plane", "bullet", {{"preset", "engine-default"}, {"h", "1e-3"}});
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == crbench::Status::ok);
   REQUIRE(r.lift_off_time);
   CHECK(r.min_constraint[0] >= -1e-12);
   CHECK(*r.lift_off_time - 1.0 <= 2e-3);
@@ -213,7 +213,7 @@ TEST_CASE("mujoco: the mapped contact holds the body and leaks (1 - d) c of the 
     const RunRecord r =
         run("dk-plane", "mujoco", {{"N", "1e4"}, {"h", "1e-5"}, {"impedance", std::to_string(d)}},
             {}, 1.2, {0.5}, [&](const crbench::TrajectorySample& s) { samples.push_back(s); });
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == crbench::Status::ok);
     REQUIRE(samples.size() == 1u);
     const double predicted = -(1.0 - d) * kDiagonalRatio / 1e4;
     CHECK(samples[0].x.v(1) == Approx(predicted).epsilon(1e-6));
@@ -240,7 +240,7 @@ TEST_CASE("mujoco: a tendon's limit leaks (1 - d) of the free acceleration (c = 
                             {{"N", "1e3"}, {"h", "1e-5"}, {"impedance", crbench::format_number(d)}},
                             {{"v0", "1e-6"}}, 1.0, {0.5},
                             [&](const crbench::TrajectorySample& s) { samples.push_back(s); });
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == crbench::Status::ok);
     REQUIRE(samples.size() == 1u);
     // Measured: 1.0000000000769842e-05 at d = 0.99.
     CHECK(samples[0].x.v(0) == Approx((1.0 - d) / 1e3).epsilon(1e-6));
@@ -260,7 +260,7 @@ TEST_CASE(
   std::vector<crbench::TrajectorySample> samples;
   const RunRecord r = run("pendulum-string", "mujoco", {{"N", "1e3"}, {"h", "1e-5"}}, {}, 0.6,
                           {0.3}, [&](const crbench::TrajectorySample& s) { samples.push_back(s); });
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == crbench::Status::ok);
   REQUIRE(samples.size() == 1u);
   const auto& x = samples[0].x;
   const double velocity_product = x.q(0) * x.v(1) * x.v(1) / 1e3;
@@ -278,7 +278,7 @@ TEST_CASE("mujoco: Runge-Kutta 4 evaluates the case's force at each stage", "[en
     const RunRecord r = run("oscillator-at-wall", "mujoco",
                             {{"preset", "penalty"}, {"integrator", integrator}, {"h", h}},
                             {{"c", "0"}, {"E", "1"}}, 1.0);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == crbench::Status::ok);
     CHECK(r.rhs_evaluations == (std::string(integrator) == "rk4" ? 4 : 1) * r.steps);
     return std::abs(r.final_state.q(0) - exact);
   };
@@ -326,7 +326,7 @@ TEST_CASE(
     const RunRecord run_default =
         run("dk-plane", "mujoco", {{"preset", "engine-default"}, {"h", crbench::format_number(h)}},
             {}, 1.2);
-    REQUIRE(run_default.status == "ok");
+    REQUIRE(run_default.status == crbench::Status::ok);
     REQUIRE(run_default.lift_off_time);
     CHECK(run_default.min_constraint[0] == Approx(r).epsilon(1e-10));
     // Measured: 8.21e-3 at h = 1e-3, 7.75e-3 at 1e-4 (the switch is seen at a step's end).
@@ -341,7 +341,7 @@ TEST_CASE("mujoco: the mapped stiffness is mass-normalized (bouncing ball of mas
   const double d = 0.9999, N = 1e6, m = 2.0, h = 1e-5;
   const RunRecord r = run("bouncing-ball-siconos", "mujoco",
                           {{"preset", "penalty"}, {"N", "1e6"}, {"h", "1e-5"}}, {{"m", "2"}}, 0.5);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == crbench::Status::ok);
   REQUIRE(!r.contact_episodes.empty());
   const auto& first = r.contact_episodes.front();
   REQUIRE(first.end);
@@ -354,7 +354,7 @@ TEST_CASE("mujoco: ball-chain's sphere-sphere pairs pass the velocity on and rep
   const RunRecord r =
       run("ball-chain", "mujoco", {{"preset", "penalty"}, {"N", "1e4"}, {"h", "1e-5"}},
           {{"n", "3"}, {"gap", "0.1"}});
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == crbench::Status::ok);
   CHECK(r.final_state.v(2) == Approx(1.0).margin(1e-6));
   CHECK(std::abs(r.final_state.v(0)) <= 1e-6);
   for (const double impulse : r.constraint_impulse) CHECK(impulse == Approx(1.0).margin(1e-6));
@@ -373,7 +373,7 @@ TEST_CASE(
   std::vector<double> errors;
   for (const char* N : {"1e4", "1e5"}) {
     const RunRecord r = run("pendulum-string", "mujoco", {{"N", N}, {"h", "1e-5"}}, {}, 1.8);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == crbench::Status::ok);
     REQUIRE(r.lift_off_time);
     REQUIRE(r.contact_episodes.size() == 1u);
     CHECK(r.constraint_impulse[0] == Approx(4.285).margin(0.01));
@@ -387,7 +387,7 @@ TEST_CASE(
 
 TEST_CASE("mujoco: an explicit contact step past its stability bound is warned of", "[engines]") {
   const RunRecord r = run("dk-plane", "mujoco", {{"N", "1e12"}, {"h", "1e-4"}}, {}, 1.2);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == crbench::Status::ok);
   REQUIRE(r.warnings.size() == 1u);
   CHECK(r.warnings[0].find("stability bound") != std::string::npos);
   const RunRecord stable = run("dk-plane", "mujoco", {{"N", "1e4"}, {"h", "1e-4"}}, {}, 1.2);
@@ -475,7 +475,7 @@ TEST_CASE("engines refuse what they cannot express, naming it", "[engines]") {
     // record, to the byte. (ODE's worlds once shared one job list and crashed stepped at once.)
     const auto chain = [&] { return run("ball-chain", solver, {{"h", "1e-3"}}, {{"gap", "0.1"}}); };
     const RunRecord a = chain();
-    CHECK(a.status == "ok");
+    CHECK(a.status == crbench::Status::ok);
     const std::string expected = crbench::to_json(a, false).dump();
     CHECK(crbench::to_json(chain(), false).dump() == expected);
     std::vector<std::string> concurrent(4);

@@ -17,7 +17,7 @@ namespace {
 std::vector<double> times_of(const RunRecord& r, const std::string& kind) {
   std::vector<double> t;
   for (const auto& e : r.events) {
-    if (e.kind == kind) t.push_back(e.t);
+    if (to_string(e.kind) == kind) t.push_back(e.t);
   }
   return t;
 }
@@ -41,7 +41,7 @@ TEST_CASE("dk-plane: classical lift-off at t = 1 and y = g(t-1)^2/2 after it - t
     };
     const RunRecord r = testing::solve(*model, o);
     INFO("g = " << g);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     REQUIRE(r.lift_off_time);
     CHECK(std::abs(*r.lift_off_time - *facts.lift_off_time("classical")) <= 1e-12);
     CHECK(rows >= 301);
@@ -68,7 +68,7 @@ TEST_CASE("Lift-off at a simple zero of lambda: ramp force - y = (t-1)^3/6 after
     if (s.label.empty() && t < 1.0) CHECK(s.lambda(0) == Approx(1.0 - t).margin(1e-12));
   };
   const RunRecord r = testing::solve(*model, o);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   REQUIRE(r.lift_off_time);
   CHECK(std::abs(*r.lift_off_time - 1.0) <= 1e-12);
   CHECK(max_error <= 1e-12);
@@ -79,7 +79,7 @@ TEST_CASE("Contact times of an oscillator at a wall: t = (2k+1) arccos(-1/2)", "
   const auto model = testing::model_of<test_cases::SpringWall>();
   const double t1 = std::acos(-test_cases::SpringWall::wall);  // 2π/3
   const RunRecord r = testing::solve(*model);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   const auto impacts = times_of(r, "impact");
   REQUIRE(impacts.size() == 2);  // 2π/3 and 2π before the horizon 10
   CHECK(impacts[0] == Approx(t1).margin(1e-11));
@@ -98,7 +98,7 @@ TEST_CASE("Bouncing ball with e = 0.5: impact times - then rest at the accumulat
   SolveOptions o;
   o.solver_params = {{"restitution", "0.5"}};
   const RunRecord r = testing::solve(*model, o);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   const auto impacts = times_of(r, "impact");
   const double v1 = std::sqrt(2.0 * Ball::gravity * Ball::h0);
   double t = std::sqrt(2.0 * Ball::h0 / Ball::gravity);
@@ -109,7 +109,8 @@ TEST_CASE("Bouncing ball with e = 0.5: impact times - then rest at the accumulat
     t += 2.0 * std::pow(e, static_cast<double>(k + 1)) * v1 / Ball::gravity;
   }
   for (const auto& ev : r.events) {
-    if (ev.kind == "impact") CHECK(*ev.rate_after == Approx(-e * *ev.rate_before).margin(1e-13));
+    if (ev.kind == EventKind::impact)
+      CHECK(*ev.rate_after == Approx(-e * *ev.rate_before).margin(1e-13));
   }
   // Below contact_velocity_tol the arrival is tangential: the ball comes to rest on the table at
   // t∞ = t1 + 2 v1 e / (g (1 − e)), up to the truncated tail (≈ 2·1e-8/(g(1 − e))).
@@ -131,7 +132,7 @@ TEST_CASE("An accumulation of impacts ends the run with a status - not a hang", 
                      {"accumulation_count", "20"},
                      {"accumulation_window", "1e-3"}};
   const RunRecord r = testing::solve(*model, o);
-  CHECK(r.status == "impact_accumulation");
+  CHECK(r.status == Status::impact_accumulation);
   CHECK_THAT(r.reason, Catch::Contains("impacts within"));
   CHECK(r.final_state.t < 3.0);
 }
@@ -142,7 +143,7 @@ TEST_CASE("e = 0: after the impact the system stays in contact since lambda > 0"
   SolveOptions o;
   o.solver_params = {{"restitution", "0"}};
   const RunRecord r = testing::solve(*model, o);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   CHECK(times_of(r, "impact").size() == 1);
   REQUIRE(times_of(r, "contact").size() == 1);
   CHECK(times_of(r, "contact")[0] == times_of(r, "impact")[0]);
@@ -158,7 +159,7 @@ TEST_CASE("Several time-dependent constraints under a curved metric: runs - neve
   o.output_times = testing::grid(0.0, 1.0, 101);
   o.on_sample = [&](const TrajectorySample& s) { min_f = std::min(min_f, s.f.minCoeff()); };
   const RunRecord r = testing::solve(*model, o);
-  CHECK(r.status == "ok");
+  CHECK(r.status == Status::ok);
   CHECK(min_f >= -1e-9);
 }
 

@@ -159,7 +159,7 @@ void check_extremes(const std::string& case_name) {
         SUCCEED("refused: " << e.what());
         continue;
       }
-      if (record.status != "ok" || !record.warnings.empty()) continue;
+      if (record.status != Status::ok || !record.warnings.empty()) continue;
       const std::string limit_model =
           solver->limit_model(settings.solver_params, settings.solver_choices);
       const auto fact = model->facts().lift_off_time(limit_model);

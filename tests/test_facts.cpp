@@ -134,11 +134,11 @@ void check_facts(const std::string& case_name, const std::string& solver_name) {
   for (const auto& known : kKnownFailures) {
     if (case_name != known.case_name || solver_name != known.solver) continue;
     INFO("known failure: " << known.why);
-    CHECK(record.status == known.status);
+    CHECK(to_string(record.status) == known.status);
     CHECK_THAT(record.reason, Catch::Contains(known.reason));
     return;
   }
-  REQUIRE(record.status == "ok");
+  REQUIRE(record.status == Status::ok);
 
   int checked = 0;
   if (const auto fact = facts.lift_off_time(limit_model)) {

@@ -29,7 +29,7 @@ TEST_CASE("Impact law in the kinetic metric", "[impact]") {
     };
     o.t_end = 0.6;
     const RunRecord r = testing::solve(*model, o);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     REQUIRE(!before.empty());
     REQUIRE(before.size() == after.size());
     for (std::size_t i = 0; i < before.size(); ++i) {

@@ -96,13 +96,13 @@ TEST_CASE("Kozlov wall: the realization's rebound is e(kappa, k, Lambda) for mas
                        {"kappa", format_number(row.kappa)},
                        {"k", format_number(row.k)}};
     const RunRecord realized = testing::solve(*model, o);
-    REQUIRE(realized.status == "ok");
+    REQUIRE(realized.status == Status::ok);
     CHECK(std::abs(rebound(realized) - e) <= 1e-6);
     // The limit and the ideal solvers apply the same law.
     o.solver = "limit";
     o.solver_params.erase(o.solver_params.begin());  // no N
     const RunRecord limit = testing::solve(*model, o);
-    REQUIRE(limit.status == "ok");
+    REQUIRE(limit.status == Status::ok);
     CHECK(std::abs(rebound(limit) - e) <= 1e-12);
     if (!wall.obstacle) {
       for (const char* solver : {"event-driven", "moreau-jean"}) {
@@ -113,7 +113,7 @@ TEST_CASE("Kozlov wall: the realization's rebound is e(kappa, k, Lambda) for mas
                                {"k", format_number(row.k)}};
         const RunRecord r = testing::solve(*model, ideal);
         INFO(solver);
-        REQUIRE(r.status == "ok");
+        REQUIRE(r.status == Status::ok);
         CHECK(std::abs(rebound(r) - e) <= 1e-12);
       }
     }
@@ -135,10 +135,10 @@ TEST_CASE(
   o.solver_params = {{"preset", "kozlov-impact"}};
   o.t_end = t_end;
   const RunRecord limit = testing::solve(*model, o);
-  REQUIRE(limit.status == "ok");
+  REQUIRE(limit.status == Status::ok);
   double rebound_limit = std::nan("");
   for (const auto& ev : limit.events) {
-    if (ev.kind != "impact") continue;
+    if (ev.kind != EventKind::impact) continue;
     CHECK(std::abs(-*ev.rate_after / *ev.rate_before - 0.854467893006756) <= 1e-12);
     rebound_limit = *ev.rate_after;
   }
@@ -148,7 +148,7 @@ TEST_CASE(
     o.solver = "realization";
     o.solver_params = {{"preset", "kozlov-impact"}, {"N", format_number(N)}};
     const RunRecord realized = testing::solve(*model, o);
-    REQUIRE(realized.status == "ok");
+    REQUIRE(realized.status == Status::ok);
     REQUIRE(realized.contact_episodes.size() == 1);
     // The exit velocity, from the free flight after it: v(t_end) + g (t_end - exit).
     REQUIRE(realized.contact_episodes[0].end);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "crbench/bench/observables.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/cases/registry.hpp"
 #include "tests/support.hpp"
@@ -39,24 +40,24 @@ RunRecord dk_plane(const std::string& solver, std::vector<Assignment> set, doubl
 TEST_CASE("Constraint impulse: dk-plane's closed forms and its momentum balance", "[impulse]") {
   // The classical model presses with λ = g until it leaves at t = 1: ∫λ dt = g.
   const RunRecord ideal = dk_plane("event-driven", {});
-  REQUIRE(ideal.status == "ok");
+  REQUIRE(ideal.status == crbench::Status::ok);
   REQUIRE(ideal.constraint_impulse.size() == 1);
   CHECK(ideal.constraint_impulse[0] == Approx(1.0).margin(1e-10));
   CHECK(ideal.diagnostics.at("impulse_quadrature_evaluations").get<long>() > 0);
   // The viscous limit stays until t = 2, pulling with λ = −g after t = 1: ∫λ dt = 0.
   const RunRecord viscous = dk_plane("limit", {{"preset", "viscous"}});
-  REQUIRE(viscous.status == "ok");
+  REQUIRE(viscous.status == crbench::Status::ok);
   CHECK(std::abs(viscous.constraint_impulse[0]) < 1e-10);
   // Moreau–Jean's sum of impulses: g to O(h) (its force switches at a step's start).
   const RunRecord mj = dk_plane("moreau-jean", {{"h", "1e-3"}});
-  REQUIRE(mj.status == "ok");
+  REQUIRE(mj.status == crbench::Status::ok);
   CHECK(mj.constraint_impulse[0] == Approx(1.0).margin(3e-3));
   // The realization's ∫−N(βḟ + γf) dt keeps the momentum balance to the integration tolerance.
   for (const std::string preset : {"viscous", "penalty"}) {
     for (const std::string n : {"1e2", "1e4"}) {
       INFO(preset << " at N = " << n);
       const RunRecord r = dk_plane("realization", {{"preset", preset}, {"N", n}});
-      REQUIRE(r.status == "ok");
+      REQUIRE(r.status == crbench::Status::ok);
       REQUIRE(r.constraint_impulse.size() == 1);
       CHECK(r.constraint_impulse[0] == Approx(dk_plane_balance(r, 1.0)).margin(1e-8));
     }
@@ -72,7 +73,7 @@ TEST_CASE("Constraint impulse: dk-plane's closed forms and its momentum balance"
   // ∫λ dt = 2 − t_l (g = 1); the realization's impulse tends to it at order 1 in 1/N.
   const std::vector<Assignment> kelvin_voigt{{"alpha", "0"}, {"beta", "1"}, {"gamma", "1"}};
   const RunRecord limit = dk_plane("limit", kelvin_voigt);
-  REQUIRE(limit.status == "ok");
+  REQUIRE(limit.status == crbench::Status::ok);
   REQUIRE(limit.lift_off_time);
   CHECK(limit.constraint_impulse[0] == Approx(2.0 - *limit.lift_off_time).margin(1e-10));
   const auto error = [&](const std::string& n) {
@@ -107,22 +108,22 @@ TEST_CASE("Constraint impulse: impacts and contact on the bouncing ball", "[impu
     o.solver = run.solver;
     o.solver_params = run.set;
     const RunRecord r = crbench::testing::solve(*model, o);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == crbench::Status::ok);
     REQUIRE(r.constraint_impulse.size() == 1);
     CHECK(r.constraint_impulse[0] == Approx(balance(r)).margin(run.margin));
     // The observable is that impulse, in momentum (f is a length).
     crbench::GridRun grid;
     grid.record = r;
-    CHECK(crbench::run_observable("total_impulse", grid, *model) ==
+    CHECK(crbench::measure("total_impulse", grid, *model) ==
           Approx(std::abs(r.constraint_impulse[0])));
   }
-  CHECK(crbench::observable_unit("total_impulse", *model) == "momentum");
+  CHECK(crbench::observable("total_impulse").unit(*model) == "momentum");
   // A case without constraints f has no impulse to report.
   const auto knife = crbench::make_model("knife-edge-incline", {});
   crbench::testing::SolveOptions o;
   crbench::GridRun none;
   none.record = crbench::testing::solve(*knife, o);
-  CHECK_FALSE(crbench::run_observable("total_impulse", none, *knife).has_value());
+  CHECK_FALSE(crbench::measure("total_impulse", none, *knife).has_value());
 }
 
 }  // namespace impulse_tests

@@ -153,7 +153,7 @@ TEST_CASE(
     };
     const RunRecord r = testing::solve(*model, o);
     INFO("worst |q - closed form| " << worst_q << ", energy drift " << worst_energy);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     CHECK(samples == 301);
     CHECK(worst_q <= 1e-10);
     CHECK(worst_energy <= 1e-10);
@@ -188,7 +188,7 @@ Eigen::VectorXd final_q(const std::string& solver, std::vector<Assignment> param
   o.solver = solver;
   o.solver_params = std::move(params);
   const RunRecord r = testing::solve(*model, o);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   return r.final_state.q;
 }
 
@@ -242,7 +242,7 @@ TEST_CASE(
       const RunRecord r = testing::solve(*model, o);
       INFO(case_name << ", alpha " << alpha << ", beta " << beta << ": energy drift "
                      << worst_energy << ", distance from the nonholonomic motion " << worst_q);
-      REQUIRE(r.status == "ok");
+      REQUIRE(r.status == Status::ok);
       CHECK(worst_energy <= 1e-10);
       CHECK(r.diagnostics["max_kinematic_drift"].get<double>() <= 1e-10);
       if (alpha == "0") {
@@ -261,7 +261,7 @@ TEST_CASE("chaplygin-sled: the ideal sled's rotation dies out as omega0 cosh(s0)
           "[kinematic]") {
   const auto model = make_model("chaplygin-sled", {});
   const RunRecord r = testing::solve(*model);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   const double expected = *model->facts().value("final turning rate");
   CHECK(r.final_state.v(2) == Approx(expected).epsilon(1e-9));
   CHECK(r.final_state.v(2) < 0.01 * model->initial_state().v(2));
@@ -291,7 +291,7 @@ TEST_CASE(
       o.solver_params = member;
       o.solver_params.push_back({"N", N});
       const RunRecord r = testing::solve(*model, o);
-      REQUIRE(r.status == "ok");
+      REQUIRE(r.status == Status::ok);
       return r.rhs_evaluations;
     };
     const long at_1e2 = evaluations("1e2");
@@ -455,7 +455,7 @@ TEST_CASE(
     };
     const RunRecord r = testing::solve(*model, o);
     INFO(solver << " " << Catch::Detail::stringify(params.size()) << " params: worst " << worst);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     CHECK(k == grid.size());
     CHECK(worst <= 1e-10);
   }
@@ -502,7 +502,7 @@ TEST_CASE(
     };
     const RunRecord r = testing::solve(*model, o);
     INFO(solver << ": distance from the reduced motion " << worst);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     CHECK(worst <= tolerance);
     return r.final_state;
   };
@@ -531,7 +531,7 @@ TEST_CASE(
     o.solver = "realization";
     o.solver_params = std::move(params);
     const RunRecord r = testing::solve(*model, o);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     return (r.final_state.q - *exact->q(r.final_state.t, std::nan(""))).lpNorm<Eigen::Infinity>();
   };
   const double at_1e4 = distance({{"alpha", "0"}, {"beta", "1"}, {"gamma", "0"}, {"N", "1e4"}});

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 
+#include "crbench/bench/observables.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "support.hpp"
 #include "test_cases.hpp"
@@ -66,7 +67,7 @@ TEST_CASE("limit with alpha > 0 matches the closed-form z for piecewise-constant
         *model,
         {{"alpha", format_number(a)}, {"beta", format_number(b)}, {"gamma", format_number(c)}});
     INFO("(alpha, beta, gamma) = (" << a << ", " << b << ", " << c << ")");
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     REQUIRE(r.lift_off_time);
     CHECK(std::abs(*r.lift_off_time - testing::dk_plane_lift_off(a, b, c)) <= 1e-12);
     CHECK(r.diagnostics.at("theorem_applies") == true);
@@ -125,7 +126,7 @@ TEST_CASE("dk-counterexample: z vanishes in (3pi/2, 2pi) with lambda > 0 - z(2pi
                               if (s.label.empty()) z_at_5_5 = s.extra(0);
                             },
                             {5.5});
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   CHECK(std::abs(z_at_5_5 - paper_z(5.5)) <= 1e-12);
   const auto& zeros = r.diagnostics.at("z_zeros");
   REQUIRE(zeros.size() >= 1);
@@ -202,7 +203,7 @@ TEST_CASE(
   // The sharp window pi/omega_d, omega_d = sqrt(4 alpha gamma - beta^2)/(2 alpha) = 1, is pi < 7.
   const auto model = testing::model_of<ThreeStepForce>();
   const RunRecord r = limit(*model, {{"alpha", "0.1"}, {"beta", "0"}, {"gamma", "0.1"}});
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   const std::string proposition = r.diagnostics.at("proposition").get<std::string>();
   INFO(proposition);
   CHECK_THAT(proposition, Catch::StartsWith("neither Proposition 1 nor 2"));
@@ -232,7 +233,7 @@ TEST_CASE(
     o.solver = "realization";
     o.solver_params = {{"alpha", "0.1"}, {"beta", "0"}, {"gamma", "0.1"}, {"N", format_number(N)}};
     const RunRecord realized = testing::solve(*model, o);
-    REQUIRE(realized.status == "ok");
+    REQUIRE(realized.status == Status::ok);
     REQUIRE(realized.lift_off_time);
     INFO("N " << N << ": " << *realized.lift_off_time << " against " << expected);
     Ns.push_back(N);
@@ -262,7 +263,7 @@ TEST_CASE(
     o.solver_params = coefficients;
     o.solver_params.push_back({"N", format_number(N)});
     const RunRecord r = testing::solve(*model, o);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     REQUIRE(r.lift_off_time);
     INFO("N " << N << ": " << *r.lift_off_time);
     Ns.push_back(N);
@@ -276,7 +277,7 @@ TEST_CASE("A double zero of z is reported: theorem_applies false with its reason
   // Constant λ = 1, model (1,0,1): z = −(1 − cos t) touches 0 at 2π.
   const auto model = testing::model_of<test_cases::PressedPoint>();
   const RunRecord r = limit(*model, {{"alpha", "1"}, {"beta", "0"}, {"gamma", "1"}});
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   CHECK(r.diagnostics.at("theorem_applies") == false);
   CHECK_THAT(r.diagnostics.at("why").get<std::string>(), Catch::Contains("double zero"));
   CHECK_FALSE(r.lift_off_time);
@@ -394,20 +395,20 @@ TEST_CASE(
   // window is a omega^3 nu/(1 - nu omega) at its largest; the period average of z misses -lambda
   // by a omega^2 |sinc(pi nu omega)/(1 - nu^2 omega^2) - 1| where |sin(omega t + p)| = 1.
   const crbench::GridRun rising = table_spring_run("3.141592653589793", alpha, 0.7);
-  REQUIRE(rising.record.status == "ok");
-  const auto remainder = crbench::run_observable("z_oscillation_remainder", rising, *model);
+  REQUIRE(rising.record.status == Status::ok);
+  const auto remainder = crbench::measure("z_oscillation_remainder", rising, *model);
   REQUIRE(remainder);
   CHECK(*remainder / (a * std::pow(omega, 3) * nu / (1.0 - nu * omega)) ==
         Approx(1.0).margin(1e-5));
   const double x = std::numbers::pi * nu * omega;
   const double average_exact =
       a * omega * omega * std::abs(std::sin(x) / x / (1.0 - nu * nu * omega * omega) - 1.0);
-  const auto average = crbench::run_observable("z_period_average_deviation", rising, *model);
+  const auto average = crbench::measure("z_period_average_deviation", rising, *model);
   REQUIRE(average);
   CHECK(*average / average_exact == Approx(1.0).margin(1e-6));
   // The first zero of z comes after t* = pi/omega, within 2 pi nu; the lift-off (continued past
   // the zeros with lambda > 0) after the classical one, the first zero of lambda, within 2 pi nu.
-  const auto first_zero = crbench::run_observable("z_first_zero", rising, *model);
+  const auto first_zero = crbench::measure("z_first_zero", rising, *model);
   REQUIRE(first_zero);
   CHECK(*first_zero > std::numbers::pi / omega - 1e-9);
   CHECK(*first_zero < std::numbers::pi / omega + 2.0 * std::numbers::pi * nu);
@@ -421,7 +422,7 @@ TEST_CASE(
   for (const double small : {1e-6, 1e-8}) {
     const double n = std::sqrt(small);
     const crbench::GridRun falling = table_spring_run("0", small, 0.15);
-    REQUIRE(falling.record.status == "ok");
+    REQUIRE(falling.record.status == Status::ok);
     const TableSpring exact{a, omega, g, 0.0, n};
     double lo = std::numbers::pi * n, hi = 2.0 * std::numbers::pi * n;
     REQUIRE(exact.z(lo) < 0.0);
@@ -430,7 +431,7 @@ TEST_CASE(
       const double mid = 0.5 * (lo + hi);
       (exact.z(mid) < 0.0 ? lo : hi) = mid;
     }
-    const auto zero = crbench::run_observable("z_first_zero", falling, *model);
+    const auto zero = crbench::measure("z_first_zero", falling, *model);
     REQUIRE(zero);
     CHECK(*zero / lo == Approx(1.0).margin(1e-9));
     const double two_terms =

@@ -46,7 +46,7 @@ TEST_CASE("moreau-jean reproduces all 2001 rows of Siconos's BouncingBallTS refe
   o.output_times = testing::grid(0.0, 10.0, 2001);
   o.on_sample = [&](const TrajectorySample& s) { rows.push_back(s); };
   const RunRecord r = testing::solve(*model, o);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   REQUIRE(rows.size() == reference.size());
   double worst = 0.0;
   int impulses = 0;
@@ -88,7 +88,7 @@ TEST_CASE("moreau-jean on dk-plane: lift-off within 2h of 1 and max|dy| = O(h)",
     };
     const RunRecord r = testing::solve(*model, o);
     INFO("h = " << h);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     REQUIRE(r.lift_off_time);
     CHECK(std::abs(*r.lift_off_time - 1.0) <= 2.0 * h);
     steps.push_back(h);
@@ -105,7 +105,7 @@ TEST_CASE("moreau-jean impact times converge to the event-driven ones with order
   const auto impact_times = [](const RunRecord& r) {
     std::vector<double> t;
     for (const auto& e : r.events) {
-      if (e.kind == "impact") t.push_back(e.t);
+      if (e.kind == EventKind::impact) t.push_back(e.t);
     }
     return t;
   };
@@ -139,7 +139,7 @@ TEST_CASE("crbench run --case dk-plane --solver moreau-jean --h 1e-4: lift-off w
   o.solver = "moreau-jean";
   o.solver_params = {{"h", "1e-4"}};
   const RunRecord r = testing::solve(*model, o);
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == Status::ok);
   REQUIRE(r.lift_off_time);
   CHECK(std::abs(*r.lift_off_time - 1.0) <= 2e-4);
   CHECK(r.min_constraint.at(0) >= 0.0);
@@ -155,11 +155,11 @@ TEST_CASE("Two simultaneous impacts (a corner): both normal velocities reversed"
     if (std::string(solver) == "moreau-jean") o.solver_params = {{"h", "1e-3"}};
     const RunRecord r = testing::solve(*model, o);
     INFO(solver);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     CHECK(r.final_state.v(0) == Approx(1.0).margin(1e-12));
     CHECK(r.final_state.v(1) == Approx(1.0).margin(1e-12));
     int impacts = 0;
-    for (const auto& e : r.events) impacts += e.kind == "impact";
+    for (const auto& e : r.events) impacts += e.kind == EventKind::impact;
     CHECK(impacts == 2);
     CHECK(r.min_constraint.at(0) >= -2e-3);
     CHECK(r.min_constraint.at(1) >= -2e-3);
@@ -211,9 +211,9 @@ TEST_CASE("moreau-jean: Lemke and PGS impulses agree with the enumeration on row
     const RunRecord lemke = solve_with("lemke");
     const RunRecord pgs = solve_with("pgs");
     INFO(model.info().name);
-    REQUIRE(exact.status == "ok");
-    REQUIRE(lemke.status == "ok");
-    REQUIRE(pgs.status == "ok");
+    REQUIRE(exact.status == Status::ok);
+    REQUIRE(lemke.status == Status::ok);
+    REQUIRE(pgs.status == Status::ok);
     CHECK(exact.diagnostics.at("lcp_solves").get<long>() >= 1);
     CHECK((lemke.final_state.q - exact.final_state.q).lpNorm<Eigen::Infinity>() <= 1e-12);
     CHECK((lemke.final_state.v - exact.final_state.v).lpNorm<Eigen::Infinity>() <= 1e-12);
@@ -256,7 +256,7 @@ TEST_CASE(
     o.solver_params = row.params;
     const crbench::RunRecord r = crbench::testing::solve(*model, o);
     INFO(row.solver << " " << r.status << ": " << r.reason);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     CHECK_FALSE(r.lift_off_time);
     REQUIRE(!r.contact_episodes.empty());
     CHECK_FALSE(r.contact_episodes.back().end);

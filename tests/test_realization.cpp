@@ -47,7 +47,7 @@ TEST_CASE("realization viscous: dk-plane trajectory matches (6.5) to 1e-9 for N 
         },
         testing::grid(0.0, 3.0, 601));
     INFO("N = " << N << ", max |q - q(6.5)| = " << worst << " over " << compared << " points");
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     CHECK(compared > 390);  // (6.5) holds until the exit, t ≈ 2
     CHECK(worst <= 1e-9);
   }
@@ -59,7 +59,7 @@ TEST_CASE("realization viscous: lift_off_time - 2 shrinks like 1/N (order 1 +- 0
   std::vector<double> Ns, delays;
   for (const double N : {1e3, 1e4, 1e5, 1e6, 1e7, 1e8}) {
     const RunRecord r = realize(*model, {{"N", format_number(N)}});
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     REQUIRE(r.lift_off_time);
     Ns.push_back(N);
     delays.push_back(*r.lift_off_time - 2.0);
@@ -79,7 +79,7 @@ TEST_CASE("realization viscous obstacle: lift-off -> 1 as 1 + sqrt(2/N) (order 1
   std::vector<double> Ns, delays;
   for (const double N : {1e4, 1e6, 1e8, 1e10, 1e12}) {
     const RunRecord r = realize(*model, {{"N", format_number(N)}, {"interaction", "obstacle"}});
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     REQUIRE(r.lift_off_time);
     Ns.push_back(N);
     delays.push_back(*r.lift_off_time - 1.0);
@@ -89,7 +89,7 @@ TEST_CASE("realization viscous obstacle: lift-off -> 1 as 1 + sqrt(2/N) (order 1
         1.0 + std::log(2.0) / N + std::sqrt(2.0 / N) * std::sqrt(1.0 - std::log(2.0) / N);
     CHECK(std::abs(*r.lift_off_time - exact) <= 1e-10);
     bool released = false;
-    for (const auto& e : r.events) released = released || e.kind == "release";
+    for (const auto& e : r.events) released = released || e.kind == EventKind::release;
     CHECK(released);
   }
   const double order = -testing::fitted_slope(Ns, delays);
@@ -110,7 +110,7 @@ TEST_CASE("realization penalty: exact oscillation phase at N = 1e2 ... 1e10", "[
     const double theta = phase + std::acos((1.0 / N) / R);
     const RunRecord r = realize(*model, {{"N", format_number(N)}, {"preset", "penalty"}});
     INFO("N = " << N);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     REQUIRE(r.lift_off_time);
     CHECK(*r.lift_off_time == Approx(1.0 + theta / w).margin(1e-10));
     // The spring phases went to DOP853, at most 60 steps per period of √N (about 35).
@@ -132,8 +132,8 @@ TEST_CASE("realization penalty obstacle: leaves at the medium's exit and flies a
     const RunRecord medium = realize(*model, {{"N", format_number(N)}, {"preset", "penalty"}});
     const RunRecord obstacle = realize(
         *model, {{"N", format_number(N)}, {"preset", "penalty"}, {"interaction", "obstacle"}});
-    REQUIRE(medium.status == "ok");
-    REQUIRE(obstacle.status == "ok");
+    REQUIRE(medium.status == Status::ok);
+    REQUIRE(obstacle.status == Status::ok);
     REQUIRE(medium.lift_off_time);
     REQUIRE(obstacle.lift_off_time);
     CHECK(*obstacle.lift_off_time == Approx(*medium.lift_off_time).margin(1e-12));
@@ -164,8 +164,8 @@ TEST_CASE("realization penalty: dop853 and rosenbrock4 give the same lift-off", 
       const RunRecord reference = run("rosenbrock4");
       INFO(name << ", " << interaction << ": " << fast.steps << " steps against "
                 << reference.steps);
-      REQUIRE(fast.status == "ok");
-      REQUIRE(reference.status == "ok");
+      REQUIRE(fast.status == Status::ok);
+      REQUIRE(reference.status == Status::ok);
       REQUIRE(fast.lift_off_time);
       REQUIRE(reference.lift_off_time);
       CHECK(std::abs(*fast.lift_off_time - *reference.lift_off_time) <= tolerance);
@@ -192,7 +192,7 @@ TEST_CASE("kozlov-impact: normal velocity ratio -> exp(-pi k / omega), and 0 whe
                                            {"kappa", format_number(kappa)},
                                            {"k", format_number(k)}});
       INFO("kappa " << kappa << ", k " << k << ", N " << N);
-      REQUIRE(r.status == "ok");
+      REQUIRE(r.status == Status::ok);
       REQUIRE(r.lift_off_time);
       CHECK(std::abs(r.final_state.v(1) - e) <= 1e-6);
       CHECK(r.final_state.v(0) == Approx(0.3).epsilon(1e-14));  // tangential velocity kept
@@ -205,7 +205,7 @@ TEST_CASE("kozlov-impact: normal velocity ratio -> exp(-pi k / omega), and 0 whe
     const RunRecord r = realize(
         *model, {{"N", format_number(N)}, {"preset", "kozlov-impact"}, {"kappa", "1"}, {"k", "2"}});
     INFO("overdamped, N " << N);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     CHECK(std::abs(r.final_state.v(1)) <= 1e-9);
   }
 }
@@ -226,14 +226,14 @@ TEST_CASE("kozlov-impact resting on dk-plane: DOP853 hands a decayed oscillation
         {{"N", format_number(N)}, {"preset", "kozlov-impact"}, {"oscillation", integrator}});
   };
   const RunRecord base = run(1e4, "dop853");
-  REQUIRE(base.status == "ok");
+  REQUIRE(base.status == Status::ok);
   std::optional<double> scaled_delay;
   for (const double N : {1e6, 1e8, 1e10, 1e12}) {
     const RunRecord r = run(N, "dop853");
     INFO("N " << N << ": " << r.steps << " steps, " << r.rhs_evaluations
               << " right-hand sides (N = 1e4: " << base.steps << ", " << base.rhs_evaluations
               << ")");
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     REQUIRE(r.lift_off_time);
     CHECK(r.diagnostics.at("oscillatory_steps").get<double>() > 0.0);
     CHECK(r.diagnostics.at("oscillation_decayed").get<double>() >= 1.0);
@@ -311,7 +311,7 @@ TEST_CASE(
   const double T = model->horizon();
   const auto depth_of = [&](const std::string& preset, double N) {
     const RunRecord r = realize(*model, {{"preset", preset}, {"N", format_number(N)}});
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == Status::ok);
     return -r.min_constraint.at(0);
   };
   const double kappa = 1.0, k = 0.1;  // the preset's defaults

@@ -174,7 +174,7 @@ TEST_CASE("Resource bounds: a long solve reports its pace about once a second", 
     };
     const RunRecord record = execute(request);
     INFO(request.solver_name);
-    CHECK(record.status == "wall_time_exceeded");
+    CHECK(record.status == Status::wall_time_exceeded);
     REQUIRE(times.size() >= 2);
     CHECK(times.size() <= 3);
     CHECK(std::is_sorted(times.begin(), times.end()));

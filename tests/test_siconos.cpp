@@ -49,7 +49,7 @@ TEST_CASE("siconos-moreau-jean reproduces the 2001 rows of BouncingBallTS to 1e-
   std::vector<TrajectorySample> samples;
   const RunRecord r = run_case("bouncing-ball-siconos", "siconos-moreau-jean", &samples,
                                {{"h", "0.005"}, {"theta", "0.5"}, {"restitution", "0.9"}});
-  REQUIRE(r.status == "ok");
+  REQUIRE(r.status == crbench::Status::ok);
   REQUIRE(samples.size() == 2001u);
   double worst = 0.0;
   int impulses = 0;
@@ -74,8 +74,8 @@ TEST_CASE("siconos-moreau-jean and moreau-jean coincide where their schemes do",
     INFO(c);
     const RunRecord ours = run_case(c, "moreau-jean");
     const RunRecord theirs = run_case(c, "siconos-moreau-jean");
-    REQUIRE(ours.status == "ok");
-    REQUIRE(theirs.status == "ok");
+    REQUIRE(ours.status == crbench::Status::ok);
+    REQUIRE(theirs.status == crbench::Status::ok);
     CHECK(theirs.steps == ours.steps);
     CHECK(crbench::testing::close(theirs.final_state.q, ours.final_state.q, 1e-14));
     CHECK(crbench::testing::close(theirs.final_state.v, ours.final_state.v, 1e-14));
@@ -121,7 +121,7 @@ TEST_CASE("siconos-moreau-jean holds a bilateral constraint as an equality of it
   crbench::testing::SolveOptions o;
   o.solver = "event-driven";
   const RunRecord exact = crbench::testing::solve(*model, o);
-  REQUIRE(exact.status == "ok");
+  REQUIRE(exact.status == crbench::Status::ok);
   double distance[2] = {0.0, 0.0};
   const char* steps[2] = {"1e-3", "1e-4"};
   for (int i = 0; i < 2; ++i) {
@@ -129,7 +129,7 @@ TEST_CASE("siconos-moreau-jean holds a bilateral constraint as an equality of it
     o.solver = "siconos-moreau-jean";
     o.solver_params = {{"h", steps[i]}};
     const RunRecord r = crbench::testing::solve(*model, o);
-    REQUIRE(r.status == "ok");
+    REQUIRE(r.status == crbench::Status::ok);
     const double h = std::stod(steps[i]);
     distance[i] = (r.final_state.q - exact.final_state.q).lpNorm<Eigen::Infinity>();
     CHECK(distance[i] <= 2.0 * h);
@@ -154,7 +154,7 @@ TEST_CASE("The Siconos solvers end a run from a non-finite start with a record",
     crbench::testing::SolveOptions o;
     o.solver = solver;
     const RunRecord r = crbench::testing::solve(*model, o);
-    CHECK(r.status == "non_finite");
+    CHECK(r.status == crbench::Status::non_finite);
     CHECK_THAT(r.reason, Catch::Contains("non-finite initial state"));
   }
 }
@@ -169,7 +169,7 @@ TEST_CASE("siconos-moreau-jean holds the kernel's time grid to max_wall_time", "
   request.solver_assignments = {{"h", "1e-8"}};
   request.max_wall_time = 0.05;
   const RunRecord r = crbench::execute(request);
-  CHECK(r.status == "wall_time_exceeded");
+  CHECK(r.status == crbench::Status::wall_time_exceeded);
   CHECK_THAT(r.reason, Catch::Contains("max_wall_time = 0.05 s") &&
                            Catch::Contains("building the 3e+08 step times"));
   CHECK(r.steps == 0);
@@ -185,8 +185,8 @@ namespace {
 void check_lift_off_agreement(const std::string& case_name) {
   const RunRecord ours = run_case(case_name, "event-driven");
   const RunRecord theirs = run_case(case_name, "siconos-event-driven");
-  REQUIRE(ours.status == "ok");
-  REQUIRE(theirs.status == "ok");
+  REQUIRE(ours.status == crbench::Status::ok);
+  REQUIRE(theirs.status == crbench::Status::ok);
   REQUIRE(ours.lift_off_time.has_value());
   REQUIRE(theirs.lift_off_time.has_value());
   CHECK(std::abs(*theirs.lift_off_time - *ours.lift_off_time) <= 1e-9);
@@ -241,20 +241,20 @@ TEST_CASE("siconos-event-driven impacts with event-driven", "[siconos]") {
       run_case("bouncing-ball-siconos", "event-driven", nullptr, {{"restitution", "0.9"}});
   const RunRecord theirs =
       run_case("bouncing-ball-siconos", "siconos-event-driven", nullptr, {{"restitution", "0.9"}});
-  REQUIRE(ours.status == "ok");
-  REQUIRE(theirs.status == "ok");
+  REQUIRE(ours.status == crbench::Status::ok);
+  REQUIRE(theirs.status == crbench::Status::ok);
   REQUIRE(ours.events.size() > 100);
   REQUIRE(theirs.events.size() > 100);
   for (std::size_t i = 0; i < 100; ++i) {
     INFO("impact " << i);
-    REQUIRE(theirs.events[i].kind == "impact");
-    REQUIRE(ours.events[i].kind == "impact");
+    REQUIRE(theirs.events[i].kind == crbench::EventKind::impact);
+    REQUIRE(ours.events[i].kind == crbench::EventKind::impact);
     CHECK(std::abs(theirs.events[i].t - ours.events[i].t) <= 1e-9);
     CHECK(*theirs.events[i].rate_after == Approx(*ours.events[i].rate_after).epsilon(1e-6));
     CHECK(*theirs.events[i].rate_after ==
           Approx(-0.9 * *theirs.events[i].rate_before).epsilon(1e-12));
   }
-  CHECK(theirs.events.back().kind == "contact");
+  CHECK(theirs.events.back().kind == crbench::EventKind::contact);
   CHECK(std::abs(theirs.final_state.q(0)) <= 1e-9);
   CHECK(std::abs(ours.final_state.q(0)) <= 1e-9);
 }
@@ -264,17 +264,17 @@ TEST_CASE("siconos-event-driven keeps contact through a switch and runs Newton's
   // dk-counterexample: the pressing force halves at t = 3 pi/2 and the point stays on the plane.
   const RunRecord ours = run_case("dk-counterexample", "event-driven");
   const RunRecord theirs = run_case("dk-counterexample", "siconos-event-driven");
-  REQUIRE(theirs.status == "ok");
+  REQUIRE(theirs.status == crbench::Status::ok);
   CHECK(!theirs.lift_off_time.has_value());
   REQUIRE(theirs.events.size() == 2u);
-  CHECK(theirs.events[1].kind == "switch");
+  CHECK(theirs.events[1].kind == crbench::EventKind::switch_function);
   CHECK(theirs.events[1].t == Approx(1.5 * M_PI).margin(1e-12));
   CHECK(crbench::testing::close(theirs.final_state.q, ours.final_state.q, 1e-12));
   // ball-chain: the striker hits four touching balls; Newton's law with e = 1 solved as one LCP
   // by both codes gives the same velocities.
   const RunRecord chain_ours = run_case("ball-chain", "event-driven");
   const RunRecord chain_theirs = run_case("ball-chain", "siconos-event-driven");
-  REQUIRE(chain_theirs.status == "ok");
+  REQUIRE(chain_theirs.status == crbench::Status::ok);
   CHECK(crbench::testing::close(chain_theirs.final_state.v, chain_ours.final_state.v, 1e-12));
   CHECK(crbench::testing::close(chain_theirs.final_state.q, chain_ours.final_state.q, 1e-12));
 }

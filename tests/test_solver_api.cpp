@@ -48,13 +48,13 @@ TEST_CASE("Solver::run with only a horizon uses the defaults: dk-plane lifts off
           "[api][fast]") {
   const auto model = make_model("dk-plane", {});
   const RunRecord event_driven = find_solver("event-driven").run(*model, to_horizon());
-  REQUIRE(event_driven.status == "ok");
+  REQUIRE(event_driven.status == Status::ok);
   REQUIRE(event_driven.lift_off_time);
   CHECK(std::abs(*event_driven.lift_off_time - 1.0) <= 1e-12);
   CHECK(event_driven.solver_params.at("restitution") == 1.0);
   // The limit model with its default (α, β, γ) preset: Theorem 1 delays the lift-off.
   const RunRecord limit = find_solver("limit").run(*model, to_horizon());
-  REQUIRE(limit.status == "ok");
+  REQUIRE(limit.status == Status::ok);
   REQUIRE(limit.lift_off_time);
   CHECK(*limit.lift_off_time > 1.0);
 }
@@ -100,11 +100,11 @@ TEST_CASE("Solver::run names the bad item of hand-made settings", "[api][fast]")
   CHECK(refusal_of("realization", s).find("solver_choices has 'colour'") != std::string::npos);
   // The hand-made settings that configure_solver gives are accepted as they are, also with the
   // preset it records as custom when alpha, beta, gamma are given.
-  CHECK(find_solver("realization").run(*model, configured).status == "ok");
+  CHECK(find_solver("realization").run(*model, configured).status == Status::ok);
   configure_solver(find_solver("realization"), {{"alpha", "1"}, {"beta", "1"}, {"gamma", "1"}},
                    configured, &model->info());
   REQUIRE(configured.solver_choices.at("preset") == "custom");
-  CHECK(find_solver("realization").run(*model, configured).status == "ok");
+  CHECK(find_solver("realization").run(*model, configured).status == Status::ok);
 }
 
 TEST_CASE("Solver::run checks a configuration it has run before as it did the first time",
@@ -123,7 +123,7 @@ TEST_CASE("Solver::run checks a configuration it has run before as it did the fi
     configure_solver(solver, {{"impact_law", law}}, configured, &model->info());
     for (int run = 0; run < 2; ++run) {
       INFO(case_name << ", " << law << ", run " << run);
-      CHECK(solver.run(*model, configured).status == "ok");
+      CHECK(solver.run(*model, configured).status == Status::ok);
       RunSettings without = configured;
       without.solver_params.erase("theta");
       CHECK_THROWS_WITH(solver.run(*model, without),

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "crbench/bench/cli.hpp"
+#include "crbench/bench/observables.hpp"
 #include "crbench/bench/points.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
@@ -769,7 +770,7 @@ TEST_CASE("Grid observables per coordinate: l2 and sup deviations, the kinematic
     r.solver_name = solver;
     r.solver_assignments = std::move(set);
     r.samples = 601;
-    return crbench::run_observable("kinematic_drift", crbench::solve_on_grid(r), *knife).value();
+    return crbench::measure("kinematic_drift", crbench::solve_on_grid(r), *knife).value();
   };
   const double at_1e4 =
       drift("realization", {{"alpha", "0"}, {"beta", "1"}, {"gamma", "0"}, {"N", "1e4"}});
@@ -781,8 +782,8 @@ TEST_CASE("Grid observables per coordinate: l2 and sup deviations, the kinematic
   crbench::RunRequest plane;
   plane.case_name = "dk-plane";
   plane.solver_name = "event-driven";
-  CHECK_FALSE(crbench::run_observable("kinematic_drift", crbench::solve_on_grid(plane),
-                                      *crbench::make_model("dk-plane", {}))
+  CHECK_FALSE(crbench::measure("kinematic_drift", crbench::solve_on_grid(plane),
+                               *crbench::make_model("dk-plane", {}))
                   .has_value());
 
   // A study's rows carry the per-coordinate values under the case's coordinate names.
@@ -806,6 +807,43 @@ TEST_CASE("Grid observables per coordinate: l2 and sup deviations, the kinematic
   CHECK(row["by_coordinate"]["x"].get<double>() <= row["value"].get<double>());
   CHECK(result.summary["models"][0]["observables"]["kinematic_drift"]["fit"]["fitted_order"]
             .get<double>() == Approx(1.0).margin(0.05));
+}
+
+TEST_CASE("Every observable is one row of the registry, read by the study reader and documented",
+          "[study]") {
+  // The reader accepts exactly the registry's names, and a study without observables gets the
+  // rows marked by_default (the first three).
+  const auto study_with = [](const json& observables) {
+    json j = json::parse(R"({"name": "o", "case": "dk-plane", "N": {"from": 100, "to": 10000},
+      "models": [{"label": "v", "solver": "realization",
+                  "set": {"alpha": 0, "beta": 1, "gamma": 0}}]})");
+    if (!observables.is_null()) j["observables"] = observables;
+    return crbench::parse_study(j);
+  };
+  CHECK(study_with(json()).observables ==
+        std::vector<std::string>{"lift_off_time", "max_q_deviation", "final_q_deviation"});
+  CHECK(crbench::default_observables() == study_with(json()).observables);
+  const std::vector<std::string> names = crbench::observable_names();
+  CHECK(study_with(json(names)).observables == names);
+  CHECK_THROWS_AS(study_with(json::array({"lift_off_time", "lift_off"})), InputError);
+  // The schema and the theory document every row; each row is complete.
+  std::ifstream schema_file(std::string(CRBENCH_SOURCE_DIR) + "/bench/studies/README.md");
+  const std::string schema((std::istreambuf_iterator<char>(schema_file)),
+                           std::istreambuf_iterator<char>());
+  const auto model = crbench::make_model("dk-plane", {});
+  for (const auto& spec : crbench::observable_table()) {
+    INFO(spec.name);
+    CHECK(schema.find("`" + std::string(spec.name) + "`") != std::string::npos);
+    CHECK_FALSE(spec.caption.empty());
+    REQUIRE(spec.unit != nullptr);
+    REQUIRE(spec.measure != nullptr);
+    CHECK(crbench::find_observable(spec.name) == &spec);
+    // A deviation from the reference motion tends to 0.
+    if (spec.grid) CHECK(spec.judged == crbench::ObservableClass::tends_to_zero);
+  }
+  CHECK(crbench::observable("lift_off_time").unit(*model) == "time");
+  CHECK(crbench::observable_caption(crbench::observable("max_q_deviation"), 2001)
+            .find("2001-point grid") != std::string::npos);
 }
 
 }  // namespace study_tests

@@ -17,7 +17,7 @@ void BM_EventDrivenDkPlane(benchmark::State& state) {
   long steps = 0;
   for (auto _ : state) {
     const crbench::RunRecord r = solver.run(*model, settings);
-    if (r.status != "ok" || !r.lift_off_time) state.SkipWithError("solve failed");
+    if (r.status != crbench::Status::ok || !r.lift_off_time) state.SkipWithError("solve failed");
     steps = r.steps;
     benchmark::DoNotOptimize(r.final_state.q.data());
   }

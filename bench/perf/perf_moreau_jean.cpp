@@ -20,7 +20,7 @@ void run_moreau_jean(benchmark::State& state, const char* case_name,
   long steps = 0;
   for (auto _ : state) {
     const crbench::RunRecord r = solver.run(*model, settings);
-    if (r.status != "ok") state.SkipWithError("solve failed");
+    if (r.status != crbench::Status::ok) state.SkipWithError("solve failed");
     steps += r.steps;
     benchmark::DoNotOptimize(r.final_state.q.data());
   }

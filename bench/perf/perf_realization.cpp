@@ -42,7 +42,7 @@ void run_realization(benchmark::State& state, std::vector<crbench::Assignment> p
   double lift_off = 0.0;
   for (auto _ : state) {
     const crbench::RunRecord r = solver.run(*model, settings);
-    if (r.status != "ok" || (lift_off_expected && !r.lift_off_time)) {
+    if (r.status != crbench::Status::ok || (lift_off_expected && !r.lift_off_time)) {
       state.SkipWithError("solve failed");
     }
     steps = r.steps;

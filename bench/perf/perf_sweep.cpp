@@ -32,7 +32,7 @@ void BM_LimitDkPlanePoint(benchmark::State& state, const char* integrator) {
   long steps = 0, evaluations = 0;
   for (auto _ : state) {
     const crbench::RunRecord r = solver.run(*model, settings);
-    if (r.status != "ok" || !r.lift_off_time) state.SkipWithError("solve failed");
+    if (r.status != crbench::Status::ok || !r.lift_off_time) state.SkipWithError("solve failed");
     steps = r.steps;
     evaluations = r.rhs_evaluations;
     benchmark::DoNotOptimize(r.final_state.q.data());

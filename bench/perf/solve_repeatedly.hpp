@@ -28,7 +28,7 @@ inline void solve_repeatedly(benchmark::State& state, const std::string& case_na
   long steps = 0, evaluations = 0, solves = 0;
   for (auto _ : state) {
     const crbench::RunRecord r = solver.run(*model, settings);
-    if (r.status != "ok") state.SkipWithError(("solve failed: " + r.reason).c_str());
+    if (r.status != crbench::Status::ok) state.SkipWithError(("solve failed: " + r.reason).c_str());
     steps += r.steps;
     evaluations += r.rhs_evaluations;
     ++solves;
