@@ -96,15 +96,6 @@ bool zero_reference(const std::string& o) {
   return observable(o).judged == ObservableClass::tends_to_zero;
 }
 
-std::vector<double> by_coordinate(const std::string& o, const GridRun& run,
-                                  const std::vector<Eigen::VectorXd>& reference_q,
-                                  const std::vector<Eigen::VectorXd>& reference_v) {
-  const auto d = grid_deviation(o);
-  if (!d) return {};
-  return d->velocity ? deviation_by_coordinate(run.v, reference_v, d->mode)
-                     : deviation_by_coordinate(run.q, reference_q, d->mode);
-}
-
 std::optional<double> observe_one(const std::string& o, const GridRun& run, const Model& model,
                                   const std::vector<Eigen::VectorXd>& reference_q,
                                   const std::vector<Eigen::VectorXd>& reference_v,
@@ -126,7 +117,9 @@ ojson observe_by_coordinate(const std::vector<std::string>& observables, const G
                             const Reference& reference, const Model& model) {
   ojson out = ojson::object();
   for (const auto& o : observables) {
-    const std::vector<double> each = by_coordinate(o, run, reference.q, reference.v);
+    const auto d = grid_deviation(o);
+    if (!d) continue;
+    const std::vector<double> each = per_coordinate(*d, run, reference.q, reference.v);
     if (each.empty()) continue;
     ojson named = ojson::object();
     for (std::size_t i = 0; i < each.size(); ++i) {
@@ -347,8 +340,8 @@ class Converge {
               // The coarse reference's deviation from the fine one.
               d = observe_one(o, coarse, *model, run.q, run.v, first_contact_z(run));
             } else {
-              const auto fine = observe_one(o, run, *model, {}, {});
-              const auto rough = observe_one(o, coarse, *model, {}, {});
+              const auto fine = measure(o, run, *model);
+              const auto rough = measure(o, coarse, *model);
               if (fine && rough) d = std::abs(*fine - *rough);
               if (!fine && !rough) d = 0.0;
             }
@@ -362,8 +355,7 @@ class Converge {
         ref.z = first_contact_z(run);
         for (const auto& o : study_.observables) {
           if (o == "lift_off_time" || zero_reference(o)) continue;
-          if (const auto x = observe_one(o, run, *model, {}, {});
-              x && run.record.status == Status::ok) {
+          if (const auto x = measure(o, run, *model); x && run.record.status == Status::ok) {
             ref.values[o] = *x;
           }
         }

@@ -100,6 +100,13 @@ std::vector<double> deviation_by_coordinate(const std::vector<Eigen::VectorXd>& 
   return std::vector<double>(out.data(), out.data() + out.size());
 }
 
+std::vector<double> per_coordinate(const GridDeviation& d, const GridRun& run,
+                                   const std::vector<Eigen::VectorXd>& reference_q,
+                                   const std::vector<Eigen::VectorXd>& reference_v) {
+  return d.velocity ? deviation_by_coordinate(run.v, reference_v, d.mode)
+                    : deviation_by_coordinate(run.q, reference_q, d.mode);
+}
+
 namespace {
 
 // --- Measures (docs/theory.md §5) ---
@@ -110,8 +117,8 @@ std::optional<double> lift_off_time(const Observation& x) { return x.run.record.
 // or the Euclidean norm of the coordinates' root mean squares (l2).
 template <const char* Mode, bool Velocity>
 std::optional<double> grid_deviation(const Observation& x) {
-  const std::vector<double> each = Velocity ? deviation_by_coordinate(x.run.v, x.reference_v, Mode)
-                                            : deviation_by_coordinate(x.run.q, x.reference_q, Mode);
+  const std::vector<double> each =
+      per_coordinate(GridDeviation{Mode, Velocity}, x.run, x.reference_q, x.reference_v);
   if (each.empty()) return std::nullopt;
   if (std::string_view(Mode) == "l2") {
     double sum = 0.0;
@@ -123,6 +130,15 @@ std::optional<double> grid_deviation(const Observation& x) {
 constexpr char kMax[] = "max";
 constexpr char kFinal[] = "final";
 constexpr char kL2[] = "l2";
+
+// The row of a grid deviation: its mode and velocity flag stated once, for the row and its
+// measure.
+template <const char* Mode, bool Velocity>
+ObservableSpec grid_row(std::string_view name, bool by_default, std::string_view caption,
+                        std::string (*unit)(const Model&)) {
+  return {name, ObservableClass::tends_to_zero, by_default, GridDeviation{Mode, Velocity}, caption,
+          unit, grid_deviation<Mode, Velocity>};
+}
 
 // Max over the unilateral constraints of max(0, −min f) over every step.
 std::optional<double> penetration_depth(const Observation& x) {
@@ -334,21 +350,25 @@ const std::vector<ObservableSpec> kObservables{
     {"lift_off_time", C::limit_value, true, std::nullopt,
      "error = value - reference lift-off; lift-off: the end of the last contact episode", time_unit,
      lift_off_time},
-    {"max_q_deviation", C::tends_to_zero, true, GridDeviation{kMax, false},
-     "the largest sup-norm distance of q from the reference motion over a {samples}-point grid "
-     "of the horizon",
-     coordinate_units, grid_deviation<kMax, false>},
-    {"final_q_deviation", C::tends_to_zero, true, GridDeviation{kFinal, false},
-     "the sup-norm distance of q from the reference motion at the end of the horizon",
-     coordinate_units, grid_deviation<kFinal, false>},
-    {"l2_q_deviation", C::tends_to_zero, false, GridDeviation{kL2, false},
-     "the root mean square over the grid of the Euclidean distance of q from the reference "
-     "motion; per coordinate in the JSON rows",
-     coordinate_units, grid_deviation<kL2, false>},
-    {"final_v_deviation", C::tends_to_zero, false, GridDeviation{kFinal, true},
-     "the sup-norm distance of q' from the reference run's at the end of the horizon; a closed "
-     "form gives no q'",
-     velocity_units, grid_deviation<kFinal, true>},
+    grid_row<kMax, false>(
+        "max_q_deviation", true,
+        "the largest sup-norm distance of q from the reference motion over a {samples}-point grid "
+        "of the horizon",
+        coordinate_units),
+    grid_row<kFinal, false>(
+        "final_q_deviation", true,
+        "the sup-norm distance of q from the reference motion at the end of the horizon",
+        coordinate_units),
+    grid_row<kL2, false>(
+        "l2_q_deviation", false,
+        "the root mean square over the grid of the Euclidean distance of q from the reference "
+        "motion; per coordinate in the JSON rows",
+        coordinate_units),
+    grid_row<kFinal, true>(
+        "final_v_deviation", false,
+        "the sup-norm distance of q' from the reference run's at the end of the horizon; a closed "
+        "form gives no q'",
+        velocity_units),
     {"penetration_depth", C::reference_order, false, std::nullopt,
      "the largest depth max(0, -f) below a unilateral constraint over every step; reference: 0 "
      "for the ideal model, else the reference run's",

@@ -84,5 +84,9 @@ std::optional<double> z_deviation(const GridRun& run, const std::vector<double>&
 std::vector<double> deviation_by_coordinate(const std::vector<Eigen::VectorXd>& x,
                                             const std::vector<Eigen::VectorXd>& reference,
                                             const std::string& mode);
+// A grid deviation's distances per coordinate: of q' when it compares velocities, else of q.
+std::vector<double> per_coordinate(const GridDeviation& d, const GridRun& run,
+                                   const std::vector<Eigen::VectorXd>& reference_q,
+                                   const std::vector<Eigen::VectorXd>& reference_v);
 
 }  // namespace crbench

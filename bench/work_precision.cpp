@@ -45,7 +45,6 @@ constexpr double kLongSolve = 0.2;
 std::string sci(double x, int digits = 3) {
   return std::isfinite(x) ? scientific_text(x, digits) : std::string();
 }
-ojson number_or_null(double x) { return std::isfinite(x) ? ojson(x) : ojson(); }
 
 struct Ladder {
   std::string solver;
