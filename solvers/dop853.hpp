@@ -19,6 +19,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <array>
+#include <boost/numeric/odeint/util/odeint_error.hpp>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -33,9 +34,8 @@ class Dop853Dense {
   Dop853Dense(Eigen::VectorXd atol, double rtol, double max_dt)
       : atol_(std::move(atol)), rtol_(rtol), max_dt_(max_dt) {}
 
-  // Rhs: void (double t, const Eigen::VectorXd& y, Eigen::VectorXd& dydt), dydt already sized.
-  template <class Rhs>
-  void initialize(const Eigen::VectorXd& y0, double t0, double dt0, Rhs&& rhs) {
+  // Starts at (t0, y0) with the trial step dt0. The first do_step evaluates the derivative there.
+  void initialize(const Eigen::VectorXd& y0, double t0, double dt0) {
     const Eigen::Index n = y0.size();
     y_ = y0;
     t_ = t0;
@@ -45,18 +45,24 @@ class Dop853Dense {
     y_stage_.resize(n);
     y_new_.resize(n);
     y_stage12_.resize(n);
-    rhs(t_, y_, k_[0]);
+    deriv_initialized_ = false;
     last_rejected_ = false;
     stiff_count_ = 0;
     nonstiff_count_ = 0;
   }
 
+  // Rhs: void (double t, const Eigen::VectorXd& y, Eigen::VectorXd& dydt), dydt already sized.
   template <class Rhs>
   std::pair<double, double> do_step(Rhs&& rhs) {
+    if (!deriv_initialized_) {
+      rhs(t_, y_, k_[0]);
+      deriv_initialized_ = true;
+    }
     for (int attempt = 0; attempt < 500; ++attempt) {
       if (try_step(rhs)) return {t_old_, t_};
     }
-    throw std::runtime_error("dop853: 500 rejected steps in a row (step size adjustment failed)");
+    throw boost::numeric::odeint::step_adjustment_error(
+        "dop853: 500 rejected steps in a row (step size adjustment failed)");
   }
 
   // The dense output of order 7 on [t_old, t] (Hairer, Nørsett & Wanner §II.6, dop853.f CONTD8).
@@ -248,7 +254,8 @@ class Dop853Dense {
     const double h = dt_;
     const double t = t_;
     if (!(h > 0.0) || t + h == t) {
-      throw std::runtime_error("dop853: step size underflow at t = " + std::to_string(t));
+      throw boost::numeric::odeint::step_adjustment_error("dop853: step size underflow at t = " +
+                                                          std::to_string(t));
     }
     ++attempts_;
     auto& k = k_;
@@ -369,6 +376,7 @@ class Dop853Dense {
   std::array<Eigen::VectorXd, 8> cont_;
   double t_ = 0.0, t_old_ = 0.0, dt_ = 0.0;
   bool last_rejected_ = false;
+  bool deriv_initialized_ = false;
   int stiff_count_ = 0, nonstiff_count_ = 0;
   long attempts_ = 0, rejected_ = 0;
 };

@@ -14,6 +14,7 @@
 // about half of that here. The storage is allocated at initialize and reused.
 #pragma once
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <boost/numeric/odeint/util/odeint_error.hpp>
 #include <cmath>
@@ -44,6 +45,9 @@ class Dopri5Dense {
     dt_ = dt0;
     deriv_initialized_ = false;
   }
+  void initialize(const Eigen::VectorXd& y0, double t0, double dt0) {
+    initialize(y0.data(), static_cast<std::size_t>(y0.size()), t0, dt0);
+  }
 
   // Rhs: void (double t, const double* y, double* dydt), n values each. One accepted step:
   // returns (t_old, t_new). A step size not found in 500 tries throws Odeint's
@@ -51,7 +55,7 @@ class Dopri5Dense {
   template <class Rhs>
   std::pair<double, double> do_step(Rhs&& rhs) {
     if (!deriv_initialized_) {
-      rhs(t_, current_state().data(), current_deriv().data());
+      rhs(t_, current_x().data(), current_deriv().data());
       deriv_initialized_ = true;
     }
     t_old_ = t_;
@@ -106,12 +110,19 @@ class Dopri5Dense {
     }
   }
 
+  void calc_state(double t, Eigen::VectorXd& x) const {
+    x.resize(static_cast<Eigen::Index>(n_));
+    calc_state(t, x.data());
+  }
+
   double current_time() const { return t_; }
+  double step_size() const { return dt_; }
+  const std::vector<double>& current_state() const { return current_is_1_ ? x1_ : x2_; }
 
  private:
   static constexpr int kMaxTries = 500;
 
-  std::vector<double>& current_state() { return current_is_1_ ? x1_ : x2_; }
+  std::vector<double>& current_x() { return current_is_1_ ? x1_ : x2_; }
   std::vector<double>& current_deriv() { return current_is_1_ ? dxdt1_ : dxdt2_; }
   std::vector<double>& old_state() { return current_is_1_ ? x2_ : x1_; }
   std::vector<double>& old_deriv() { return current_is_1_ ? dxdt2_ : dxdt1_; }
@@ -129,9 +140,9 @@ class Dopri5Dense {
       dt_ = max_dt_;
       return false;
     }
-    step(rhs, current_state(), current_deriv(), t_, old_state(), old_deriv(), dt_);
+    step(rhs, current_x(), current_deriv(), t_, old_state(), old_deriv(), dt_);
     // default_error_checker::error: |err| / (atol + rtol (|x| + |dt| |x'|)), then its largest.
-    const std::vector<double>& x = current_state();
+    const std::vector<double>& x = current_x();
     const std::vector<double>& dxdt = current_deriv();
     const double a_dxdt = 1.0 * std::abs(dt_);
     double max_rel_err = 0.0;

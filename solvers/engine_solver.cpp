@@ -69,12 +69,7 @@ std::vector<ParamSpec> EngineSolver::parameters() const {
        .unit = "time",
        .description = "the engine's time step (made span/ceil(span/h) so that the last step ends "
                       "at the horizon)"},
-      {.name = "max_steps",
-       .default_value = 1e9,
-       .min = 1.0,
-       .max = 1e12,
-       .description = "steps allowed; more needed ends the run before it starts (too_many_steps)",
-       .whole = true}};
+      kMaxFixedStepsSpec};
   for (auto& p : engine_parameters()) params.push_back(std::move(p));
   return params;
 }

@@ -52,9 +52,8 @@ struct Options {
   double max_steps;
   double max_events;
   double max_step_fraction;
-  // DOP853 (order 8, dense output of order 7) instead of Odeint's dopri5 (order 5) for the
-  // smooth phases.
-  bool dop853 = false;
+  // The smooth phases' stepper (the choice `integrator`).
+  PhaseIntegrator integrator = PhaseIntegrator::dopri5;
   // The (α,β,γ) limit model of Deryabin & Kozlov 1995 Theorem 1 instead of the classical model;
   // with α = β = 0 it is the classical model and this stays empty.
   std::optional<LimitCoefficients> limit;
@@ -74,10 +73,6 @@ void unpack(double t, const double* y, Eigen::Index size, int n, State& x) {
     x.v(i) = y[n + i];
   }
   for (Eigen::Index i = 2 * n; i < size; ++i) x.aux(i - 2 * n) = y[i];
-}
-
-void unpack(double t, const OdeState& y, int n, State& x) {
-  unpack(t, y.data(), static_cast<Eigen::Index>(y.size()), n, x);
 }
 
 OdeState pack(const State& x) {
@@ -162,73 +157,68 @@ class Run {
                                std::numeric_limits<double>::infinity());
     impulse_.start(m_, x.t);
     track_minimum(x);
-    end_run_on_failure(
-        rec_,
-        [&] {
-          const bool start_impact = resolve_contacts(x, {});
-          resolve_kinematic(x, resting_kinematic_rows(x), start_impact);
-          while (x.t < settings_.t_end) {
-            const PhaseEnd end = integrate_phase(x);
-            if (end.horizon) break;
-            std::string label;
-            for (const Eigen::Index i : end.crossed) {
-              if (!label.empty()) label += '&';
-              label += event_name(i);
-            }
-            emit(x, label + "-");
-            std::vector<int> leaving;
-            std::vector<int> kinematic_entering;
-            for (const Eigen::Index i : end.crossed) {
-              const auto [block, index] = events_.entry(i);
-              switch (block) {
-                case EventLayout::Block::kinematic:
-                  if (kinematic_active(index)) {
-                    // ν has reached 0: released here, not a candidate of resolve_kinematic.
-                    kinematic_rows_.erase(
-                        std::find(kinematic_rows_.begin(), kinematic_rows_.end(), index));
-                    rec_.events.push_back(
-                        {.t = x.t, .kind = EventKind::kinematic_release, .index = index});
-                  } else {
-                    kinematic_entering.push_back(index);
-                  }
-                  break;
-                case EventLayout::Block::switching: {
-                  const auto j = static_cast<std::size_t>(index);
-                  modes_[j] = -modes_[j];
-                  rec_.events.push_back(
-                      {.t = x.t, .kind = EventKind::switch_function, .index = index});
-                  break;
-                }
-                case EventLayout::Block::z_maximum:
-                  if (is_active(index)) z_->check_touch(x, index);
-                  break;
-                case EventLayout::Block::lambda_zero:
-                  z_->lambda_crossed_zero(index, x.t);
-                  break;
-                case EventLayout::Block::constraint:
-                  if (!is_active(index)) break;
-                  if (dynamic_z()) {
-                    const double lambda = lambda_of(x, index);
-                    if (!z_->lifts_off_at_zero(x, index, lambda, last_mu_)) break;
-                  }
-                  active_.erase(std::find(active_.begin(), active_.end(), index));
-                  leaving.push_back(index);
-                  record_lift_off(x.t, index);
-                  break;
+    end_run_on_failure(rec_, [&] {
+      const bool start_impact = resolve_contacts(x, {});
+      resolve_kinematic(x, resting_kinematic_rows(x), start_impact);
+      while (x.t < settings_.t_end) {
+        const PhaseEnd end = integrate_phase(x);
+        if (end.horizon) break;
+        std::string label;
+        for (const Eigen::Index i : end.crossed) {
+          if (!label.empty()) label += '&';
+          label += event_name(i);
+        }
+        emit(x, label + "-");
+        std::vector<int> leaving;
+        std::vector<int> kinematic_entering;
+        for (const Eigen::Index i : end.crossed) {
+          const auto [block, index] = events_.entry(i);
+          switch (block) {
+            case EventLayout::Block::kinematic:
+              if (kinematic_active(index)) {
+                // ν has reached 0: released here, not a candidate of resolve_kinematic.
+                kinematic_rows_.erase(
+                    std::find(kinematic_rows_.begin(), kinematic_rows_.end(), index));
+                rec_.events.push_back(
+                    {.t = x.t, .kind = EventKind::kinematic_release, .index = index});
+              } else {
+                kinematic_entering.push_back(index);
               }
+              break;
+            case EventLayout::Block::switching: {
+              const auto j = static_cast<std::size_t>(index);
+              modes_[j] = -modes_[j];
+              rec_.events.push_back({.t = x.t, .kind = EventKind::switch_function, .index = index});
+              break;
             }
-            if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
-              throw RunFailure{
-                  Status::too_many_events,
-                  "more than " + format_number(opt_.max_events) + " events before the horizon"};
-            }
-            const bool impact = resolve_contacts(x, leaving);
-            resolve_kinematic(x, kinematic_entering, impact);
-            note_lambda_sign(x);
-            emit(x, label + "+");
+            case EventLayout::Block::z_maximum:
+              if (is_active(index)) z_->check_touch(x, index);
+              break;
+            case EventLayout::Block::lambda_zero:
+              z_->lambda_crossed_zero(index, x.t);
+              break;
+            case EventLayout::Block::constraint:
+              if (!is_active(index)) break;
+              if (dynamic_z()) {
+                const double lambda = lambda_of(x, index);
+                if (!z_->lifts_off_at_zero(x, index, lambda, last_mu_)) break;
+              }
+              active_.erase(std::find(active_.begin(), active_.end(), index));
+              leaving.push_back(index);
+              record_lift_off(x.t, index);
+              break;
           }
-        },
-        [this] { return " at t = " + format_number(last_t_); });
+        }
+        if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
+          throw RunFailure{Status::too_many_events, "more than " + format_number(opt_.max_events) +
+                                                        " events before the horizon"};
+        }
+        const bool impact = resolve_contacts(x, leaving);
+        resolve_kinematic(x, kinematic_entering, impact);
+        note_lambda_sign(x);
+        emit(x, label + "+");
+      }
+    });
     rec_.final_state = x;
     if (z_) z_->finish(x, active_);
     rec_.constraint_impulse.assign(impulse_.total().data(),
@@ -545,7 +535,6 @@ class Run {
     // model's z-equations.
     const auto rate = [this](double t, const double* y, Eigen::Index size, double* dy) {
       ++rhs_evaluations_;
-      last_t_ = t;
       unpack(t, y, size, n_, rhs_state_);
       evaluate(rhs_state_, rhs_point_);
       const ConstrainedAcceleration& acc = rhs_acceleration_;
@@ -601,63 +590,43 @@ class Run {
           },
           phase_buffers_);
     };
+    // The phase's dense output: the state of a point y of the stepper.
+    const auto to_state = [this](double t, const Eigen::VectorXd& y, State& xs) {
+      unpack(t, y.data(), y.size(), n_, xs);
+    };
+    const double dt0 = initial_step(x, max_dt);
+    const OdeState y0 = pack(x);
+    const Eigen::Map<const Eigen::VectorXd> start(y0.data(), size);
+    const auto run_with = [&](auto& stepper, auto& system) {
+      stepper.initialize(start, x.t, dt0);
+      auto dense = dense_phase(stepper, system, dense_state_, to_state);
+      return advance(dense);
+    };
+    const auto rate_of = [&rate, size](double t, const double* y, double* dy) {
+      rate(t, y, size, dy);
+    };
     std::optional<PhaseEnd> end;
-    if (opt_.dop853) {
-      const auto rate_into = [&rate](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
-        rate(t, y.data(), y.size(), dy.data());
-      };
-      if (!dop853_ || stepper_size_ != size) {
-        dop853_.emplace(Eigen::VectorXd::Constant(size, settings_.atol), settings_.rtol, max_dt);
-        stepper_size_ = size;
-      }
-      Dop853Dense& stepper = *dop853_;
-      {
-        const OdeState y0 = pack(x);
-        stepper.initialize(Eigen::Map<const Eigen::VectorXd>(y0.data(), size), x.t,
-                           initial_step(x, max_dt), rate_into);
-      }
-      struct Dense {
-        Dop853Dense& s;
-        decltype(rate_into)& f;
-        int n;
-        Eigen::VectorXd& y;
-        std::pair<double, double> step() {
-          try {
-            return s.do_step(f);
-          } catch (const std::runtime_error& e) {
-            throw RunFailure{Status::step_failure, e.what()};
-          }
+    switch (opt_.integrator) {
+      case PhaseIntegrator::dop853: {
+        auto rate_into = [&rate](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
+          rate(t, y.data(), y.size(), dy.data());
+        };
+        if (!dop853_ || stepper_size_ != size) {
+          dop853_.emplace(Eigen::VectorXd::Constant(size, settings_.atol), settings_.rtol, max_dt);
+          stepper_size_ = size;
         }
-        void at(double t, State& xs) const {
-          s.calc_state(t, y);
-          unpack(t, y.data(), y.size(), n, xs);
-        }
-      } dense{stepper, rate_into, n_, dense_state_};
-      end = advance(dense);
-    } else {
-      // Odeint's dense-output dopri5, step for step (solvers/dopri5.hpp).
-      const auto rate_of = [&rate, size](double t, const double* y, double* dy) {
-        rate(t, y, size, dy);
-      };
-      if (!dopri5_) dopri5_.emplace(settings_.atol, settings_.rtol, max_dt);
-      Dopri5Dense& stepper = *dopri5_;
-      {
-        const OdeState y0 = pack(x);
-        stepper.initialize(y0.data(), y0.size(), x.t, initial_step(x, max_dt));
+        end = run_with(*dop853_, rate_into);
+        break;
       }
-      struct Dense {
-        Dopri5Dense& s;
-        decltype(rate_of)& f;
-        int n;
-        OdeState& y;
-        std::pair<double, double> step() { return s.do_step(f); }
-        void at(double t, State& xs) const {
-          s.calc_state(t, y.data());
-          unpack(t, y, n, xs);
-        }
-      } dense{stepper, rate_of, n_, dense_values_};
-      dense_values_.resize(static_cast<std::size_t>(size));
-      end = advance(dense);
+      case PhaseIntegrator::dopri5:
+        // Odeint's dense-output dopri5, step for step (solvers/dopri5.hpp).
+        if (!dopri5_) dopri5_.emplace(settings_.atol, settings_.rtol, max_dt);
+        end = run_with(*dopri5_, rate_of);
+        break;
+      case PhaseIntegrator::odeint_dopri5:
+        if (!odeint_dopri5_) odeint_dopri5_.emplace(settings_.atol, settings_.rtol, max_dt);
+        end = run_with(*odeint_dopri5_, rate_of);
+        break;
     }
     if (counters_.dips_unsearched > 0 && first_dip_function_.empty()) {
       first_dip_function_ = event_function_name(counters_.first_unsearched_function);
@@ -1027,9 +996,9 @@ class Run {
   // again in the storage of the last (the tolerances and the step bound are the run's).
   std::optional<Dop853Dense> dop853_;
   std::optional<Dopri5Dense> dopri5_;
+  std::optional<OdeintDopri5> odeint_dopri5_;
   Eigen::Index stepper_size_ = 0;
   Eigen::VectorXd dense_state_;
-  OdeState dense_values_;
   PhaseBuffers phase_buffers_;
   Eigen::VectorXd lambda_active_, probe_switching_, probe_f_, track_f_, probe_kinematic_g_;
   double probed_t_ = std::numeric_limits<double>::quiet_NaN();
@@ -1051,7 +1020,6 @@ class Run {
   // The limit model's z along contacts (solvers/limit_z.hpp); empty for the classical model.
   std::optional<LimitZ> z_;
   double last_mu_ = 0.0;
-  double last_t_ = 0.0;
   Eigen::VectorXd last_impulse_;  // the impulse of the impact being reported (impact+ rows)
 };
 
@@ -1082,12 +1050,7 @@ std::vector<ParamSpec> EventDrivenSolver::parameters() const {
        .min_inclusive = false,
        .description =
            "|f'| below which an arrival is tangential (smaller impacts end plastically)"},
-      {.name = "event_time_tol",
-       .default_value = 1e-14,
-       .min = 0.0,
-       .max = 1e-6,
-       .min_inclusive = false,
-       .description = "absolute tolerance of event times (root refinement)"},
+      kEventTimeToleranceSpec,
       {.name = "accumulation_count",
        .default_value = 1000,
        .min = 1,
@@ -1102,24 +1065,9 @@ std::vector<ParamSpec> EventDrivenSolver::parameters() const {
        .min_inclusive = false,
        .max_inclusive = false,
        .description = "see accumulation_count"},
-      {.name = "max_steps",
-       .default_value = 1e7,
-       .min = 1,
-       .max = 1e12,
-       .description = "accepted steps before the run ends with status too_many_steps",
-       .whole = true},
-      {.name = "max_events",
-       .default_value = 1e6,
-       .min = 1,
-       .max = 1e12,
-       .description = "events before the run ends with status too_many_events",
-       .whole = true},
-      {.name = "max_step_fraction",
-       .default_value = 0.02,
-       .min = 0.0,
-       .max = 1.0,
-       .min_inclusive = false,
-       .description = "largest step as a fraction of the horizon (bounds what a step can hide)"},
+      kMaxStepsSpec,
+      kMaxEventsSpec,
+      kMaxStepFractionSpec,
   };
   params.insert(params.end(), own.begin(), own.end());
   return params;
@@ -1132,8 +1080,9 @@ ChoiceSpec phase_integrator_choice(std::vector<std::string> options,
           .default_value = default_value,
           .description =
               "the smooth phases' method: dop853 (Dormand & Prince order 8, dense "
-              "output of order 7) or dopri5 (Odeint's Dormand & Prince order 5, dense "
-              "output of order 4); " +
+              "output of order 7), dopri5 (Dormand & Prince order 5, dense output of order 4, "
+              "as Odeint computes it) or odeint-dopri5 (Boost.Odeint's own, which dopri5 "
+              "reproduces bit for bit); " +
               why};
 }
 
@@ -1142,7 +1091,7 @@ std::vector<ChoiceSpec> EventDrivenSolver::choices() const {
   // motion of the cases here: dopri5's 6 right-hand sides a step beat DOP853's 15 (dk-plane: 55
   // steps either way, 332 against 827 right-hand sides).
   return {impact_law_choice(),
-          phase_integrator_choice({"dopri5", "dop853"}, "dopri5",
+          phase_integrator_choice({"dopri5", "dop853", "odeint-dopri5"}, "dopri5",
                                   "dopri5 by default: most classical phases take as many steps "
                                   "with either (the step bound max_step_fraction), and dopri5's "
                                   "cost less")};
@@ -1177,11 +1126,16 @@ namespace {
 
 // `auto` (the limit solver's default): DOP853 where the limit model's z-equation oscillates
 // (α > 0: its period sets the step along a contact), dopri5 elsewhere.
-bool use_dop853(const RunSettings& settings, const std::optional<LimitCoefficients>& limit) {
+PhaseIntegrator phase_integrator(const RunSettings& settings,
+                                 const std::optional<LimitCoefficients>& limit) {
   const auto it = settings.solver_choices.find("integrator");
-  if (it == settings.solver_choices.end()) return false;
-  if (it->second == "auto") return limit && limit->alpha > 0.0;
-  return it->second == "dop853";
+  if (it == settings.solver_choices.end()) return PhaseIntegrator::dopri5;
+  if (it->second == "auto") {
+    return limit && limit->alpha > 0.0 ? PhaseIntegrator::dop853 : PhaseIntegrator::dopri5;
+  }
+  if (it->second == "dop853") return PhaseIntegrator::dop853;
+  if (it->second == "odeint-dopri5") return PhaseIntegrator::odeint_dopri5;
+  return PhaseIntegrator::dopri5;
 }
 
 }  // namespace
@@ -1203,7 +1157,7 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
       .max_steps = p.at("max_steps"),
       .max_events = p.at("max_events"),
       .max_step_fraction = p.at("max_step_fraction"),
-      .dop853 = use_dop853(settings, limit),
+      .integrator = phase_integrator(settings, limit),
       .limit = limit,
       .extras = extras,
   };

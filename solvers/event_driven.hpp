@@ -45,8 +45,9 @@ std::optional<std::string> bilateral_start_refusal(const Model& model, double di
 std::optional<std::string> kinematic_start_refusal(const Model& model, double velocity_tol);
 
 // The smooth phases' integrator of event-driven and limit: DOP853 (order 8 with a dense output of
-// order 7; solvers/dop853.hpp) or Odeint's dopri5 (order 5 with a dense output of order 4;
-// solvers/dopri5.hpp).
+// order 7; solvers/dop853.hpp), dopri5 (order 5 with a dense output of order 4, Odeint's numbers
+// bit for bit; solvers/dopri5.hpp) or Boost.Odeint's own dopri5 (solvers/dense_stepper.hpp).
+enum class PhaseIntegrator { dopri5, dop853, odeint_dopri5 };
 // `why` says why the solver's default is the one it is; "auto" (in `options`) is DOP853 where
 // the limit model's z-equation has an added mass (α > 0) and dopri5 elsewhere.
 ChoiceSpec phase_integrator_choice(std::vector<std::string> options,

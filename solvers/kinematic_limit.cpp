@@ -1,10 +1,10 @@
 #include "crbench/solvers/kinematic_limit.hpp"
 
 #include <Eigen/Cholesky>
-#include <boost/numeric/odeint.hpp>
 #include <chrono>
 #include <cmath>
 
+#include "crbench/solvers/dopri5.hpp"
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/phase.hpp"
 
@@ -14,7 +14,6 @@ namespace crbench {
 namespace kinematic_limit_detail {
 namespace {
 
-namespace odeint = boost::numeric::odeint;
 using OdeState = std::vector<double>;
 
 class KinematicLimit {
@@ -38,48 +37,53 @@ class KinematicLimit {
       y[static_cast<std::size_t>(n_ + i)] = x.v(i);
     }
     const double t_end = settings_.t_end, span = t_end - x.t;
-    const double max_dt = 0.02 * span;
-    auto system = [this](const OdeState& s, OdeState& ds, double t) {
+    // The limit solver's bounds (solvers/solver.hpp: kMaxStepFractionSpec, kMaxStepsSpec).
+    const double max_dt = settings_.solver_params.at("max_step_fraction") * span;
+    const double max_steps = settings_.solver_params.at("max_steps");
+    // The system on the stepper's arrays, through two buffers kept for the run.
+    OdeState s_in(y.size()), ds(y.size());
+    auto system = [this, &s_in, &ds](double t, const double* s, double* ds_out) {
       ++rhs_evaluations_;
-      derivative(s, ds, t);
+      std::copy(s, s + s_in.size(), s_in.begin());
+      derivative(s_in, ds, t);
+      std::copy(ds.begin(), ds.end(), ds_out);
     };
-    auto stepper = odeint::make_dense_output(settings_.atol, settings_.rtol, max_dt,
-                                             odeint::runge_kutta_dopri5<OdeState>());
-    stepper.initialize(y, x.t, std::min(max_dt, 1e-6 * span));
+    // Odeint's dense-output dopri5, step for step (solvers/dopri5.hpp).
+    Dopri5Dense stepper(settings_.atol, settings_.rtol, max_dt);
+    stepper.initialize(y.data(), y.size(), x.t, std::min(max_dt, 1e-6 * span));
     track(stepper.current_state(), x.t);
     const auto at = [&](double t) {
       OdeState s(y.size());
-      stepper.calc_state(t, s);
+      stepper.calc_state(t, s.data());
       return s;
     };
-    end_run_on_failure(
-        rec_,
-        [&] {
-          while (stepper.current_time() < t_end) {
-            if (stepper.current_time() + stepper.current_time_step() > t_end) {
-              stepper.initialize(stepper.current_state(), stepper.current_time(),
-                                 t_end - stepper.current_time());
-            }
-            stepper.do_step(std::ref(system));
-            ++rec_.steps;
-            if (static_cast<double>(rec_.steps) > 1e7) {
-              throw RunFailure{Status::too_many_steps, "more than 1e7 steps"};
-            }
-            if (wall_time_.exceeded(stepper.current_time())) {
-              throw RunFailure{Status::wall_time_exceeded,
-                               wall_time_.stop_reason(stepper.current_time())};
-            }
-            const double t = stepper.current_time();
-            for (const double value : stepper.current_state()) {
-              if (!std::isfinite(value)) {
-                throw RunFailure{Status::non_finite, "non-finite state at t = " + format_number(t)};
-              }
-            }
-            track(stepper.current_state(), t);
-            emit_until(at, t, t >= t_end);
+    end_run_on_failure(rec_, [&] {
+      while (stepper.current_time() < t_end) {
+        if (stepper.current_time() + stepper.step_size() > t_end) {
+          const OdeState current = stepper.current_state();
+          stepper.initialize(current.data(), current.size(), stepper.current_time(),
+                             t_end - stepper.current_time());
+        }
+        checked_step(stepper, system);
+        ++rec_.steps;
+        if (static_cast<double>(rec_.steps) > max_steps) {
+          throw RunFailure{Status::too_many_steps,
+                           "more than max_steps = " + format_number(max_steps) + " steps"};
+        }
+        if (wall_time_.exceeded(stepper.current_time())) {
+          throw RunFailure{Status::wall_time_exceeded,
+                           wall_time_.stop_reason(stepper.current_time())};
+        }
+        const double t = stepper.current_time();
+        for (const double value : stepper.current_state()) {
+          if (!std::isfinite(value)) {
+            throw RunFailure{Status::non_finite, "non-finite state at t = " + format_number(t)};
           }
-        },
-        [] { return std::string(); });
+        }
+        track(stepper.current_state(), t);
+        emit_until(at, t, t >= t_end);
+      }
+    });
     rec_.final_state = state_of(stepper.current_state(), stepper.current_time());
     rec_.rhs_evaluations = rhs_evaluations_;
     rec_.diagnostics["max_kinematic_drift"] = drift_;

@@ -60,7 +60,7 @@ std::vector<ChoiceSpec> LimitSolver::choices() const {
   // feels more of the round-off of a constrained acceleration that cancels large forces
   // (plane-reparametrized at g = 1e6: 14 393 steps against 971).
   choices.push_back(phase_integrator_choice(
-      {"auto", "dop853", "dopri5"}, "auto",
+      {"auto", "dop853", "dopri5", "odeint-dopri5"}, "auto",
       "auto by default: dop853 where alpha > 0 (the oscillating z-equation sets the step: about a "
       "fifth of dopri5's steps at rtol 1e-12), dopri5 otherwise"));
   return choices;

@@ -72,12 +72,7 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
        .description =
            "1: the record lists every nonzero impulse (t, constraint, P), the first 100000 of them",
        .whole = true},
-      {.name = "max_steps",
-       .default_value = 1e9,
-       .min = 1.0,
-       .max = 1e12,
-       .description = "steps allowed; more needed ends the run before it starts (too_many_steps)",
-       .whole = true},
+      kMaxFixedStepsSpec,
       {.name = "events_kept",
        .default_value = 20000,
        .min = 1,

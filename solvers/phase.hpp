@@ -9,7 +9,6 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <boost/math/tools/minima.hpp>
-#include <boost/numeric/odeint/util/odeint_error.hpp>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -19,6 +18,7 @@
 
 #include "crbench/cases/case.hpp"
 #include "crbench/cases/params.hpp"
+#include "crbench/solvers/dense_stepper.hpp"
 #include "crbench/solvers/events.hpp"
 #include "crbench/solvers/solver.hpp"
 
@@ -48,25 +48,16 @@ inline bool all_finite(const Eigen::VectorXd& x) {
   return true;
 }
 
-// A failure that ends a run with a status (not an input error, not a crash).
-struct RunFailure {
-  Status status;
-  std::string reason;
-};
-
-// Runs a solve's body; a RunFailure, or an error of the Odeint integrator (status step_failure,
-// its message followed by `where()`), ends the run as a record with its status and reason instead
-// of an exception, so that the other points of a study are still computed.
-template <class Body, class Where>
-void end_run_on_failure(RunRecord& record, Body&& body, Where&& where) {
+// Runs a solve's body; a RunFailure (solvers/dense_stepper.hpp: a stepper that found no step, a
+// bound passed, a singular system) ends the run as a record with its status and reason instead of
+// an exception, so that the other points of a study are still computed.
+template <class Body>
+void end_run_on_failure(RunRecord& record, Body&& body) {
   try {
     body();
   } catch (const RunFailure& failure) {
     record.status = failure.status;
     record.reason = failure.reason;
-  } catch (const boost::numeric::odeint::odeint_error& e) {
-    record.status = Status::step_failure;
-    record.reason = std::string("integrator: ") + e.what() + where();
   }
 }
 

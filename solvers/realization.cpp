@@ -32,7 +32,6 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <boost/math/tools/minima.hpp>
-#include <boost/numeric/odeint.hpp>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -40,6 +39,7 @@
 
 #include "crbench/cases/sparse_terms.hpp"
 #include "crbench/solvers/dop853.hpp"
+#include "crbench/solvers/dopri5.hpp"
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/impulse_quadrature.hpp"
 #include "crbench/solvers/model_parameters.hpp"
@@ -53,7 +53,6 @@ namespace crbench {
 namespace realization_detail {
 namespace {
 
-namespace odeint = boost::numeric::odeint;
 using OdeState = std::vector<double>;
 
 struct Options {
@@ -68,6 +67,81 @@ struct Options {
   double atol_velocity;   // velocities in the stiff phases
   // Underdamped spring phases by DOP853 (false: by the Rosenbrock method, as the stiff ones).
   bool explicit_oscillation;
+};
+
+// The steps of the stiff phases by kind, for the record.
+struct OscillationCounts {
+  long stiff_steps = 0;        // by the Rosenbrock method
+  long oscillatory_steps = 0;  // by DOP853, following an underdamped spring's oscillation
+  long switches = 0;           // DOP853 phases handed to the Rosenbrock method
+};
+
+// DOP853 while the oscillation sets the step; once a damped one has died out the step is set by
+// the stability of the explicit method and the L-stable Rosenbrock method goes on from the same
+// point, with steps that no longer follow the period (a dense stepper, solvers/dense_stepper.hpp).
+// Two signs of it: Hairer's test (Dop853Dense::stability_bound), which looks for h·ρ above 6.1,
+// the method's bound on the negative real axis, and misses the complex pair −ζω ± iω√(1 − ζ²) of
+// an underdamped mode, whose bound is nearer; and accepted steps of more than kUnresolvedRadians
+// of the oscillation (|hλ| = hω), three in a row: DOP853 follows an oscillation that is still
+// there at tenths of a radian a step, so such steps no longer resolve one, and only its decay
+// below the tolerance lets them pass. docs/internals.md has the measurements.
+class OscillationThenDecay {
+ public:
+  // The system: the spring's right-hand side for DOP853, the pair (rhs, jac) for Rosenbrock.
+  template <class Spring, class Stiff>
+  struct System {
+    Spring& spring;
+    Stiff& stiff;
+  };
+  OscillationThenDecay(Dop853Dense& oscillation, RosenbrockDense& decayed, double omega,
+                       OscillationCounts& counts)
+      : oscillation_(oscillation), decayed_(decayed), omega_(omega), counts_(counts) {}
+
+  void initialize(const Eigen::VectorXd& y0, double t0, double dt0) {
+    oscillation_.initialize(y0, t0, dt0);
+    stiff_ = false;
+    unresolved_ = 0;
+  }
+  template <class Spring, class Stiff>
+  std::pair<double, double> do_step(System<Spring, Stiff>& system) {
+    if (!stiff_ && (oscillation_.stability_bound() || unresolved_ >= 3)) {
+      stiff_ = true;
+      ++counts_.switches;
+      decayed_.initialize(oscillation_.current_state(), oscillation_.current_time(),
+                          oscillation_.step_size());
+    }
+    if (stiff_) {
+      ++counts_.stiff_steps;
+      return decayed_.do_step(system.stiff);
+    }
+    ++counts_.oscillatory_steps;
+    const std::pair<double, double> span = oscillation_.do_step(system.spring);
+    unresolved_ = (span.second - span.first) * omega_ > kUnresolvedRadians ? unresolved_ + 1 : 0;
+    return span;
+  }
+  void calc_state(double t, Eigen::VectorXd& y) const {
+    if (stiff_) {
+      decayed_.calc_state(t, y);
+    } else {
+      oscillation_.calc_state(t, y);
+    }
+  }
+  double current_time() const {
+    return stiff_ ? decayed_.current_time() : oscillation_.current_time();
+  }
+  double step_size() const { return stiff_ ? decayed_.step_size() : oscillation_.step_size(); }
+  const Eigen::VectorXd& current_state() const {
+    return stiff_ ? decayed_.current_state() : oscillation_.current_state();
+  }
+
+ private:
+  static constexpr double kUnresolvedRadians = 2.0;
+  Dop853Dense& oscillation_;
+  RosenbrockDense& decayed_;
+  double omega_;
+  OscillationCounts& counts_;
+  bool stiff_ = false;
+  int unresolved_ = 0;
 };
 
 class Run {
@@ -96,46 +170,44 @@ class Run {
     sparse_jacobian_ = sparse_rhs_ && model_.sparse_hessians(x, sparse_terms_);
     if (sparse_rhs_) rec_.diagnostics["sparse_right_hand_side"] = true;
     if (sparse_jacobian_) rec_.diagnostics["sparse_jacobian"] = true;
-    end_run_on_failure(
-        rec_,
-        [&] {
-          classify(x);
-          classify_kinematic(x);
-          update_minimum(model_.constraint_values(x.t, x.q));
-          while (x.t < settings_.t_end) {
-            const PhaseEnd end = integrate_phase(x);
-            x = end.x;
-            update_minimum(model_.constraint_values(x.t, x.q));
-            if (end.horizon) break;
-            emit(x, "event-");
-            for (const Eigen::Index i : end.crossed) {
-              // An entry or exit decides whether the obstacle pushes (enter, apply_event); its
-              // pushing function crossing 0 at the same time is the same event (the undamped
-              // penalty spring: f = 0 and λ = −Nγf = 0 together at the exit).
-              const bool part_of_entry_or_exit =
-                  i >= m_ && i < 2 * m_ &&
-                  std::find(end.crossed.begin(), end.crossed.end(), i - m_) != end.crossed.end();
-              if (!part_of_entry_or_exit) apply_event(x, i);
-            }
-            emit(x, "event+");
-            if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
-              throw RunFailure{
-                  Status::too_many_events,
-                  "more than " + format_number(opt_.max_events) + " events before the horizon"};
-            }
-          }
-        },
-        [this] { return " at t = " + format_number(last_t_); });
+    end_run_on_failure(rec_, [&] {
+      classify(x);
+      classify_kinematic(x);
+      update_minimum(model_.constraint_values(x.t, x.q));
+      while (x.t < settings_.t_end) {
+        const PhaseEnd end = integrate_phase(x);
+        x = end.x;
+        update_minimum(model_.constraint_values(x.t, x.q));
+        if (end.horizon) break;
+        emit(x, "event-");
+        for (const Eigen::Index i : end.crossed) {
+          // An entry or exit decides whether the obstacle pushes (enter, apply_event); its
+          // pushing function crossing 0 at the same time is the same event (the undamped
+          // penalty spring: f = 0 and λ = −Nγf = 0 together at the exit).
+          const bool part_of_entry_or_exit =
+              i >= m_ && i < 2 * m_ &&
+              std::find(end.crossed.begin(), end.crossed.end(), i - m_) != end.crossed.end();
+          if (!part_of_entry_or_exit) apply_event(x, i);
+        }
+        emit(x, "event+");
+        if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
+          throw RunFailure{Status::too_many_events, "more than " + format_number(opt_.max_events) +
+                                                        " events before the horizon"};
+        }
+      }
+    });
     rec_.final_state = x;
     if (rec_.status == Status::ok) note_unresolved_depth(x);
     rec_.constraint_impulse.assign(impulse_.total().data(),
                                    impulse_.total().data() + impulse_.total().size());
     rec_.rhs_evaluations = rhs_evaluations_;
     rec_.diagnostics["impulse_quadrature_evaluations"] = impulse_.evaluations();
-    rec_.diagnostics["stiff_steps"] = stiff_steps_;
-    rec_.diagnostics["oscillatory_steps"] = oscillatory_steps_;
-    rec_.diagnostics["oscillation_decayed"] = integrator_switches_;
-    rec_.diagnostics["nonstiff_steps"] = counters_.steps - stiff_steps_ - oscillatory_steps_;
+    const OscillationCounts& counts = oscillation_counts_;
+    rec_.diagnostics["stiff_steps"] = counts.stiff_steps;
+    rec_.diagnostics["oscillatory_steps"] = counts.oscillatory_steps;
+    rec_.diagnostics["oscillation_decayed"] = counts.switches;
+    rec_.diagnostics["nonstiff_steps"] =
+        counters_.steps - counts.stiff_steps - counts.oscillatory_steps;
     rec_.diagnostics["rejected_steps"] = rejected_steps();
     if (steps_at_time_resolution_ > 0) {
       rec_.diagnostics["steps_at_time_resolution"] = steps_at_time_resolution_;
@@ -549,70 +621,34 @@ class Run {
       realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
                            jacobian_work_, jac, dfdt, switched_rows());
     };
+    // Every stepper reads its points as states of the chart and, with kinematic rows, may move to
+    // a better chart between two steps.
+    const auto to_state = [this](double t, const Eigen::VectorXd& y, State& xs) {
+      chart_state(t, y, xs);
+    };
+    const auto in_best_chart = [this](auto& stepper) {
+      if (chart_.rows() == 0) return false;
+      Eigen::VectorXd y = current_state_of(stepper);
+      if (!change_chart(stepper.current_time(), y)) return false;
+      stepper.initialize(y, stepper.current_time(), stepper.step_size());
+      return true;
+    };
     if (stiff_phase()) {
+      auto stiff_system = std::pair<decltype(rhs)&, decltype(jacobian)&>(rhs, jacobian);
       if (opt_.explicit_oscillation) {
         if (const std::optional<double> omega =
                 w_max > 0.0 ? underdamped_frequency(w_max) : std::nullopt) {
-          const auto rhs_into = [this](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
+          auto spring = [this](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
             spring_rate(t, y, dy);
           };
           Dop853Dense oscillation(chart_tolerances(), settings_.rtol, max_dt);
-          // A tenth of a radian of the fast oscillation: the controller then only grows the step.
-          oscillation.initialize(y0, x.t, std::min(dt0, 0.1 / *omega), rhs_into);
           RosenbrockDense decayed(chart_tolerances(), settings_.rtol, max_dt);
-          // DOP853 while the oscillation sets the step; once a damped one has died out the step is
-          // set by the stability of the explicit method and the L-stable Rosenbrock method goes on
-          // from the same point, with steps that no longer follow the period (Kozlov impact at
-          // N = 1e12: 0.6 s by DOP853 alone, 3.5 M right-hand sides). Two signs of it: Hairer's
-          // test (Dop853Dense::stability_bound), which looks for h·ρ above 6.1, the method's
-          // bound on the negative real axis, and misses the complex pair −ζω ± iω√(1 − ζ²) of an
-          // underdamped mode, whose bound is nearer (dk-plane's Kozlov impact at N = 1e8 went
-          // 2 485 steps at it to the lift-off without the test firing); and accepted steps of more
-          // than kUnresolvedRadians of the oscillation (|hλ| = hω), three in a row: DOP853 follows
-          // an oscillation that is still there at tenths of a radian a step (rtol 1e-12), so such
-          // steps no longer resolve one, and only its decay below the tolerance lets them pass.
-          constexpr double kUnresolvedRadians = 2.0;
-          struct Dense {
-            Run& run;
-            Dop853Dense& oscillation;
-            RosenbrockDense& decayed;
-            decltype(rhs_into)& f_into;
-            decltype(rhs)& f;
-            decltype(jacobian)& j;
-            double omega;
-            bool stiff = false;
-            int unresolved = 0;
-            std::pair<double, double> step() {
-              try {
-                if (!stiff && (oscillation.stability_bound() || unresolved >= 3)) {
-                  stiff = true;
-                  ++run.integrator_switches_;
-                  decayed.initialize(oscillation.current_state(), oscillation.current_time(),
-                                     oscillation.step_size());
-                }
-                if (stiff) {
-                  ++run.stiff_steps_;
-                  return decayed.do_step(f, j);
-                }
-                ++run.oscillatory_steps_;
-                const std::pair<double, double> span = oscillation.do_step(f_into);
-                unresolved =
-                    (span.second - span.first) * omega > kUnresolvedRadians ? unresolved + 1 : 0;
-                return span;
-              } catch (const std::runtime_error& e) {
-                throw RunFailure{Status::step_failure, e.what()};
-              }
-            }
-            void point(double t, Eigen::VectorXd& y) const {
-              if (stiff) {
-                decayed.calc_state(t, y);
-              } else {
-                oscillation.calc_state(t, y);
-              }
-            }
-            Eigen::VectorXd point(double t) const { return point_of(*this, t); }
-            void at(double t, State& x) const { run.dense_state(*this, t, x); }
-          } dense{*this, oscillation, decayed, rhs_into, rhs, jacobian, *omega};
+          OscillationThenDecay stepper(oscillation, decayed, *omega, oscillation_counts_);
+          auto system = OscillationThenDecay::System<decltype(spring), decltype(stiff_system)>{
+              spring, stiff_system};
+          // A tenth of a radian of the fast oscillation: the controller then only grows the step.
+          stepper.initialize(y0, x.t, std::min(dt0, 0.1 / *omega));
+          auto dense = dense_phase(stepper, system, dense_point_, to_state);
           PhaseEnd end = advance_in_chart(dense, start, threshold, control);
           oscillatory_rejected_ += oscillation.rejected();
           stiff_rejected_ += decayed.rejected();
@@ -623,85 +659,29 @@ class Run {
       RosenbrockDense stepper(chart_tolerances(), settings_.rtol, max_dt);
       stepper.initialize(y0, x.t, dt0);
       const long steps_before = counters_.steps;
-      struct Dense {
-        Run& run;
-        RosenbrockDense& s;
-        decltype(rhs)& f;
-        decltype(jacobian)& j;
-        std::pair<double, double> step() {
-          if (run.chart_.rows() > 0) {
-            Eigen::VectorXd y = s.current_state();
-            if (run.change_chart(s.current_time(), y))
-              s.initialize(y, s.current_time(), s.step_size());
-          }
-          try {
-            return s.do_step(f, j);
-          } catch (const std::runtime_error& e) {
-            throw RunFailure{Status::step_failure, e.what()};
-          }
-        }
-        void point(double t, Eigen::VectorXd& y) const { s.calc_state(t, y); }
-        Eigen::VectorXd point(double t) const { return point_of(*this, t); }
-        void at(double t, State& x) const { run.dense_state(*this, t, x); }
-      } dense{*this, stepper, rhs, jacobian};
+      auto dense = dense_phase(stepper, stiff_system, dense_point_, to_state, in_best_chart);
       PhaseEnd end = advance_in_chart(dense, start, threshold, control);
-      stiff_steps_ += counters_.steps - steps_before;
+      oscillation_counts_.stiff_steps += counters_.steps - steps_before;
       stiff_rejected_ += stepper.rejected();
       steps_at_time_resolution_ += stepper.accepted_above_tolerance();
       return end;
     }
 
-    auto system = [this](const OdeState& y, OdeState& dy, double t) {
+    auto system = [this](double t, const double* y, double* dy) {
       ++nonstiff_evaluations_;
-      system_y_ = Eigen::Map<const Eigen::VectorXd>(y.data(), 2 * n_);
+      system_y_ = Eigen::Map<const Eigen::VectorXd>(y, 2 * n_);
       chart_rate(t, system_y_, system_dy_);
-      dy.assign(system_dy_.data(), system_dy_.data() + 2 * n_);
+      std::copy(system_dy_.data(), system_dy_.data() + 2 * n_, dy);
     };
     // Here (α > 0, not stiff) ν is an O(1) state like the limit's λ and shares the scalar
-    // tolerances.
-    auto stepper = odeint::make_dense_output(opt_.atol_effective, settings_.rtol, max_dt,
-                                             odeint::runge_kutta_dopri5<OdeState>());
-    stepper.initialize(std::vector<double>(y0.data(), y0.data() + 2 * n_), x.t, dt0);
+    // tolerances. Odeint's dense-output dopri5, step for step (solvers/dopri5.hpp).
+    Dopri5Dense stepper(opt_.atol_effective, settings_.rtol, max_dt);
+    stepper.initialize(y0, x.t, dt0);
     ++nonstiff_phases_;
-    struct Dense {
-      Run& run;
-      decltype(stepper)& s;
-      decltype(system)& f;
-      std::pair<double, double> step() {
-        if (run.chart_.rows() > 0) {
-          const OdeState& current = s.current_state();
-          Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(current.data(), 2 * run.n_);
-          if (run.change_chart(s.current_time(), y)) {
-            s.initialize(OdeState(y.data(), y.data() + 2 * run.n_), s.current_time(),
-                         s.current_time_step());
-            ++run.nonstiff_phases_;
-          }
-        }
-        return s.do_step(std::ref(f));
-      }
-      void point(double t, Eigen::VectorXd& y) const {
-        run.dense_ode_state_.resize(static_cast<std::size_t>(2 * run.n_));
-        s.calc_state(t, run.dense_ode_state_);
-        y = Eigen::Map<const Eigen::VectorXd>(run.dense_ode_state_.data(), 2 * run.n_);
-      }
-      Eigen::VectorXd point(double t) const { return point_of(*this, t); }
-      void at(double t, State& x) const { run.dense_state(*this, t, x); }
-    } dense{*this, stepper, system};
+    auto dense = dense_phase(stepper, system, dense_point_, to_state, [&](Dopri5Dense& s) {
+      if (in_best_chart(s)) ++nonstiff_phases_;
+    });
     return advance_in_chart(dense, start, threshold, control);
-  }
-
-  // A phase's dense output (its point(t, y)) as a chart point and as a state, the state through
-  // the run's buffer.
-  template <class Dense>
-  static Eigen::VectorXd point_of(const Dense& dense, double t) {
-    Eigen::VectorXd y;
-    dense.point(t, y);
-    return y;
-  }
-  template <class Dense>
-  void dense_state(const Dense& dense, double t, State& x) const {
-    dense.point(t, dense_point_);
-    chart_state(t, dense_point_, x);
   }
 
   template <class Dense>
@@ -782,7 +762,6 @@ class Run {
   // allocation per evaluation (DOP853 takes 16 of them per step).
   void spring_rate(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
     ++rhs_evaluations_;
-    last_t_ = t;
     spring_state_.t = t;
     spring_state_.q = y.head(n_);
     spring_state_.v = y.tail(n_);
@@ -807,7 +786,6 @@ class Run {
   // the identity chart nothing is allocated once the run's buffers have their sizes.
   void chart_rate(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
     ++rhs_evaluations_;
-    last_t_ = t;
     State& s = rate_state_;
     chart_state(t, y, s);
     if (chart_.rows() == 0) {
@@ -890,7 +868,8 @@ class Run {
     // dopri5 with FSAL: one evaluation at each (re)start, six per attempted step.
     const long nonstiff_attempts = (nonstiff_evaluations_ - nonstiff_phases_) / 6;
     const long nonstiff_rejected =
-        nonstiff_attempts - (counters_.steps - stiff_steps_ - oscillatory_steps_);
+        nonstiff_attempts -
+        (counters_.steps - oscillation_counts_.stiff_steps - oscillation_counts_.oscillatory_steps);
     return stiff_rejected_ + oscillatory_rejected_ + std::max(0L, nonstiff_rejected);
   }
 
@@ -995,7 +974,6 @@ class Run {
   SparseTerms impulse_terms_;
   Eigen::VectorXd system_y_, system_dy_;
   mutable Eigen::VectorXd dense_point_;
-  mutable OdeState dense_ode_state_;
   PhaseCounters counters_;
   std::string first_dip_function_;  // the first dip that could not be searched
 
@@ -1012,18 +990,15 @@ class Run {
   long nonstiff_phases_ = 0;
   long jacobian_evaluations_ = 0;
   long probe_evaluations_ = 0;
-  long stiff_steps_ = 0;
+  OscillationCounts oscillation_counts_;
   long stiff_rejected_ = 0;
   long steps_at_time_resolution_ = 0;  // stiff steps at the floor above the tolerance
-  long oscillatory_steps_ = 0;
   long oscillatory_rejected_ = 0;
-  long integrator_switches_ = 0;  // DOP853 phases handed to the Rosenbrock method
   // spring_rate's workspace.
   State spring_state_;
   Eigen::VectorXd spring_force_, spring_qdd_;
   Eigen::PartialPivLU<Eigen::MatrixXd> spring_lu_;
   long chart_changes_ = 0;
-  double last_t_ = 0.0;
   VelocityChart chart_;
   mutable Eigen::MatrixXd chart_a_;
   mutable Eigen::VectorXd chart_b_;
@@ -1059,30 +1034,10 @@ std::vector<ParamSpec> RealizationSolver::parameters() const {
        .max = 1e6,
        .description = "friction beta_t N on the slip of a conditional kinematic row (rolling "
                       "while in contact) while its constraint is in the medium"},
-      {.name = "event_time_tol",
-       .default_value = 1e-14,
-       .min = 0.0,
-       .max = 1e-6,
-       .min_inclusive = false,
-       .description = "absolute tolerance of event times (root refinement)"},
-      {.name = "max_steps",
-       .default_value = 1e7,
-       .min = 1,
-       .max = 1e12,
-       .description = "accepted steps before the run ends with status too_many_steps",
-       .whole = true},
-      {.name = "max_events",
-       .default_value = 1e5,
-       .min = 1,
-       .max = 1e12,
-       .description = "events before the run ends with status too_many_events",
-       .whole = true},
-      {.name = "max_step_fraction",
-       .default_value = 0.02,
-       .min = 0.0,
-       .max = 1.0,
-       .min_inclusive = false,
-       .description = "largest step as a fraction of the horizon (bounds what a step can hide)"},
+      kEventTimeToleranceSpec,
+      kMaxStepsSpec,
+      kMaxEventsSpec,
+      kMaxStepFractionSpec,
   };
   const auto coefficients = model_coefficient_params();
   params.insert(params.begin() + 1, coefficients.begin(), coefficients.end());

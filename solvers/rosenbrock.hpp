@@ -20,6 +20,7 @@
 #include <Eigen/Core>
 #include <Eigen/LU>
 #include <algorithm>
+#include <boost/numeric/odeint/util/odeint_error.hpp>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -55,8 +56,14 @@ class RosenbrockDense {
     for (int attempt = 0; attempt < 500; ++attempt) {
       if (try_step(rhs, jac)) return {t_old_, t_};
     }
-    throw std::runtime_error(
+    throw boost::numeric::odeint::step_adjustment_error(
         "rosenbrock: 500 rejected steps in a row (step size adjustment failed)");
+  }
+
+  // The system as Odeint's implicit steppers take it: the pair (rhs, jac).
+  template <class Rhs, class Jac>
+  std::pair<double, double> do_step(std::pair<Rhs, Jac>& system) {
+    return do_step(system.first, system.second);
   }
 
   // The dense output on [t_old, t].

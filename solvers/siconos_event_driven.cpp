@@ -45,13 +45,7 @@ std::vector<ParamSpec> SiconosEventDrivenSolver::parameters() const {
            .description = "the kernel's event tolerance (EventDriven::setToleranceED): a "
                           "constraint with |f| below it is in contact; a gap below -contact_tol "
                           "is an error of the kernel (status step_failure)"},
-          {.name = "max_events",
-           .default_value = 1e6,
-           .min = 1.0,
-           .max = 1e9,
-           .description = "nonsmooth events before the run ends with status too_many_events (an "
-                          "accumulation of impacts)",
-           .whole = true}};
+          kMaxEventsSpec};
 }
 
 std::optional<std::string> SiconosEventDrivenSolver::refusal(const Model& model,

@@ -43,13 +43,7 @@ std::vector<ParamSpec> SiconosMoreauJeanSolver::parameters() const {
            .max = 1.0,
            .description = "theta of MoreauJeanOSI (0.5 trapezoidal, 1 backward Euler)"},
           kRestitutionSpec,
-          {.name = "max_steps",
-           .default_value = 1e9,
-           .min = 1.0,
-           .max = 1e12,
-           .description = "steps allowed; more needed ends the run before it starts "
-                          "(too_many_steps)",
-           .whole = true}};
+          kMaxFixedStepsSpec};
 }
 
 std::optional<std::string> SiconosMoreauJeanSolver::refusal(const Model& model,

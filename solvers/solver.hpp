@@ -217,6 +217,49 @@ inline const ParamSpec kRestitutionSpec{.name = "restitution",
                                             "elastic; their section 9 law is misprinted, see "
                                             "docs/theory.md section 2)"};
 
+// The bounds the solvers share, one spec (name, default, range, meaning) each, so that every
+// solver that has one states it alike.
+inline const ParamSpec kEventTimeToleranceSpec{
+    .name = "event_time_tol",
+    .default_value = 1e-14,
+    .min = 0.0,
+    .max = 1e-6,
+    .min_inclusive = false,
+    .description = "absolute tolerance of event times (root refinement)"};
+// An adaptive solver counts its accepted steps as it goes.
+inline const ParamSpec kMaxStepsSpec{
+    .name = "max_steps",
+    .default_value = 1e7,
+    .min = 1,
+    .max = 1e12,
+    .description = "accepted steps before the run ends with status too_many_steps",
+    .whole = true};
+// A fixed-step solver knows its steps before it starts, and a step costs about a microsecond: its
+// bound is a hundred times the adaptive one.
+inline const ParamSpec kMaxFixedStepsSpec{
+    .name = "max_steps",
+    .default_value = 1e9,
+    .min = 1,
+    .max = 1e12,
+    .description = "steps allowed; more needed ends the run before it starts (too_many_steps)",
+    .whole = true};
+inline const ParamSpec kMaxEventsSpec{
+    .name = "max_events",
+    .default_value = 1e6,
+    .min = 1,
+    .max = 1e12,
+    .description =
+        "events (contacts, lift-offs, impacts, switches) before the run ends with "
+        "status too_many_events",
+    .whole = true};
+inline const ParamSpec kMaxStepFractionSpec{
+    .name = "max_step_fraction",
+    .default_value = 0.02,
+    .min = 0.0,
+    .max = 1.0,
+    .min_inclusive = false,
+    .description = "largest step as a fraction of the horizon (bounds what a step can hide)"};
+
 // Defaults, then the case's settings for this solver (if a case is given), then the user's
 // assignments (numeric parameters and choices alike, by name), then Solver::finalize; fills
 // settings.parameter_sources. InputError on an unknown name, a bad value or a bad combination.

@@ -38,7 +38,7 @@ Outcome solve(double omega, double zeta, double rtol, double t_end) {
   };
   const double scale = 1.0;  // |y| is of order 1
   crbench::Dop853Dense stepper(Eigen::VectorXd::Constant(2, 1e-14 * scale), rtol, 0.0);
-  stepper.initialize(Eigen::VectorXd::Zero(2), 0.0, 1e-3 / omega, rhs);
+  stepper.initialize(Eigen::VectorXd::Zero(2), 0.0, 1e-3 / omega);
   Outcome out{0, 0, 0.0, 0.0, false};
   while (stepper.current_time() < t_end) {
     const auto [t0, t1] = stepper.do_step(rhs);

@@ -137,3 +137,51 @@ TEST_CASE("Solver::run checks a configuration it has run before as it did the fi
 }
 
 }  // namespace crbench::testing::solver_api_tests
+
+namespace crbench::testing::solver_api_tests {
+
+TEST_CASE("Every solver states a shared bound as the one spec of it", "[api][fast]") {
+  const auto same = [](const ParamSpec& a, const ParamSpec& b) {
+    return a.name == b.name && a.default_value == b.default_value && a.min == b.min &&
+           a.max == b.max && a.min_inclusive == b.min_inclusive &&
+           a.max_inclusive == b.max_inclusive && a.whole == b.whole &&
+           a.description == b.description;
+  };
+  int bounds = 0;
+  for (const auto& solver : solver_registry()) {
+    for (const ParamSpec& p : solver->parameter_specs()) {
+      INFO(solver->name() << ": " << p.name);
+      if (p.name == "event_time_tol") CHECK(same(p, kEventTimeToleranceSpec));
+      if (p.name == "max_events") CHECK(same(p, kMaxEventsSpec));
+      if (p.name == "max_step_fraction") CHECK(same(p, kMaxStepFractionSpec));
+      // An adaptive solver's steps are counted as it goes, a fixed-step one's are known ahead.
+      if (p.name == "max_steps") {
+        CHECK(same(p, solver->takes_tolerances() ? kMaxStepsSpec : kMaxFixedStepsSpec));
+      }
+      bounds += p.name.starts_with("max_") || p.name == "event_time_tol" ? 1 : 0;
+    }
+  }
+  CHECK(bounds >= 12);
+}
+
+TEST_CASE("The limit solver's kinematic motion honours its step bounds", "[api][kinematic]") {
+  const auto model = make_model("chaplygin-sled", {});
+  RunSettings settings;
+  settings.t_end = model->horizon();
+  configure_solver(find_solver("limit"), {{"max_steps", "5"}}, settings, &model->info());
+  const RunRecord bounded = find_solver("limit").run(*model, settings);
+  CHECK(bounded.status == Status::too_many_steps);
+  CHECK(bounded.reason == "more than max_steps = 5 steps");
+  // A larger step fraction takes fewer steps.
+  const auto steps_at = [&](const char* fraction) {
+    RunSettings s;
+    s.t_end = model->horizon();
+    configure_solver(find_solver("limit"), {{"max_step_fraction", fraction}}, s, &model->info());
+    const RunRecord r = find_solver("limit").run(*model, s);
+    REQUIRE(r.status == Status::ok);
+    return r.steps;
+  };
+  CHECK(steps_at("0.002") > steps_at("0.02"));
+}
+
+}  // namespace crbench::testing::solver_api_tests
