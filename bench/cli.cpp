@@ -204,6 +204,325 @@ std::optional<int> solver_help(int argc, const char* const* argv, std::ostream& 
   return 0;
 }
 
+namespace {
+
+// `crbench run`: one case, one solver. Every solver's parameters are options of `run`; after
+// parsing, an option that does not belong to the chosen solver is rejected by name.
+struct RunCommand {
+  CLI::App* command = nullptr;
+  RunRequest request;
+  std::vector<std::string> assignments;
+  std::string rtol_text, atol_text, t_end_text, samples_text, trajectory_path, max_wall_time_text;
+  bool as_json = false;
+  bool omit_wall_time = false;
+  std::map<std::string, std::string> solver_option_text;
+  std::map<std::string, CLI::Option*> solver_options;
+  bool progress_shown = false;
+
+  void add_to(CLI::App& app, std::ostream& err);
+  void show_progress(std::ostream& err);
+  int execute(std::ostream& out, std::ostream& err);
+};
+
+void RunCommand::add_to(CLI::App& app, std::ostream& err) {
+  command = app.add_subcommand("run", "solve one case with one solver");
+  command->add_option("--case", request.case_name, "case name (see crbench list)")->required();
+  command->add_option("--solver", request.solver_name, "solver name (see crbench list)")
+      ->required();
+  command->add_option("--set", assignments, "case parameter KEY=VALUE (repeatable)");
+  command->add_option("--rtol", rtol_text, "relative tolerance of the integrator (default 1e-12)");
+  command->add_option("--atol", atol_text, "absolute tolerance of the integrator (default 1e-14)");
+  command->add_option("--t-end", t_end_text, "end of the horizon (default: the case's)");
+  command->add_flag("--json", as_json, "print the record as one JSON object");
+  command->add_flag("--omit-wall-time", omit_wall_time,
+                    "leave wall_time_s out of the JSON (for byte-for-byte comparisons)");
+  command->add_option("--trajectory", trajectory_path,
+                      "write t, q, v, f, lambda, mu to this CSV file");
+  command->add_option("--samples", samples_text,
+                      "trajectory grid points over the horizon (default 1001, at most 1e6)");
+  command->add_option("--max-wall-time", max_wall_time_text,
+                      "seconds the solve may take; past it the run ends with status "
+                      "wall_time_exceeded (default: no bound)");
+  const std::string solver_group =
+      "Solver parameters (each belongs to some solvers: crbench run --solver S --help lists S's "
+      "with their defaults and ranges)";
+  for (const auto& s : solver_registry()) {
+    for (const auto& p : s->parameters()) {
+      if (solver_options.count(p.name)) continue;
+      solver_options[p.name] =
+          command->add_option(flag_name(p.name), solver_option_text[p.name], p.description)
+              ->group(solver_group)
+              ->type_name("NUMBER");
+    }
+    for (const auto& c : s->choices()) {
+      if (solver_options.count(c.name)) continue;
+      solver_options[c.name] =
+          command->add_option(flag_name(c.name), solver_option_text[c.name], c.description)
+              ->group(solver_group)
+              ->type_name("NAME");
+    }
+  }
+  if (isatty(fileno(stderr)) != 0) show_progress(err);
+}
+
+// On a terminal, a solve still running after 2 s keeps one live line on stderr: where it is, how
+// long it has taken, and at its pace how long it will take. The line is cleared when the solve
+// ends.
+void RunCommand::show_progress(std::ostream& err) {
+  request.on_progress = [started = std::chrono::steady_clock::now(), this, &err](
+                            double t, double t0, double t_end) {
+    if (!(t > t0) || !(t_end > t0)) return;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (elapsed < 2.0) return;
+    const double fraction = std::min(1.0, (t - t0) / (t_end - t0));
+    const double left = elapsed * (1.0 - fraction) / fraction;
+    std::ostringstream line;
+    line << "crbench: t = " << std::setprecision(4) << t << " of " << t_end << " ("
+         << static_cast<int>(100.0 * fraction) << "%), " << std::llround(elapsed)
+         << " s so far, about " << std::llround(left) << " s left (--max-wall-time bounds it)";
+    err << "\r" << std::left << std::setw(78) << line.str();
+    err.flush();
+    progress_shown = true;
+  };
+}
+
+int RunCommand::execute(std::ostream& out, std::ostream& err) {
+  for (const auto& a : assignments)
+    request.case_assignments.push_back(parse_assignment(a, "--set"));
+  if (!rtol_text.empty()) request.rtol = parse_finite("--rtol", rtol_text);
+  if (!atol_text.empty()) request.atol = parse_finite("--atol", atol_text);
+  if (!t_end_text.empty()) request.t_end = parse_finite("--t-end", t_end_text);
+  if (!samples_text.empty()) {
+    const double samples = parse_finite("--samples", samples_text);
+    if (samples != std::floor(samples) || samples < 2 || samples > 1e6) {
+      throw InputError("--samples: '" + samples_text + "' must be a whole number in [2, 1e6]");
+    }
+    request.samples = static_cast<int>(samples);
+  }
+  if (!max_wall_time_text.empty()) {
+    request.max_wall_time = parse_finite("--max-wall-time", max_wall_time_text);
+    if (!kMaxWallTimeSpec.admits(request.max_wall_time)) {
+      throw InputError("--max-wall-time: '" + max_wall_time_text + "' must be in " +
+                       kMaxWallTimeSpec.range_text() + " (seconds)");
+    }
+  }
+  for (const auto& [name, option] : solver_options) {
+    if (option->count() > 0) request.solver_assignments.push_back({name, solver_option_text[name]});
+  }
+  request.trajectory_path = trajectory_path;
+
+  const RunRecord record = solve(request);
+  if (progress_shown) err << "\r" << std::string(78, ' ') << "\r";
+  if (as_json) {
+    out << to_json(record, !omit_wall_time).dump(2) << "\n";
+  } else {
+    print_summary(record, out);
+  }
+  return record.status == Status::ok ? 0 : 1;
+}
+
+// `crbench verify`: a ladder in N, h or rtol and its verdict.
+struct VerifyCommand {
+  CLI::App* command = nullptr;
+  VerifyRequest request;
+  std::vector<std::string> sets;
+  std::map<std::string, std::string> model_text;
+  std::string from_text, to_text, per_decade_text, digits_text, rtol_text, atol_text, tight_text,
+      axis_text, N_text, t_end_text;
+
+  void add_to(CLI::App& app);
+  int execute(std::ostream& out);
+};
+
+void VerifyCommand::add_to(CLI::App& app) {
+  command = app.add_subcommand(
+      "verify",
+      "the limit model's predicted lift-off beside the realization ladder in N; or one solver's "
+      "error down a ladder in h or rtol, with the fitted order");
+  command->add_option("--case", request.case_name, "case name")->required();
+  command->add_option("--set", sets, "case parameter KEY=VALUE (repeatable)");
+  for (const char* name : {"preset", "alpha", "beta", "gamma", "interaction", "kappa", "k"}) {
+    command->add_option(flag_name(name), model_text[name],
+                        "as for crbench run --solver realization / limit");
+  }
+  command->add_option("--theta", model_text["theta"], "moreau-jean's theta (an h ladder)");
+  command->add_option("--axis", axis_text,
+                      "the ladder: N (the realization against the limit model, the default), h "
+                      "(a fixed-step solver's step) or rtol (an adaptive solver's tolerance)");
+  command->add_option("--solver", request.solver,
+                      "the solver of an h or rtol ladder (default realization; an N ladder runs "
+                      "the realization)");
+  command->add_option("--N", N_text, "the fixed N of a realization's rtol ladder");
+  command->add_option("--from,--N-from", from_text,
+                      "the coarse end: N 1e2, h 1e-2, rtol 1e-4 by default");
+  command->add_option("--to,--N-to", to_text,
+                      "the fine end: N 1e10, h 1e-5, rtol 1e-12 by default");
+  command->add_option("--per-decade", per_decade_text, "points per decade (default 1)");
+  command->add_option("--digits", digits_text, "digits of agreement required (default 8)");
+  command->add_option("--tight-factor", tight_text,
+                      "the discretization check runs at tolerances / this (default 100)");
+  command->add_option("--rtol", rtol_text, "relative tolerance (default 1e-12)");
+  command->add_option("--atol", atol_text, "absolute tolerance (default 1e-14)");
+  command->add_option("--t-end", t_end_text, "end of every run's horizon (default: the case's)");
+  command->add_flag("--json", request.json, "print the verdict table as JSON");
+}
+
+int VerifyCommand::execute(std::ostream& out) {
+  for (const auto& a : sets) request.case_assignments.push_back(parse_assignment(a, "--set"));
+  for (const auto& [name, value] : model_text) {
+    if (!value.empty()) request.model_assignments.push_back({name, value});
+  }
+  const auto whole = [](const std::string& flag, const std::string& value) {
+    const double x = parse_finite(flag, value);
+    if (x != std::floor(x) || std::abs(x) > 1e6) {
+      throw InputError(flag + ": '" + value + "' is not a whole number");
+    }
+    return static_cast<int>(x);
+  };
+  if (!axis_text.empty()) request.axis = parse_axis(axis_text, "--axis");
+  if (!N_text.empty()) request.N_fixed = parse_finite("--N", N_text);
+  if (!from_text.empty()) request.from = parse_finite("--from", from_text);
+  if (!to_text.empty()) request.to = parse_finite("--to", to_text);
+  if (!per_decade_text.empty()) request.per_decade = whole("--per-decade", per_decade_text);
+  if (!digits_text.empty()) request.digits = whole("--digits", digits_text);
+  if (!tight_text.empty()) request.tight_factor = parse_finite("--tight-factor", tight_text);
+  if (!rtol_text.empty()) request.rtol = parse_finite("--rtol", rtol_text);
+  if (!atol_text.empty()) request.atol = parse_finite("--atol", atol_text);
+  if (!t_end_text.empty()) request.t_end = parse_finite("--t-end", t_end_text);
+  return run_verify(request, out);
+}
+
+// The threads of a command: --jobs, else the cores this process may run on (taskset, a cgroup,
+// or mpirun, which binds each rank to one core by default), and under mpirun a node's share per
+// rank.
+int jobs_from(const std::string& text) {
+  if (text.empty()) {
+    const int node = static_cast<int>(std::thread::hardware_concurrency());
+    return std::max(1, std::min(available_cores(), node / mpi::world().ranks_on_this_node));
+  }
+  const double x = parse_finite("--jobs", text);
+  if (x != std::floor(x) || x < 1 || x > 256) {
+    throw InputError("--jobs: '" + text + "' must be a whole number in [1, 256]");
+  }
+  return static_cast<int>(x);
+}
+
+// `crbench converge` and `crbench sweep`: a file of points, an output folder, threads.
+struct FileCommand {
+  CLI::App* command = nullptr;
+  std::string path, out, jobs_text;
+  bool resume = false, no_figures = false;
+
+  // `file` names the file's kind: "study", "sweep".
+  void add_to(CLI::App& app, const std::string& name, const std::string& description,
+              const std::string& file, const std::string& figures_help) {
+    command = app.add_subcommand(name, description);
+    command
+        ->add_option("--" + file, path,
+                     file + " file (JSON; see bench/" +
+                         (file == "study" ? std::string("studies") : file + "s") + "/README.md)")
+        ->required();
+    command->add_option("--out", out, "output folder (default: the " + file + "'s name)");
+    command->add_option("--jobs", jobs_text,
+                        "threads (default: the cores this process may use; under mpirun, per "
+                        "rank)");
+    command->add_flag("--resume", resume, "keep the points already in OUT/points.jsonl");
+    command->add_flag("--no-figures", no_figures, figures_help);
+  }
+};
+
+int converge_command(const FileCommand& c, std::ostream& out, std::ostream& err) {
+  // Under mpirun, rank 0 reads the file (the other nodes need not see it).
+  const Study study = parse_study_text(
+      mpi::text_from_root([&]() { return read_input_file(c.path, "--study"); }), c.path);
+  ConvergeOptions options;
+  options.out_dir = c.out.empty() ? study.name : c.out;
+  options.jobs = jobs_from(c.jobs_text);
+  options.resume = c.resume;
+  options.figures = !c.no_figures;
+  options.log = mpi::is_root() ? &out : nullptr;
+  options.progress_line = mpi::is_root() && isatty(fileno(stderr)) != 0;
+  const ConvergeResult result = run_study(study, options);
+  if (!mpi::is_root()) return 0;
+  write_study_readme(study, result, options.out_dir, c.path, "");
+  for (const auto& m : result.summary["models"]) {
+    out << "  " << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>() << "\n";
+  }
+  const auto not_confirmed = std::count(result.model_verdicts.begin(), result.model_verdicts.end(),
+                                        VerdictKind::not_confirmed);
+  if (result.points_internal_error > 0) {
+    err << "crbench: " << result.points_internal_error
+        << " points ended in internal_error (reasons in points.jsonl); the tables leave them "
+           "out\n";
+    return 1;
+  }
+  // As verify: 0 when every model with a stated prediction is confirmed (a model with no stated
+  // rate or no prediction does not count), 1 when one is NOT CONFIRMED, 2 bad input.
+  if (not_confirmed > 0) {
+    err << "crbench: " << not_confirmed << " of " << result.summary["models"].size() << " models "
+        << VerdictKind::not_confirmed << " (their verdicts above; " << options.out_dir
+        << "/README.md)\n";
+    return 1;
+  }
+  return 0;
+}
+
+int sweep_command(const FileCommand& c, std::ostream& out, std::ostream& err) {
+  const Sweep plan = parse_sweep_text(
+      mpi::text_from_root([&]() { return read_input_file(c.path, "--sweep"); }), c.path);
+  SweepOptions options;
+  options.out_dir = c.out.empty() ? plan.name : c.out;
+  options.jobs = jobs_from(c.jobs_text);
+  options.resume = c.resume;
+  options.figures = !c.no_figures;
+  options.log = mpi::is_root() ? &out : nullptr;
+  const SweepResult result = run_sweep(plan, options);
+  if (!mpi::is_root()) return 0;
+  if (result.points_internal_error > 0) {
+    err << "crbench: " << result.points_internal_error
+        << " points ended in internal_error (reasons in points.jsonl; --resume computes them "
+           "again)\n";
+    return 1;
+  }
+  return 0;
+}
+
+// What CLI11 could not parse, as one line (exit 2), or its help and version (exit 0). CLI11
+// names neither a subcommand it does not know nor the one it needs.
+int parse_failure(const CLI::App& app, const CLI::ParseError& e, int argc, const char* const* argv,
+                  std::ostream& out, std::ostream& err) {
+  if (e.get_exit_code() == 0) return mpi::is_root() ? app.exit(e, out, err) : 0;
+  std::string what = e.what();
+  if (argc > 1 && what == "A subcommand is required" && argv[1][0] != '-') {
+    std::string names;
+    for (const CLI::App* command :
+         const_cast<CLI::App&>(app).get_subcommands([](CLI::App*) { return true; })) {
+      names += (names.empty() ? "" : ", ") + command->get_name();
+    }
+    what = "'" + std::string(argv[1]) + "' is not a crbench subcommand; they are: " + names +
+           " (crbench --help)";
+  }
+  if (mpi::is_root()) err << "crbench: " << what << "\n";
+  return 2;
+}
+
+// An option given an empty value ('--t-end ""') would read as not given at all: its name, if one
+// was.
+std::optional<std::string> option_with_empty_value(CLI::App& app) {
+  for (const CLI::App* command : app.get_subcommands()) {
+    for (const CLI::Option* option : command->get_options()) {
+      const auto& given = option->results();
+      if (option->count() > 0 && std::find(given.begin(), given.end(), "") != given.end()) {
+        return option->get_name();
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   if (const auto code = solver_help(argc, argv, out, err)) return *code;
   CLI::App app{"crbench: benchmarks of constraint-realization limits"};
@@ -213,137 +532,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   auto* list = app.add_subcommand("list", "print the cases and solvers with their parameters");
   bool list_json = false;
   list->add_flag("--json", list_json, "machine-readable output");
-
-  auto* run = app.add_subcommand("run", "solve one case with one solver");
-  RunRequest request;
-  std::vector<std::string> assignments;
-  std::string rtol_text, atol_text, t_end_text, samples_text, trajectory_path;
-  bool as_json = false;
-  bool omit_wall_time = false;
-  run->add_option("--case", request.case_name, "case name (see crbench list)")->required();
-  run->add_option("--solver", request.solver_name, "solver name (see crbench list)")->required();
-  run->add_option("--set", assignments, "case parameter KEY=VALUE (repeatable)");
-  run->add_option("--rtol", rtol_text, "relative tolerance of the integrator (default 1e-12)");
-  run->add_option("--atol", atol_text, "absolute tolerance of the integrator (default 1e-14)");
-  run->add_option("--t-end", t_end_text, "end of the horizon (default: the case's)");
-  run->add_flag("--json", as_json, "print the record as one JSON object");
-  run->add_flag("--omit-wall-time", omit_wall_time,
-                "leave wall_time_s out of the JSON (for byte-for-byte comparisons)");
-  run->add_option("--trajectory", trajectory_path, "write t, q, v, f, lambda, mu to this CSV file");
-  run->add_option("--samples", samples_text,
-                  "trajectory grid points over the horizon (default 1001, at most 1e6)");
-  std::string max_wall_time_text;
-  run->add_option("--max-wall-time", max_wall_time_text,
-                  "seconds the solve may take; past it the run ends with status "
-                  "wall_time_exceeded (default: no bound)");
-  // Every solver's parameters are options of `run`; after parsing, an option that does not belong
-  // to the chosen solver is rejected by name.
-  std::map<std::string, std::string> solver_option_text;
-  std::map<std::string, CLI::Option*> solver_options;
-  const std::string solver_group =
-      "Solver parameters (each belongs to some solvers: crbench run --solver S --help lists S's "
-      "with their defaults and ranges)";
-  for (const auto& s : solver_registry()) {
-    for (const auto& p : s->parameters()) {
-      if (solver_options.count(p.name)) continue;
-      solver_options[p.name] =
-          run->add_option(flag_name(p.name), solver_option_text[p.name], p.description)
-              ->group(solver_group)
-              ->type_name("NUMBER");
-    }
-    for (const auto& c : s->choices()) {
-      if (solver_options.count(c.name)) continue;
-      solver_options[c.name] =
-          run->add_option(flag_name(c.name), solver_option_text[c.name], c.description)
-              ->group(solver_group)
-              ->type_name("NAME");
-    }
-  }
-
-  // On a terminal, a solve still running after 2 s keeps one live line on stderr: where it is,
-  // how long it has taken, and at its pace how long it will take (the penalty realization at
-  // N = 1e12, 10-17 s, was silent). The line is cleared when the solve ends.
-  bool progress_shown = false;
-  if (isatty(fileno(stderr)) != 0) {
-    request.on_progress = [started = std::chrono::steady_clock::now(), &progress_shown, &err](
-                              double t, double t0, double t_end) {
-      if (!(t > t0) || !(t_end > t0)) return;
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      if (elapsed < 2.0) return;
-      const double fraction = std::min(1.0, (t - t0) / (t_end - t0));
-      const double left = elapsed * (1.0 - fraction) / fraction;
-      std::ostringstream line;
-      line << "crbench: t = " << std::setprecision(4) << t << " of " << t_end << " ("
-           << static_cast<int>(100.0 * fraction) << "%), " << std::llround(elapsed)
-           << " s so far, about " << std::llround(left) << " s left (--max-wall-time bounds it)";
-      err << "\r" << std::left << std::setw(78) << line.str();
-      err.flush();
-      progress_shown = true;
-    };
-  }
-
-  auto* verify = app.add_subcommand(
-      "verify",
-      "the limit model's predicted lift-off beside the realization ladder in N; or one solver's "
-      "error down a ladder in h or rtol, with the fitted order");
-  VerifyRequest verify_request;
-  std::vector<std::string> verify_sets;
-  std::map<std::string, std::string> verify_model_text;
-  std::string N_from_text, N_to_text, per_decade_text, digits_text, verify_rtol, verify_atol,
-      verify_tight, verify_axis, verify_N;
-  verify->add_option("--case", verify_request.case_name, "case name")->required();
-  verify->add_option("--set", verify_sets, "case parameter KEY=VALUE (repeatable)");
-  for (const char* name : {"preset", "alpha", "beta", "gamma", "interaction", "kappa", "k"}) {
-    verify->add_option(flag_name(name), verify_model_text[name],
-                       "as for crbench run --solver realization / limit");
-  }
-  verify->add_option("--theta", verify_model_text["theta"], "moreau-jean's theta (an h ladder)");
-  verify->add_option("--axis", verify_axis,
-                     "the ladder: N (the realization against the limit model, the default), h "
-                     "(a fixed-step solver's step) or rtol (an adaptive solver's tolerance)");
-  verify->add_option("--solver", verify_request.solver,
-                     "the solver of an h or rtol ladder (default realization; an N ladder runs "
-                     "the realization)");
-  verify->add_option("--N", verify_N, "the fixed N of a realization's rtol ladder");
-  verify->add_option("--from,--N-from", N_from_text,
-                     "the coarse end: N 1e2, h 1e-2, rtol 1e-4 by default");
-  verify->add_option("--to,--N-to", N_to_text,
-                     "the fine end: N 1e10, h 1e-5, rtol 1e-12 by default");
-  verify->add_option("--per-decade", per_decade_text, "points per decade (default 1)");
-  verify->add_option("--digits", digits_text, "digits of agreement required (default 8)");
-  verify->add_option("--tight-factor", verify_tight,
-                     "the discretization check runs at tolerances / this (default 100)");
-  verify->add_option("--rtol", verify_rtol, "relative tolerance (default 1e-12)");
-  verify->add_option("--atol", verify_atol, "absolute tolerance (default 1e-14)");
-  std::string verify_t_end;
-  verify->add_option("--t-end", verify_t_end, "end of every run's horizon (default: the case's)");
-  verify->add_flag("--json", verify_request.json, "print the verdict table as JSON");
-
-  auto* converge = app.add_subcommand(
-      "converge", "run a study file: convergence tables in N, Richardson limits, figures");
-  std::string study_path, converge_out, jobs_text;
-  bool resume = false, no_figures = false;
-  converge->add_option("--study", study_path, "study file (JSON; see bench/studies/README.md)")
-      ->required();
-  converge->add_option("--out", converge_out, "output folder (default: the study's name)");
-  converge->add_option("--jobs", jobs_text,
-                       "threads (default: the cores this process may use; under mpirun, per rank)");
-  converge->add_flag("--resume", resume, "keep the points already in OUT/points.jsonl");
-  converge->add_flag("--no-figures", no_figures, "skip the figures (scripts/figures.py)");
-
-  auto* sweep = app.add_subcommand(
-      "sweep", "run a sweep file: the limit model's lift-off delay over a grid (a phase map)");
-  std::string sweep_path, sweep_out, sweep_jobs_text;
-  bool sweep_resume = false, sweep_no_figures = false;
-  sweep->add_option("--sweep", sweep_path, "sweep file (JSON; see bench/sweeps/README.md)")
-      ->required();
-  sweep->add_option("--out", sweep_out, "output folder (default: the sweep's name)");
-  sweep->add_option("--jobs", sweep_jobs_text,
-                    "threads (default: the cores this process may use; under mpirun, per rank)");
-  sweep->add_flag("--resume", sweep_resume, "keep the points already in OUT/points.jsonl");
-  sweep->add_flag("--no-figures", sweep_no_figures, "skip the figure (scripts/figures.py)");
-
+  RunCommand run;
+  run.add_to(app, err);
+  VerifyCommand verify;
+  verify.add_to(app);
+  FileCommand converge, sweep;
+  converge.add_to(app, "converge",
+                  "run a study file: convergence tables in N, Richardson limits, figures", "study",
+                  "skip the figures (scripts/figures.py)");
+  sweep.add_to(app, "sweep",
+               "run a sweep file: the limit model's lift-off delay over a grid (a phase map)",
+               "sweep", "skip the figure (scripts/figures.py)");
   auto* report =
       app.add_subcommand("report", "the main job: the canonical runs, written to a folder");
   std::string out_dir = "results";
@@ -355,36 +554,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return mpi::is_root() ? app.exit(e, out, err) : 0;
-    // CLI11 names neither a subcommand it does not know nor the one it needs.
-    std::string what = e.what();
-    if (argc > 1 && what == "A subcommand is required" && argv[1][0] != '-') {
-      std::string names;
-      for (const CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
-        names += (names.empty() ? "" : ", ") + command->get_name();
-      }
-      what = "'" + std::string(argv[1]) + "' is not a crbench subcommand; they are: " + names +
-             " (crbench --help)";
-    }
-    if (mpi::is_root()) err << "crbench: " << what << "\n";
-    return 2;
+    return parse_failure(app, e, argc, argv, out, err);
   }
-  // An option given an empty value ('--t-end ""') would read as not given at all.
-  for (const CLI::App* command : app.get_subcommands()) {
-    for (const CLI::Option* option : command->get_options()) {
-      const auto& given = option->results();
-      if (option->count() > 0 && std::find(given.begin(), given.end(), "") != given.end()) {
-        if (mpi::is_root()) {
-          err << "crbench: " << option->get_name() << ": an empty value; give one or leave the "
-              << "option out\n";
-        }
-        return 2;
-      }
+  if (const auto empty = option_with_empty_value(app)) {
+    if (mpi::is_root()) {
+      err << "crbench: " << *empty << ": an empty value; give one or leave the option out\n";
     }
+    return 2;
   }
 
   try {
-    if (mpi::world().size > 1 && !converge->parsed() && !sweep->parsed()) {
+    if (mpi::world().size > 1 && !converge.command->parsed() && !sweep.command->parsed()) {
       throw InputError(
           "mpirun: only sweep and converge spread their points over ranks; run "
           "this command without mpirun");
@@ -393,144 +573,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     // on rank 0 alone in the middle of the run).
     if (mpi::world().size > 1) mpi::rank_timeout_seconds();
     if (list->parsed()) return list_command(list_json, out);
-
-    const auto jobs = [](const std::string& text) {
-      // The cores this process may run on (taskset, a cgroup, or mpirun, which binds each rank
-      // to one core by default), and under mpirun a node's share per rank.
-      if (text.empty()) {
-        const int node = static_cast<int>(std::thread::hardware_concurrency());
-        return std::max(1, std::min(available_cores(), node / mpi::world().ranks_on_this_node));
-      }
-      const double x = parse_finite("--jobs", text);
-      if (x != std::floor(x) || x < 1 || x > 256) {
-        throw InputError("--jobs: '" + text + "' must be a whole number in [1, 256]");
-      }
-      return static_cast<int>(x);
-    };
-    if (report->parsed()) return write_report(out_dir, jobs(report_jobs_text), out);
-
-    if (converge->parsed()) {
-      // Under mpirun, rank 0 reads the file (the other nodes need not see it).
-      const Study study = parse_study_text(
-          mpi::text_from_root([&]() { return read_input_file(study_path, "--study"); }),
-          study_path);
-      ConvergeOptions options;
-      options.out_dir = converge_out.empty() ? study.name : converge_out;
-      options.jobs = jobs(jobs_text);
-      options.resume = resume;
-      options.figures = !no_figures;
-      options.log = mpi::is_root() ? &out : nullptr;
-      options.progress_line = mpi::is_root() && isatty(fileno(stderr)) != 0;
-      const ConvergeResult result = run_study(study, options);
-      if (!mpi::is_root()) return 0;
-      write_study_readme(study, result, options.out_dir, study_path, "");
-      for (const auto& m : result.summary["models"]) {
-        out << "  " << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>()
-            << "\n";
-      }
-      const auto not_confirmed = std::count(
-          result.model_verdicts.begin(), result.model_verdicts.end(), VerdictKind::not_confirmed);
-      if (result.points_internal_error > 0) {
-        err << "crbench: " << result.points_internal_error
-            << " points ended in internal_error (reasons in points.jsonl); the tables leave them "
-               "out\n";
-        return 1;
-      }
-      // As verify: 0 when every model with a stated prediction is confirmed (a model with no
-      // stated rate or no prediction does not count), 1 when one is NOT CONFIRMED, 2 bad input.
-      if (not_confirmed > 0) {
-        err << "crbench: " << not_confirmed << " of " << result.summary["models"].size()
-            << " models " << VerdictKind::not_confirmed << " (their verdicts above; "
-            << options.out_dir << "/README.md)\n";
-        return 1;
-      }
-      return 0;
-    }
-
-    if (sweep->parsed()) {
-      const Sweep plan = parse_sweep_text(
-          mpi::text_from_root([&]() { return read_input_file(sweep_path, "--sweep"); }),
-          sweep_path);
-      SweepOptions options;
-      options.out_dir = sweep_out.empty() ? plan.name : sweep_out;
-      options.jobs = jobs(sweep_jobs_text);
-      options.resume = sweep_resume;
-      options.figures = !sweep_no_figures;
-      options.log = mpi::is_root() ? &out : nullptr;
-      const SweepResult result = run_sweep(plan, options);
-      if (!mpi::is_root()) return 0;
-      if (result.points_internal_error > 0) {
-        err << "crbench: " << result.points_internal_error
-            << " points ended in internal_error (reasons in points.jsonl; --resume computes them "
-               "again)\n";
-        return 1;
-      }
-      return 0;
-    }
-
-    if (verify->parsed()) {
-      for (const auto& a : verify_sets) {
-        verify_request.case_assignments.push_back(parse_assignment(a, "--set"));
-      }
-      for (const auto& [name, value] : verify_model_text) {
-        if (!value.empty()) verify_request.model_assignments.push_back({name, value});
-      }
-      const auto whole = [](const std::string& flag, const std::string& value) {
-        const double x = parse_finite(flag, value);
-        if (x != std::floor(x) || std::abs(x) > 1e6) {
-          throw InputError(flag + ": '" + value + "' is not a whole number");
-        }
-        return static_cast<int>(x);
-      };
-      if (!verify_axis.empty()) verify_request.axis = parse_axis(verify_axis, "--axis");
-      if (!verify_N.empty()) verify_request.N_fixed = parse_finite("--N", verify_N);
-      if (!N_from_text.empty()) verify_request.from = parse_finite("--from", N_from_text);
-      if (!N_to_text.empty()) verify_request.to = parse_finite("--to", N_to_text);
-      if (!per_decade_text.empty())
-        verify_request.per_decade = whole("--per-decade", per_decade_text);
-      if (!digits_text.empty()) verify_request.digits = whole("--digits", digits_text);
-      if (!verify_tight.empty()) {
-        verify_request.tight_factor = parse_finite("--tight-factor", verify_tight);
-      }
-      if (!verify_rtol.empty()) verify_request.rtol = parse_finite("--rtol", verify_rtol);
-      if (!verify_atol.empty()) verify_request.atol = parse_finite("--atol", verify_atol);
-      if (!verify_t_end.empty()) verify_request.t_end = parse_finite("--t-end", verify_t_end);
-      return run_verify(verify_request, out);
-    }
-
-    for (const auto& a : assignments)
-      request.case_assignments.push_back(parse_assignment(a, "--set"));
-    if (!rtol_text.empty()) request.rtol = parse_finite("--rtol", rtol_text);
-    if (!atol_text.empty()) request.atol = parse_finite("--atol", atol_text);
-    if (!t_end_text.empty()) request.t_end = parse_finite("--t-end", t_end_text);
-    if (!samples_text.empty()) {
-      const double samples = parse_finite("--samples", samples_text);
-      if (samples != std::floor(samples) || samples < 2 || samples > 1e6) {
-        throw InputError("--samples: '" + samples_text + "' must be a whole number in [2, 1e6]");
-      }
-      request.samples = static_cast<int>(samples);
-    }
-    if (!max_wall_time_text.empty()) {
-      request.max_wall_time = parse_finite("--max-wall-time", max_wall_time_text);
-      if (!kMaxWallTimeSpec.admits(request.max_wall_time)) {
-        throw InputError("--max-wall-time: '" + max_wall_time_text + "' must be in " +
-                         kMaxWallTimeSpec.range_text() + " (seconds)");
-      }
-    }
-    for (const auto& [name, option] : solver_options) {
-      if (option->count() > 0)
-        request.solver_assignments.push_back({name, solver_option_text[name]});
-    }
-    request.trajectory_path = trajectory_path;
-
-    const RunRecord record = solve(request);
-    if (progress_shown) err << "\r" << std::string(78, ' ') << "\r";
-    if (as_json) {
-      out << to_json(record, !omit_wall_time).dump(2) << "\n";
-    } else {
-      print_summary(record, out);
-    }
-    return record.status == Status::ok ? 0 : 1;
+    if (report->parsed()) return write_report(out_dir, jobs_from(report_jobs_text), out);
+    if (converge.command->parsed()) return converge_command(converge, out, err);
+    if (sweep.command->parsed()) return sweep_command(sweep, out, err);
+    if (verify.command->parsed()) return verify.execute(out);
+    return run.execute(out, err);
   } catch (const InputError& e) {
     // Under mpirun every rank meets the same error (bench/mpi.hpp); rank 0 tells it.
     if (mpi::is_root()) err << "crbench: " << e.what() << "\n";

@@ -189,163 +189,142 @@ Extrapolated extrapolate(const std::vector<double>& rungs, const std::vector<dou
   return out;
 }
 
-LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
-                              std::optional<double> reference, std::optional<double> expected_order,
-                              bool extrapolate_limit, const LadderRules& rules,
-                              const std::string& no_reference_why, LadderAxis axis,
-                              const std::string& parameter) {
-  LadderAnalysis out;
-  out.axis = axis;
-  out.expected_order = expected_order;
-  std::vector<double> fit_resolution, fit_error;
-  std::optional<double> previous_resolution, previous_error;
-  bool has_rung = false;
-  for (const LadderInput& in : inputs) {
-    LadderRow row;
-    row.rung = in.rung;
-    has_rung = has_rung || in.rung.has_value();
-    if (in.status == Status::ok) row.value = in.value;
-    if (row.value && reference) row.error = *row.value - *reference;
-    if (in.reference_uncertainty) {
-      if (row.value) row.discretization = *in.reference_uncertainty;
-    } else if (row.value && in.tight && in.status == Status::ok) {
-      row.discretization = std::abs(*row.value - *in.tight);
+namespace {
+
+// One rung's row: its value, error against the reference, discretization estimate (the
+// reference's own error for an h or rtol row, else the distance to its tight twin) and the flag
+// that keeps it out of the fit.
+LadderRow ladder_row(const LadderInput& in, std::optional<double> reference,
+                     const LadderRules& rules) {
+  LadderRow row;
+  row.rung = in.rung;
+  if (in.status == Status::ok) row.value = in.value;
+  if (row.value && reference) row.error = *row.value - *reference;
+  if (in.reference_uncertainty) {
+    if (row.value) row.discretization = *in.reference_uncertainty;
+  } else if (row.value && in.tight && in.status == Status::ok) {
+    row.discretization = std::abs(*row.value - *in.tight);
+  }
+  if (in.status != Status::ok) {
+    row.flag = to_string(in.status) + (in.reason.empty() ? "" : ": " + in.reason);
+  } else if (!in.warnings.empty()) {
+    row.flag = "SOLVER WARNING";
+  } else if (!row.value) {
+    row.flag = "no value";
+  } else if (!reference) {
+    row.flag = "no reference";
+  } else if (!row.discretization) {
+    row.flag = "no tight value";
+  } else if (row.rung && in.reference_uncertainty) {
+    // An h or rtol row: its error is the discretization being measured. It shows it only if the
+    // reference is far more accurate, and if the error is above round-off.
+    if (std::abs(*row.error) <= kRoundOffUlps * kEpsilon * std::max(1.0, std::abs(*reference))) {
+      row.flag = "ROUND-OFF";
+    } else if (!(*row.discretization < rules.trust_fraction * std::abs(*row.error))) {
+      row.flag = "REFERENCE";
     }
-    if (in.status != Status::ok) {
-      row.flag = to_string(in.status) + (in.reason.empty() ? "" : ": " + in.reason);
-    } else if (!in.warnings.empty()) {
-      row.flag = "SOLVER WARNING";
-    } else if (!row.value) {
-      row.flag = "no value";
-    } else if (!reference) {
-      row.flag = "no reference";
-    } else if (!row.discretization) {
-      row.flag = "no tight value";
-    } else if (row.rung && in.reference_uncertainty) {
-      // An h or rtol row: its error is the discretization being measured. It shows it only if the
-      // reference is far more accurate, and if the error is above round-off.
-      if (std::abs(*row.error) <= kRoundOffUlps * kEpsilon * std::max(1.0, std::abs(*reference))) {
-        row.flag = "ROUND-OFF";
-      } else if (!(*row.discretization < rules.trust_fraction * std::abs(*row.error))) {
-        row.flag = "REFERENCE";
-      }
-    } else if (row.rung) {
-      // The row shows the model error only if the discretization error is far below it.
-      if (!(*row.discretization < rules.trust_fraction * std::abs(*row.error))) {
-        row.flag = "DISCRETIZATION";
-      }
-    } else if (!(*row.discretization < rules.trust_fraction * rules.ideal_tolerance *
-                                           std::max(1.0, std::abs(*row.value)))) {
-      // An ideal model's error is checked against ideal_tolerance; its discretization must be far
-      // below that.
+  } else if (row.rung) {
+    // The row shows the model error only if the discretization error is far below it.
+    if (!(*row.discretization < rules.trust_fraction * std::abs(*row.error))) {
       row.flag = "DISCRETIZATION";
     }
-    row.flagged = !row.flag.empty();
-    out.flagged_rows += row.flagged ? 1 : 0;
-    if (row.rung && previous_resolution && row.error && previous_error) {
-      row.local_order = local_order(*previous_resolution, *previous_error,
-                                    resolution(axis, *row.rung), *row.error);
-    }
-    if (row.rung) {
-      previous_resolution = resolution(axis, *row.rung);
-      previous_error = row.error;
-      if (!row.flagged && *row.error != 0.0) {
-        fit_resolution.push_back(resolution(axis, *row.rung));
-        fit_error.push_back(*row.error);
-      }
-    }
-    out.rows.push_back(row);
+  } else if (!(*row.discretization < rules.trust_fraction * rules.ideal_tolerance *
+                                         std::max(1.0, std::abs(*row.value)))) {
+    // An ideal model's error is checked against ideal_tolerance; its discretization must be far
+    // below that.
+    row.flag = "DISCRETIZATION";
   }
-  out.points_in_fit = static_cast<int>(fit_resolution.size());
-  if (const auto slope = log_log_slope(fit_resolution, fit_error); has_rung && slope) {
-    out.fitted_order = -*slope;
-  }
-  if (expected_order && out.fitted_order) {
-    out.order_agrees = std::abs(*out.fitted_order - *expected_order) <= rules.order_tolerance;
-  }
-  const std::string name = axis_name(axis, parameter);
-  const bool N_axis = axis == LadderAxis::N;
+  row.flagged = !row.flag.empty();
+  return row;
+}
 
-  if (!has_rung) {
-    if (out.rows.empty()) return out;
-    const LadderRow& row = out.rows.front();
-    const double tolerance =
-        rules.ideal_tolerance * std::max(1.0, std::abs(reference.value_or(1.0)));
-    if (!reference) {
-      out.verdict = Verdict::of(VerdictKind::no_reference, no_reference_why);
-    } else if (!row.value) {
-      out.verdict = Verdict::of(VerdictKind::not_confirmed,
-                                (row.flag.empty() ? std::string("no value") : row.flag));
-    } else if (row.flagged) {
-      out.verdict =
-          Verdict::of(VerdictKind::not_confirmed,
-                      "the discretization estimate " + scientific_text(*row.discretization, 2) +
-                          " is not below 1% of the tolerance " + scientific_text(tolerance, 2) +
-                          "; tighten rtol/atol");
-    } else if (std::abs(*row.error) <= tolerance) {
-      out.verdict = Verdict::of(VerdictKind::confirmed,
-                                "error " + scientific_text(std::abs(*row.error), 2) +
-                                    " against the reference (" + "tolerance " +
-                                    scientific_text(tolerance, 2) + ", discretization estimate " +
-                                    scientific_text(*row.discretization, 2) + ")");
-    } else {
-      out.verdict = Verdict::of(VerdictKind::not_confirmed,
-                                "error " + scientific_text(std::abs(*row.error), 2) +
-                                    " exceeds the tolerance " + scientific_text(tolerance, 2));
-    }
-    return out;
+// The verdict on one ideal-model row (no rung): its error against the reference within
+// ideal_tolerance, its discretization far below that.
+Verdict ideal_verdict(const LadderRow& row, std::optional<double> reference,
+                      const LadderRules& rules, const std::string& no_reference_why) {
+  const double tolerance = rules.ideal_tolerance * std::max(1.0, std::abs(reference.value_or(1.0)));
+  if (!reference) {
+    return Verdict::of(VerdictKind::no_reference, no_reference_why);
+  } else if (!row.value) {
+    return Verdict::of(VerdictKind::not_confirmed,
+                       (row.flag.empty() ? std::string("no value") : row.flag));
+  } else if (row.flagged) {
+    return Verdict::of(VerdictKind::not_confirmed,
+                       "the discretization estimate " + scientific_text(*row.discretization, 2) +
+                           " is not below 1% of the tolerance " + scientific_text(tolerance, 2) +
+                           "; tighten rtol/atol");
+  } else if (std::abs(*row.error) <= tolerance) {
+    return Verdict::of(VerdictKind::confirmed, "error " + scientific_text(std::abs(*row.error), 2) +
+                                                   " against the reference (" + "tolerance " +
+                                                   scientific_text(tolerance, 2) +
+                                                   ", discretization estimate " +
+                                                   scientific_text(*row.discretization, 2) + ")");
+  } else {
+    return Verdict::of(VerdictKind::not_confirmed,
+                       "error " + scientific_text(std::abs(*row.error), 2) +
+                           " exceeds the tolerance " + scientific_text(tolerance, 2));
   }
-  // Where the local orders of the two finest trusted rows agree with the theory's while the
-  // least-squares fit does not, the coarse rows are not yet asymptotic: the advice says so.
-  const auto finest_orders_advice = [&]() -> std::string {
-    if (!expected_order) return "";
-    std::vector<double> finest;
-    for (auto row = out.rows.rbegin(); row != out.rows.rend() && finest.size() < 2; ++row) {
-      if (!row->flagged && row->local_order) finest.push_back(*row->local_order);
-    }
-    if (finest.size() < 2 || !std::all_of(finest.begin(), finest.end(), [&](double p) {
-          return std::abs(p - *expected_order) <= rules.order_tolerance;
-        })) {
-      return "";
-    }
-    return "; the local orders of the two finest trusted rows (" + fixed_text(finest[1], 3) + ", " +
-           fixed_text(finest[0], 3) +
-           ") agree with it: the coarse rows are not yet asymptotic, and a ladder that starts at "
-           "a " +
-           (N_axis ? std::string("larger N (verify --from, a study model's N_min)")
-                   : "smaller " + name + " (verify --from, the model's ladder.from)") +
-           " would decide it";
-  };
-  if (!extrapolate_limit) {
-    // A deviation from the reference motion tends to 0: nothing to extrapolate; the ladder
-    // confirms the theory's order.
-    const std::string order =
-        "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-"));
-    if (!expected_order) {
-      out.verdict = Verdict::of(VerdictKind::no_rate_stated, order + " (the theory states none)");
-    } else if (out.points_in_fit < 3) {
-      out.verdict = Verdict::of(
-          VerdictKind::not_confirmed,
-          std::to_string(out.points_in_fit) + " trusted rows (" + std::to_string(out.flagged_rows) +
-              " flagged); the fit needs 3: a longer ladder or tighter tolerances would "
-              "decide it");
-    } else if (!out.order_agrees || !*out.order_agrees) {
-      out.verdict = Verdict::of(VerdictKind::not_confirmed,
-                                order + " differs from the theory's " +
-                                    format_number(*expected_order) + " by more than " +
-                                    format_number(rules.order_tolerance) + finest_orders_advice());
-    } else {
-      out.verdict =
-          Verdict::of(VerdictKind::confirmed,
-                      order + " agrees with the theory's " + format_number(*expected_order) +
-                          " over " + std::to_string(out.points_in_fit) + " trusted rows (" +
-                          std::to_string(out.flagged_rows) + " flagged, left out)");
-    }
-    return out;
-  }
+}
 
-  // The extrapolation uses the trusted tail of the ladder: rows up to the finest trusted one,
-  // all of them trusted. A flagged row in the middle ends the tail there.
+// Where the local orders of the two finest trusted rows agree with the theory's while the
+// least-squares fit does not, the coarse rows are not yet asymptotic: the advice says so ("" where
+// they do not agree).
+std::string finest_orders_advice(const LadderAnalysis& out, const LadderRules& rules,
+                                 const std::string& name) {
+  const std::optional<double>& expected_order = out.expected_order;
+  const bool N_axis = out.axis == LadderAxis::N;
+  if (!expected_order) return "";
+  std::vector<double> finest;
+  for (auto row = out.rows.rbegin(); row != out.rows.rend() && finest.size() < 2; ++row) {
+    if (!row->flagged && row->local_order) finest.push_back(*row->local_order);
+  }
+  if (finest.size() < 2 || !std::all_of(finest.begin(), finest.end(), [&](double p) {
+        return std::abs(p - *expected_order) <= rules.order_tolerance;
+      })) {
+    return "";
+  }
+  return "; the local orders of the two finest trusted rows (" + fixed_text(finest[1], 3) + ", " +
+         fixed_text(finest[0], 3) +
+         ") agree with it: the coarse rows are not yet asymptotic, and a ladder that starts at "
+         "a " +
+         (N_axis ? std::string("larger N (verify --from, a study model's N_min)")
+                 : "smaller " + name + " (verify --from, the model's ladder.from)") +
+         " would decide it";
+}
+
+// The verdict on a ladder of deviations from the reference motion, which tend to 0: nothing to
+// extrapolate; the ladder confirms the theory's order.
+Verdict deviation_verdict(const LadderAnalysis& out, const LadderRules& rules,
+                          const std::string& name) {
+  const std::optional<double>& expected_order = out.expected_order;
+  const std::string order =
+      "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-"));
+  if (!expected_order) {
+    return Verdict::of(VerdictKind::no_rate_stated, order + " (the theory states none)");
+  } else if (out.points_in_fit < 3) {
+    return Verdict::of(
+        VerdictKind::not_confirmed,
+        std::to_string(out.points_in_fit) + " trusted rows (" + std::to_string(out.flagged_rows) +
+            " flagged); the fit needs 3: a longer ladder or tighter tolerances would "
+            "decide it");
+  } else if (!out.order_agrees || !*out.order_agrees) {
+    return Verdict::of(VerdictKind::not_confirmed,
+                       order + " differs from the theory's " + format_number(*expected_order) +
+                           " by more than " + format_number(rules.order_tolerance) +
+                           finest_orders_advice(out, rules, name));
+  } else {
+    return Verdict::of(VerdictKind::confirmed,
+                       order + " agrees with the theory's " + format_number(*expected_order) +
+                           " over " + std::to_string(out.points_in_fit) + " trusted rows (" +
+                           std::to_string(out.flagged_rows) + " flagged, left out)");
+  }
+}
+
+// The extrapolation of the trusted tail of the ladder: rows up to the finest trusted one, all of
+// them trusted (a flagged row in the middle ends the tail there); the digits it agrees with the
+// reference to and the digits its error bar supports.
+void extrapolate_tail(LadderAnalysis& out, std::optional<double> reference,
+                      const LadderRules& rules, const std::string& parameter) {
   std::size_t end = out.rows.size();
   while (end > 0 && out.rows[end - 1].flagged) --end;
   std::size_t begin = end;
@@ -356,11 +335,20 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     values.push_back(*out.rows[i].value);
     discretization.push_back(*out.rows[i].discretization);
   }
-  out.extrapolation = extrapolate(rungs, values, discretization, rules, axis, parameter);
+  out.extrapolation = extrapolate(rungs, values, discretization, rules, out.axis, parameter);
   const Extrapolated& x = out.extrapolation;
   if (reference && x.limit) out.digits_of_agreement = digits_of(*x.limit - *reference, *reference);
   if (reference && x.uncertainty) out.digits_supported = digits_of(*x.uncertainty, *reference);
+}
 
+// The verdict on an extrapolated ladder: the order, then the reference within the error bar,
+// then the digits that bar supports; advice only where it can help.
+Verdict extrapolated_verdict(const LadderAnalysis& out, std::optional<double> reference,
+                             const LadderRules& rules, const std::string& no_reference_why,
+                             const std::string& name) {
+  const std::optional<double>& expected_order = out.expected_order;
+  const Extrapolated& x = out.extrapolation;
+  const bool N_axis = out.axis == LadderAxis::N;
   const std::string order_text =
       "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-"));
   const std::string finest_text =
@@ -387,47 +375,98 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
           : "; the finest rows are flagged (the reference's error or round-off is not below 1% of "
             "their error): a more accurate reference, not a longer ladder, would decide it";
   if (!reference) {
-    out.verdict = Verdict::of(VerdictKind::no_reference, no_reference_why);
+    return Verdict::of(VerdictKind::no_reference, no_reference_why);
   } else if (!expected_order) {
-    out.verdict = Verdict::of(VerdictKind::no_rate_stated,
-                              order_text + " (the theory states none); " +
-                                  (x.limit ? "the " + limit_text + (x.uncertainty ? "" : no_bar)
-                                           : "no extrapolated limit: " + x.no_uncertainty_reason));
+    return Verdict::of(VerdictKind::no_rate_stated,
+                       order_text + " (the theory states none); " +
+                           (x.limit ? "the " + limit_text + (x.uncertainty ? "" : no_bar)
+                                    : "no extrapolated limit: " + x.no_uncertainty_reason));
   } else if (!x.limit) {
-    out.verdict = Verdict::of(VerdictKind::not_confirmed, x.no_uncertainty_reason + more);
+    return Verdict::of(VerdictKind::not_confirmed, x.no_uncertainty_reason + more);
   } else if (!out.order_agrees || !*out.order_agrees) {
-    const std::string advice = finest_orders_advice();
-    out.verdict =
-        Verdict::of(VerdictKind::not_confirmed,
-                    order_text + " differs from the theory's " + format_number(*expected_order) +
-                        " by more than " + format_number(rules.order_tolerance) +
-                        (advice.empty() ? more : advice));
+    const std::string advice = finest_orders_advice(out, rules, name);
+    return Verdict::of(VerdictKind::not_confirmed,
+                       order_text + " differs from the theory's " + format_number(*expected_order) +
+                           " by more than " + format_number(rules.order_tolerance) +
+                           (advice.empty() ? more : advice));
   } else if (!x.uncertainty) {
-    out.verdict =
-        Verdict::of(VerdictKind::not_confirmed, order_text + " agrees with the theory's " +
-                                                    format_number(*expected_order) + ", but the " +
-                                                    limit_text + no_bar + more);
+    return Verdict::of(VerdictKind::not_confirmed, order_text + " agrees with the theory's " +
+                                                       format_number(*expected_order) +
+                                                       ", but the " + limit_text + no_bar + more);
   } else if (std::abs(*x.limit - *reference) > *x.uncertainty) {
-    out.verdict =
-        Verdict::of(VerdictKind::not_confirmed,
-                    "the reference " + full_text(*reference) + " lies outside the " + limit_text +
-                        " (distance " + scientific_text(std::abs(*x.limit - *reference), 2) +
-                        "): the ladder contradicts the reference");
+    return Verdict::of(VerdictKind::not_confirmed,
+                       "the reference " + full_text(*reference) + " lies outside the " +
+                           limit_text + " (distance " +
+                           scientific_text(std::abs(*x.limit - *reference), 2) +
+                           "): the ladder contradicts the reference");
   } else if (*out.digits_supported < rules.digits) {
-    out.verdict = Verdict::of(
-        VerdictKind::not_confirmed,
-        order_text + " agrees with the theory's " + format_number(*expected_order) +
-            " and the reference lies within the " + limit_text +
-            ", but that error bar supports only " + fixed_text(*out.digits_supported, 1) +
-            " digits of the " + format_number(rules.digits) + " required" + more);
+    return Verdict::of(VerdictKind::not_confirmed,
+                       order_text + " agrees with the theory's " + format_number(*expected_order) +
+                           " and the reference lies within the " + limit_text +
+                           ", but that error bar supports only " +
+                           fixed_text(*out.digits_supported, 1) + " digits of the " +
+                           format_number(rules.digits) + " required" + more);
   } else {
-    out.verdict =
-        Verdict::of(VerdictKind::confirmed,
-                    order_text + " agrees with the theory's " + format_number(*expected_order) +
-                        "; the reference lies within the " + limit_text + ", which supports " +
-                        fixed_text(*out.digits_supported, 1) + " digits (agreement " +
-                        fixed_text(*out.digits_of_agreement, 1) + " digits)");
+    return Verdict::of(VerdictKind::confirmed,
+                       order_text + " agrees with the theory's " + format_number(*expected_order) +
+                           "; the reference lies within the " + limit_text + ", which supports " +
+                           fixed_text(*out.digits_supported, 1) + " digits (agreement " +
+                           fixed_text(*out.digits_of_agreement, 1) + " digits)");
   }
+}
+
+}  // namespace
+
+LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
+                              std::optional<double> reference, std::optional<double> expected_order,
+                              bool extrapolate_limit, const LadderRules& rules,
+                              const std::string& no_reference_why, LadderAxis axis,
+                              const std::string& parameter) {
+  LadderAnalysis out;
+  out.axis = axis;
+  out.expected_order = expected_order;
+  std::vector<double> fit_resolution, fit_error;
+  std::optional<double> previous_resolution, previous_error;
+  bool has_rung = false;
+  for (const LadderInput& in : inputs) {
+    LadderRow row = ladder_row(in, reference, rules);
+    has_rung = has_rung || in.rung.has_value();
+    out.flagged_rows += row.flagged ? 1 : 0;
+    if (row.rung && previous_resolution && row.error && previous_error) {
+      row.local_order = local_order(*previous_resolution, *previous_error,
+                                    resolution(axis, *row.rung), *row.error);
+    }
+    if (row.rung) {
+      previous_resolution = resolution(axis, *row.rung);
+      previous_error = row.error;
+      if (!row.flagged && *row.error != 0.0) {
+        fit_resolution.push_back(resolution(axis, *row.rung));
+        fit_error.push_back(*row.error);
+      }
+    }
+    out.rows.push_back(row);
+  }
+  out.points_in_fit = static_cast<int>(fit_resolution.size());
+  if (const auto slope = log_log_slope(fit_resolution, fit_error); has_rung && slope) {
+    out.fitted_order = -*slope;
+  }
+  if (expected_order && out.fitted_order) {
+    out.order_agrees = std::abs(*out.fitted_order - *expected_order) <= rules.order_tolerance;
+  }
+  const std::string name = axis_name(axis, parameter);
+
+  if (!has_rung) {
+    if (!out.rows.empty()) {
+      out.verdict = ideal_verdict(out.rows.front(), reference, rules, no_reference_why);
+    }
+    return out;
+  }
+  if (!extrapolate_limit) {
+    out.verdict = deviation_verdict(out, rules, name);
+    return out;
+  }
+  extrapolate_tail(out, reference, rules, parameter);
+  out.verdict = extrapolated_verdict(out, reference, rules, no_reference_why, name);
   return out;
 }
 

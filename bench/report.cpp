@@ -346,127 +346,128 @@ std::optional<std::string> unbuilt_solver(const std::filesystem::path& file) {
   return std::nullopt;
 }
 
-int write_report(const std::string& out, int jobs, std::ostream& progress) {
-  namespace fs = std::filesystem;
-  const auto start = std::chrono::steady_clock::now();
-  const fs::path out_dir(out);
-  std::error_code cannot_create;
-  fs::create_directories(out_dir, cannot_create);
-  if (cannot_create || !fs::is_directory(out_dir)) {
-    throw InputError("--out: cannot create the folder '" + out + "'" +
-                     (cannot_create ? " (" + cannot_create.message() + ")"
-                                    : std::string(" (a file is in the way)")));
-  }
-  const OutputLock lock(out_dir);
-  // The report owns these folders: nothing stale from an earlier layout or run stays in them.
-  for (const char* owned :
-       {"cases", "studies", "siconos", "cross-validation", "work-precision", "chain-outcome"}) {
-    fs::remove_all(out_dir / owned);
-  }
+namespace {
+
+// The table of every case through every solver, as it is filled.
+struct EveryCase {
   nlohmann::ordered_json summary = nlohmann::ordered_json::array();
   std::ostringstream table, timing;
-  table << "| case | solver | model | status | lift_off_time | predicted | abs. error | max abs. "
-           "error of q vs closed form (grid) | steps | rhs evals | tolerances | settings from "
-           "the case |\n"
-        << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  timing << "| case | solver | wall time [s] | steps |\n|---|---|---|---|\n";
   int runs = 0, runs_ok = 0, not_run = 0;
+};
 
-  for (const auto& c : case_registry()) {
-    fs::create_directories(out_dir / "cases" / c.info.name);
-    for (const auto& s : solver_registry()) {
-      if (const auto part = unsupported_part(*s, c.info)) {
-        table << "| " << c.info.name << " | " << s->name()
+// One case through one solver with the settings a user gets without flags: its record and
+// trajectory in out_dir/cases/<case>/, its rows of the table, the summary and the timing.
+void run_case_with_solver(const CaseInfo& info, const Solver& solver,
+                          const std::filesystem::path& out_dir, EveryCase& all,
+                          std::ostream& progress) {
+  namespace fs = std::filesystem;
+  if (const auto part = unsupported_part(solver, info)) {
+    all.table << "| " << info.name << " | " << solver.name()
               << " | - | not run: the solver does not compute " << *part
               << " | - | - | - | - | - | - | - | - |\n";
-        ++not_run;
-        continue;
-      }
-      RunRequest request;
-      request.case_name = c.info.name;
-      request.solver_name = s->name();
-      const fs::path stem = out_dir / "cases" / c.info.name / s->name();
-      request.trajectory_path = stem.string() + ".trajectory.csv";
+    ++all.not_run;
+    return;
+  }
+  RunRequest request;
+  request.case_name = info.name;
+  request.solver_name = solver.name();
+  const fs::path stem = out_dir / "cases" / info.name / solver.name();
+  request.trajectory_path = stem.string() + ".trajectory.csv";
 
-      const auto model = make_model(c.info.name, {});
-      RunSettings defaults;
-      configure_solver(*s, {}, defaults, &model->info());
-      if (const auto why = s->refusal(*model, defaults)) {
-        // E.g. an ideal solver on data that violate Kozlov 1992 condition (10).
-        table << "| " << c.info.name << " | " << s->name() << " | - | not run: refused (" << *why
+  const auto model = make_model(info.name, {});
+  RunSettings defaults;
+  configure_solver(solver, {}, defaults, &model->info());
+  if (const auto why = solver.refusal(*model, defaults)) {
+    // E.g. an ideal solver on data that violate Kozlov 1992 condition (10).
+    all.table << "| " << info.name << " | " << solver.name() << " | - | not run: refused (" << *why
               << ") | - | - | - | - | - | - | - | - |\n";
-        ++not_run;
-        continue;
-      }
-      const std::string limit_model =
-          s->limit_model(defaults.solver_params, defaults.solver_choices);
-      const Facts facts = model->facts();
-      const ClosedFormTrajectory* exact = facts.trajectory(limit_model);
-      // Realization closed forms depend on N; the ideal ones ignore it.
-      const auto N = defaults.solver_params.find("N");
-      const double realization_N = N == defaults.solver_params.end() ? std::nan("") : N->second;
-      double max_q_error = 0.0;
-      long compared = 0;
-      request.observer = [&](const TrajectorySample& sample) {
-        if (!exact || !sample.label.empty()) return;
-        if (const auto q = exact->q(sample.x.t, realization_N)) {
-          max_q_error = std::max(max_q_error, (sample.x.q - *q).lpNorm<Eigen::Infinity>());
-          ++compared;
-        }
-      };
+    ++all.not_run;
+    return;
+  }
+  const std::string limit_model =
+      solver.limit_model(defaults.solver_params, defaults.solver_choices);
+  const Facts facts = model->facts();
+  const ClosedFormTrajectory* exact = facts.trajectory(limit_model);
+  // Realization closed forms depend on N; the ideal ones ignore it.
+  const auto N = defaults.solver_params.find("N");
+  const double realization_N = N == defaults.solver_params.end() ? std::nan("") : N->second;
+  double max_q_error = 0.0;
+  long compared = 0;
+  request.observer = [&](const TrajectorySample& sample) {
+    if (!exact || !sample.label.empty()) return;
+    if (const auto q = exact->q(sample.x.t, realization_N)) {
+      max_q_error = std::max(max_q_error, (sample.x.q - *q).lpNorm<Eigen::Infinity>());
+      ++compared;
+    }
+  };
 
-      const RunRecord record = execute(request);
-      if (compared == 0) max_q_error = std::nan("");
-      {
-        std::ostringstream text;
-        text << to_json(record, false).dump(2) << "\n";
-        write_file(stem.string() + ".json", text.str());
-      }
-      ++runs;
-      runs_ok += record.status == Status::ok ? 1 : 0;
+  const RunRecord record = execute(request);
+  if (compared == 0) max_q_error = std::nan("");
+  {
+    std::ostringstream text;
+    text << to_json(record, false).dump(2) << "\n";
+    write_file(stem.string() + ".json", text.str());
+  }
+  ++all.runs;
+  all.runs_ok += record.status == Status::ok ? 1 : 0;
 
-      std::string from_case;
-      for (const auto& [name, source] : record.parameter_sources) {
-        if (source != "case") continue;
-        const auto value = record.solver_params.find(name);
-        const auto choice = record.solver_choices.find(name);
-        from_case +=
-            (from_case.empty() ? "" : ", ") + name + " " +
-            (value != record.solver_params.end() ? format_number(value->second) : choice->second);
-      }
-      const auto predicted = facts.lift_off_time(limit_model);
-      const double error = predicted && record.lift_off_time
-                               ? std::abs(*record.lift_off_time - *predicted)
-                               : std::nan("");
-      summary.push_back(
-          {{"case", c.info.name},
-           {"solver", s->name()},
-           {"model", limit_model},
-           {"status", record.status},
-           {"lift_off_time",
-            record.lift_off_time ? nlohmann::json(*record.lift_off_time) : nlohmann::json()},
-           {"predicted_lift_off_time", predicted ? nlohmann::json(*predicted) : nlohmann::json()},
-           {"lift_off_error", std::isfinite(error) ? nlohmann::json(error) : nlohmann::json()},
-           {"max_q_error_vs_closed_form",
-            std::isfinite(max_q_error) ? nlohmann::json(max_q_error) : nlohmann::json()},
-           {"contact_episodes", record.contact_episodes.size()},
-           {"tolerances", record.tolerances},
-           {"parameter_sources", record.parameter_sources}});
-      table << "| " << c.info.name << " | " << s->name() << " | " << limit_model << " | "
+  std::string from_case;
+  for (const auto& [name, source] : record.parameter_sources) {
+    if (source != "case") continue;
+    const auto value = record.solver_params.find(name);
+    const auto choice = record.solver_choices.find(name);
+    from_case +=
+        (from_case.empty() ? "" : ", ") + name + " " +
+        (value != record.solver_params.end() ? format_number(value->second) : choice->second);
+  }
+  const auto predicted = facts.lift_off_time(limit_model);
+  const double error = predicted && record.lift_off_time
+                           ? std::abs(*record.lift_off_time - *predicted)
+                           : std::nan("");
+  all.summary.push_back(
+      {{"case", info.name},
+       {"solver", solver.name()},
+       {"model", limit_model},
+       {"status", record.status},
+       {"lift_off_time",
+        record.lift_off_time ? nlohmann::json(*record.lift_off_time) : nlohmann::json()},
+       {"predicted_lift_off_time", predicted ? nlohmann::json(*predicted) : nlohmann::json()},
+       {"lift_off_error", std::isfinite(error) ? nlohmann::json(error) : nlohmann::json()},
+       {"max_q_error_vs_closed_form",
+        std::isfinite(max_q_error) ? nlohmann::json(max_q_error) : nlohmann::json()},
+       {"contact_episodes", record.contact_episodes.size()},
+       {"tolerances", record.tolerances},
+       {"parameter_sources", record.parameter_sources}});
+  all.table << "| " << info.name << " | " << solver.name() << " | " << limit_model << " | "
             << record.status << " | "
             << (record.lift_off_time ? format_number(*record.lift_off_time) : "none") << " | "
             << (predicted ? format_number(*predicted) : "n/a") << " | " << scientific(error)
             << " | " << scientific(max_q_error) << " | " << record.steps << " | "
             << record.rhs_evaluations << " | " << tolerance_text(record.tolerances) << " | "
             << (from_case.empty() ? "-" : from_case) << " |\n";
-      timing << "| " << c.info.name << " | " << s->name() << " | "
+  all.timing << "| " << info.name << " | " << solver.name() << " | "
              << scientific(record.wall_time_s, 2) << " | " << record.steps << " |\n";
-      progress << "report: " << c.info.name << " / " << s->name() << ": " << record.status << "\n";
-    }
+  progress << "report: " << info.name << " / " << solver.name() << ": " << record.status << "\n";
+}
+
+// Every case through every solver (the report's cases/ folder, its README and summary.json).
+EveryCase run_every_case(const std::filesystem::path& out_dir, std::ostream& progress) {
+  namespace fs = std::filesystem;
+  EveryCase all;
+  all.table
+      << "| case | solver | model | status | lift_off_time | predicted | abs. error | max abs. "
+         "error of q vs closed form (grid) | steps | rhs evals | tolerances | settings from "
+         "the case |\n"
+      << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  all.timing << "| case | solver | wall time [s] | steps |\n|---|---|---|---|\n";
+  for (const auto& c : case_registry()) {
+    fs::create_directories(out_dir / "cases" / c.info.name);
+    for (const auto& s : solver_registry())
+      run_case_with_solver(c.info, *s, out_dir, all, progress);
   }
   {
     std::ostringstream text;
-    text << summary.dump(2) << "\n";
+    text << all.summary.dump(2) << "\n";
     write_file(out_dir / "cases" / "summary.json", text.str());
   }
   {
@@ -481,28 +482,16 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
             "approximates (lift_off_time: the end of the last contact episode, docs/theory.md §5); "
             "the error column after it is the largest deviation of q from the case's closed-form "
             "trajectory for that model on the output grid. Wall times are in ../timing.md.\n\n"
-         << table.str();
+         << all.table.str();
     write_file(out_dir / "cases" / "README.md", text.str());
   }
 
-  fs::create_directories(out_dir / "siconos");
-  const std::string siconos = siconos_comparison((out_dir / "siconos").string());
-  {
-    std::ostringstream text;
-    text << siconos;
-    write_file(out_dir / "siconos" / "README.md", text.str());
-  }
-  const CrossValidationSummary cross_validation =
-      write_cross_validation(out_dir / "cross-validation", registered_subjects(), progress);
-  const std::vector<StudyOutcome> studies = canonical_studies(out_dir, jobs, progress);
-  const std::string sweeps = canonical_sweeps(out_dir, jobs, progress);
-  const WorkPrecisionOverview work_precision =
-      write_work_precision(out_dir / "work-precision", {.jobs = jobs}, progress);
-  const ChainOutcomeSummary chain_outcome =
-      write_chain_outcome(out_dir / "chain-outcome", jobs, progress);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return all;
+}
 
+// The overview's table per canonical study: each model's verdict, fitted order, extrapolated
+// limit and digits, for the lift-off or the study's first observable.
+std::string studies_overview(const std::vector<StudyOutcome>& studies) {
   std::ostringstream overview;
   for (const auto& st : studies) {
     overview << "\n### Study [`" << st.name << "`](studies/" << st.name << "/README.md)\n\n"
@@ -547,6 +536,14 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
     }
   }
 
+  return overview.str();
+}
+
+// The report's README: the overview and where things are.
+std::string results_readme(const std::string& overview, const EveryCase& all,
+                           const std::string& sweeps, const WorkPrecisionOverview& work_precision,
+                           const ChainOutcomeSummary& chain_outcome,
+                           const CrossValidationSummary& cross_validation) {
   std::ostringstream readme;
   readme
       << "# crbench results\n\n"
@@ -557,14 +554,15 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       << "Verdicts of the canonical studies: the lift-off, or, in a study without one, the order "
          "of the first deviation (the reasons are in each study's README; "
          "the method is docs/theory.md §4):\n"
-      << overview.str() << "\n"
+      << overview << "\n"
       << "### Every case through every solver\n\n"
-      << runs << " runs, " << runs_ok << " with status ok"
-      << (not_run > 0 ? " (" + std::to_string(not_run) +
-                            " case × solver pairs not run: the solver does not compute a kind "
-                            "of constraint of the case, or refuses its initial data; the reasons "
-                            "are in the table)"
-                      : std::string())
+      << all.runs << " runs, " << all.runs_ok << " with status ok"
+      << (all.not_run > 0
+              ? " (" + std::to_string(all.not_run) +
+                    " case × solver pairs not run: the solver does not compute a kind "
+                    "of constraint of the case, or refuses its initial data; the reasons "
+                    "are in the table)"
+              : std::string())
       << ": [cases/README.md](cases/README.md).\n\n"
       << "### Phase maps of the lift-off delay\n\n"
       << sweeps << "\n"
@@ -620,7 +618,52 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       << "| `benchmarks/engines.md` | the physics engines beside crbench's solvers: medians, "
          "steps and ratios, written by `bash scripts/engine_benchmarks.sh`, not by the report |\n"
       << "| `timing.md` | wall times and the machine |\n";
-  write_file(out_dir / "README.md", readme.str());
+
+  return readme.str();
+}
+
+}  // namespace
+
+int write_report(const std::string& out, int jobs, std::ostream& progress) {
+  namespace fs = std::filesystem;
+  const auto start = std::chrono::steady_clock::now();
+  const fs::path out_dir(out);
+  std::error_code cannot_create;
+  fs::create_directories(out_dir, cannot_create);
+  if (cannot_create || !fs::is_directory(out_dir)) {
+    throw InputError("--out: cannot create the folder '" + out + "'" +
+                     (cannot_create ? " (" + cannot_create.message() + ")"
+                                    : std::string(" (a file is in the way)")));
+  }
+  const OutputLock lock(out_dir);
+  // The report owns these folders: nothing stale from an earlier layout or run stays in them.
+  for (const char* owned :
+       {"cases", "studies", "siconos", "cross-validation", "work-precision", "chain-outcome"}) {
+    fs::remove_all(out_dir / owned);
+  }
+  const EveryCase all = run_every_case(out_dir, progress);
+
+  fs::create_directories(out_dir / "siconos");
+  const std::string siconos = siconos_comparison((out_dir / "siconos").string());
+  {
+    std::ostringstream text;
+    text << siconos;
+    write_file(out_dir / "siconos" / "README.md", text.str());
+  }
+  const CrossValidationSummary cross_validation =
+      write_cross_validation(out_dir / "cross-validation", registered_subjects(), progress);
+  const std::vector<StudyOutcome> studies = canonical_studies(out_dir, jobs, progress);
+  const std::string sweeps = canonical_sweeps(out_dir, jobs, progress);
+  const WorkPrecisionOverview work_precision =
+      write_work_precision(out_dir / "work-precision", {.jobs = jobs}, progress);
+  const ChainOutcomeSummary chain_outcome =
+      write_chain_outcome(out_dir / "chain-outcome", jobs, progress);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  write_file(out_dir / "README.md",
+             results_readme(studies_overview(studies), all, sweeps, work_precision, chain_outcome,
+                            cross_validation));
 
   {
     std::ostringstream text;
@@ -629,7 +672,7 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
          << std::defaultfloat << " s with " << jobs << " threads on: " << machine() << ".\n\n"
          << "Wall time of each case × solver run (the solve alone; the machine is shared, so these "
             "vary from run to run; `bench/perf` has Google Benchmark medians):\n\n"
-         << timing.str();
+         << all.timing.str();
     write_file(out_dir / "timing.md", text.str());
   }
   progress << "report: wrote " << out_dir.string() << "\n";

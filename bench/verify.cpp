@@ -160,27 +160,38 @@ std::optional<StatedOrder> stated_step_order(LadderAxis axis, const std::string&
   return std::nullopt;
 }
 
-// An h or rtol ladder of one solver: lift-off time, final and largest q deviation against the
-// case's closed form for the model the solver approximates, else against a tight run of a
-// reference solver (event-driven for an h ladder, the same solver at rtol 1e-14 for an rtol
-// ladder), whose own error estimate flags the rows it cannot resolve.
-int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& ladder,
-                       std::ostream& out) {
-  const Solver& solver = find_solver(request.solver);
-  const auto model = make_model(request.case_name, request.case_assignments);
-  const double t0 = model->initial_state().t, t1 = request.t_end.value_or(model->horizon());
-  const int kSamples = step_ladder_samples(request.axis, ladder.front(), t1 - t0, 601);
-  std::vector<Assignment> solver_assignments = request.model_assignments;
-  if (request.N_fixed) solver_assignments.push_back({"N", format_number(*request.N_fixed)});
+// An h or rtol ladder of one solver, and what its runs share: the case, the solver's
+// configuration, the output grid, the model the solver approximates.
+struct StepLadder {
+  const VerifyRequest& request;
+  const Solver& solver;
+  std::unique_ptr<Model> model;
+  double t0 = 0.0, t1 = 0.0;
+  int samples = 0;
+  std::vector<Assignment> solver_assignments;
   RunSettings settings;
-  configure_solver(solver, solver_assignments, settings, &model->info());
-  const std::string limit_model =
-      solver.limit_model(settings.solver_params, settings.solver_choices);
-  const std::string axis = axis_name(request.axis);
-  const bool in_h = request.axis == LadderAxis::h;
+  std::string limit_model, axis;
+  bool in_h = false;
 
-  const auto request_for = [&](const std::string& solver_name, std::optional<double> rung,
-                               std::optional<double> rtol) {
+  StepLadder(const VerifyRequest& r, const std::vector<double>& ladder)
+      : request(r),
+        solver(find_solver(r.solver)),
+        model(make_model(r.case_name, r.case_assignments)),
+        t0(model->initial_state().t),
+        t1(r.t_end.value_or(model->horizon())),
+        samples(step_ladder_samples(r.axis, ladder.front(), t1 - t0, 601)),
+        solver_assignments(r.model_assignments),
+        axis(axis_name(r.axis)),
+        in_h(r.axis == LadderAxis::h) {
+    if (r.N_fixed) solver_assignments.push_back({"N", format_number(*r.N_fixed)});
+    configure_solver(solver, solver_assignments, settings, &model->info());
+    limit_model = solver.limit_model(settings.solver_params, settings.solver_choices);
+  }
+
+  // A run of `solver_name` at a rung (its h, or its rtol with atol in the request's ratio to
+  // rtol), or at `rtol`.
+  RunRequest request_for(const std::string& solver_name, std::optional<double> rung,
+                         std::optional<double> rtol) const {
     RunRequest r;
     r.case_name = request.case_name;
     r.case_assignments = request.case_assignments;
@@ -191,24 +202,42 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
     r.rtol = relative;
     // atol keeps the request's ratio to rtol.
     r.atol = atol_for_rtol(relative, request.rtol, request.atol);
-    r.samples = kSamples;
+    r.samples = samples;
     r.t_end = request.t_end;
     return r;
-  };
+  }
+};
 
-  // The reference, with its own error estimate per observable.
-  const std::vector<std::string> observables{"lift_off_time", "final_q_deviation",
-                                             "max_q_deviation"};
-  // A closed form describes the model a solver converges to; a solver with N (the realization)
-  // at a fixed N is not that model, so its rtol ladder is measured against its own tight run.
-  const std::vector<ParamSpec> solver_parameters = solver.parameters();
+// The reference of a step ladder with its own error estimate per observable.
+struct StepReference {
+  std::optional<double> lift_off;
+  std::vector<Eigen::VectorXd> q;  // on the runs' output grid
+  std::map<std::string, double> uncertainty;
+  std::string text;
+};
+
+// The closed form where the case has it (lift-off, motion: each on its own), else a tight run of
+// a reference solver (event-driven for an h ladder, the same solver at the tight rtol for an rtol
+// ladder) for what the closed form lacks, its error estimated by its difference from the
+// request's rtol. A closed form describes the model a solver converges to; a solver with N (the
+// realization) at a fixed N is not that model, so its rtol ladder is measured against its own
+// tight run.
+StepReference step_reference(const StepLadder& ladder) {
+  const VerifyRequest& request = ladder.request;
+  const std::string& limit_model = ladder.limit_model;
+  const double t0 = ladder.t0, t1 = ladder.t1;
+  const int kSamples = ladder.samples;
+  const bool in_h = ladder.in_h;
+  const std::vector<ParamSpec> solver_parameters = ladder.solver.parameters();
   const bool solver_is_its_model = std::none_of(solver_parameters.begin(), solver_parameters.end(),
                                                 [](const ParamSpec& p) { return p.name == "N"; });
-  const Facts facts = solver_is_its_model ? model->facts() : Facts{};
-  std::optional<double> reference_lift_off = facts.lift_off_time(limit_model);
-  std::vector<Eigen::VectorXd> reference_q;
-  std::map<std::string, double> reference_uncertainty;
-  std::string reference_text;
+  const Facts facts = solver_is_its_model ? ladder.model->facts() : Facts{};
+  StepReference out;
+  std::optional<double>& reference_lift_off = out.lift_off;
+  std::vector<Eigen::VectorXd>& reference_q = out.q;
+  std::map<std::string, double>& reference_uncertainty = out.uncertainty;
+  std::string& reference_text = out.text;
+  reference_lift_off = facts.lift_off_time(limit_model);
   // The output grid of every run (solve_on_grid's, over the case's horizon).
   const auto grid_time = [&](int i) {
     return i + 1 == kSamples ? t1 : t0 + (t1 - t0) * i / (kSamples - 1);
@@ -224,8 +253,6 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
       reference_q.push_back(*q);
     }
   }
-  // The closed form where the case has it (lift-off, motion: each on its own), else a tight run of
-  // a reference solver for what the closed form lacks.
   std::string closed_form_parts;
   if (reference_lift_off) {
     reference_uncertainty["lift_off_time"] = 0.0;
@@ -242,8 +269,9 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
   if (!reference_lift_off || reference_q.empty()) {
     const std::string reference_solver = in_h ? "event-driven" : request.solver;
     const double tight = tight_rtol(request.rtol, request.tight_factor);
-    const GridRun fine = solve_on_grid(request_for(reference_solver, std::nullopt, tight));
-    const GridRun coarse = solve_on_grid(request_for(reference_solver, std::nullopt, request.rtol));
+    const GridRun fine = solve_on_grid(ladder.request_for(reference_solver, std::nullopt, tight));
+    const GridRun coarse =
+        solve_on_grid(ladder.request_for(reference_solver, std::nullopt, request.rtol));
     reference_text += (reference_text.empty() ? "" : "; otherwise ") + reference_solver +
                       " at rtol " + format_number(tight) +
                       " (error estimate: its difference from rtol " + format_number(request.rtol) +
@@ -269,95 +297,134 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
     }
   }
 
-  // The ladder.
-  std::vector<GridRun> runs;
-  for (std::size_t i = 0; i < ladder.size(); ++i) {
-    runs.push_back(solve_on_grid(request_for(request.solver, ladder[i], std::nullopt)));
-  }
+  return out;
+}
+
+// One observable of a step ladder: its analysis against the reference, its rows as JSON and
+// as the text table (appended to `text`).
+struct StepObservable {
+  LadderAnalysis analysis;
+  std::optional<StatedOrder> stated;
+  nlohmann::ordered_json json;
+};
+
+StepObservable step_observable(const StepLadder& step, const std::string& o,
+                               const std::vector<double>& ladder, const std::vector<GridRun>& runs,
+                               const StepReference& ref, std::ostringstream& text) {
+  const VerifyRequest& request = step.request;
+  const std::string& axis = step.axis;
+  const std::string& limit_model = step.limit_model;
+  const bool in_h = step.in_h;
+  const std::optional<double>& reference_lift_off = ref.lift_off;
+  const std::vector<Eigen::VectorXd>& reference_q = ref.q;
+  const std::map<std::string, double>& reference_uncertainty = ref.uncertainty;
   LadderRules rules;
   rules.digits = request.digits;
+  const bool is_lift_off = o == "lift_off_time";
+  const std::optional<double> reference =
+      is_lift_off ? reference_lift_off
+                  : (reference_q.empty() ? std::nullopt : std::optional<double>(0.0));
+  const auto u = reference_uncertainty.find(o);
+  std::vector<LadderInput> inputs;
+  for (std::size_t i = 0; i < ladder.size(); ++i) {
+    const GridRun& run = runs[i];
+    LadderInput in;
+    in.rung = ladder[i];
+    in.status = run.record.status;
+    in.reason = run.record.reason;
+    in.warnings = run.record.warnings;
+    in.value = is_lift_off ? run.record.lift_off_time
+                           : q_deviation(run.q, reference_q, o == "final_q_deviation");
+    in.reference_uncertainty =
+        u != reference_uncertainty.end() ? u->second : std::numeric_limits<double>::infinity();
+    inputs.push_back(in);
+  }
+  const std::optional<StatedOrder> stated = stated_step_order(request.axis, o);
+  const LadderAnalysis analysis = analyse_ladder(
+      inputs, reference, stated ? std::optional<double>(stated->order) : std::nullopt, is_lift_off,
+      rules,
+      is_lift_off ? "the case has no lift-off for the " + limit_model + " model"
+                  : "no reference motion",
+      request.axis);
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  text << "\n" << o << (is_lift_off ? "" : " [case units of q]") << "\n";
+  text << std::left << std::setw(10) << axis << std::setw(24)
+       << (is_lift_off ? "value" : "deviation") << std::setw(12) << "error" << std::setw(10)
+       << "order" << std::setw(12) << "ref.err" << std::setw(8) << "steps"
+       << "flag\n";
+  for (std::size_t i = 0; i < analysis.rows.size(); ++i) {
+    const LadderRow& row = analysis.rows[i];
+    rows.push_back({{axis, ladder[i]},
+                    {"status", inputs[i].status},
+                    {"value", optional_number(row.value)},
+                    {"error", optional_number(row.error)},
+                    {"local_order", optional_number(row.local_order)},
+                    {"reference_error_estimate", optional_number(row.discretization)},
+                    {"flagged", row.flagged},
+                    {"flag", row.flag},
+                    {"warnings", inputs[i].warnings},
+                    {"steps", runs[i].record.steps},
+                    {"rhs_evaluations", runs[i].record.rhs_evaluations}});
+    text << std::setw(10) << N_label(ladder[i]) << std::setw(24)
+         << text_of(row.value, is_lift_off ? 16 : 4) << std::setw(12) << text_of(row.error, 4)
+         << std::setw(10) << text_of(row.local_order, 4) << std::setw(12)
+         << text_of(row.discretization, 3) << std::setw(8) << runs[i].record.steps << row.flag
+         << "\n";
+  }
+  text << "least-squares order " << text_of(analysis.fitted_order, 4) << "; expected "
+       << (stated        ? format_number(stated->order) + " (" + stated->source + ")"
+           : !in_h       ? std::string("none stated: tolerance proportionality is an aim of "
+                                             "error-per-step control, not a theorem")
+           : is_lift_off ? std::string("none stated: the lift-off of a time-stepping scheme is "
+                                       "the end of a step, within h of the true one but not a "
+                                       "power law in h")
+                         : std::string("none stated: the motion at the horizon may be at rest "
+                                       "on a constraint"))
+       << "\n"
+       << analysis.verdict.text << "\n";
+  const Extrapolated& x = analysis.extrapolation;
+  const nlohmann::ordered_json observed_json = {
+      {"points", rows},
+      {"least_squares_order", optional_number(analysis.fitted_order)},
+      {"expected_order", stated ? nlohmann::ordered_json(stated->order) : nlohmann::ordered_json()},
+      {"order_source", stated ? stated->source : ""},
+      {"extrapolated_limit", optional_number(x.limit)},
+      {"uncertainty", optional_number(x.uncertainty)},
+      {"confirmed", analysis.verdict.confirmed()},
+      {"verdict", analysis.verdict.text}};
+  return {analysis, stated, observed_json};
+}
+
+// An h or rtol ladder of one solver: lift-off time, final and largest q deviation against the
+// case's closed form for the model the solver approximates, else against a tight run of a
+// reference solver (step_reference), whose own error estimate flags the rows it cannot resolve.
+int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& ladder,
+                       std::ostream& out) {
+  const StepLadder step(request, ladder);
+  const StepReference ref = step_reference(step);
+  std::vector<GridRun> runs;
+  for (std::size_t i = 0; i < ladder.size(); ++i) {
+    runs.push_back(solve_on_grid(step.request_for(request.solver, ladder[i], std::nullopt)));
+  }
   nlohmann::ordered_json observed = nlohmann::ordered_json::object();
   std::ostringstream text;
   bool all_confirmed = true;
   int stated_count = 0;
-  for (const auto& o : observables) {
-    const bool is_lift_off = o == "lift_off_time";
-    const std::optional<double> reference =
-        is_lift_off ? reference_lift_off
-                    : (reference_q.empty() ? std::nullopt : std::optional<double>(0.0));
-    const auto u = reference_uncertainty.find(o);
-    std::vector<LadderInput> inputs;
-    for (std::size_t i = 0; i < ladder.size(); ++i) {
-      const GridRun& run = runs[i];
-      LadderInput in;
-      in.rung = ladder[i];
-      in.status = run.record.status;
-      in.reason = run.record.reason;
-      in.warnings = run.record.warnings;
-      in.value = is_lift_off ? run.record.lift_off_time
-                             : q_deviation(run.q, reference_q, o == "final_q_deviation");
-      in.reference_uncertainty =
-          u != reference_uncertainty.end() ? u->second : std::numeric_limits<double>::infinity();
-      inputs.push_back(in);
-    }
-    const std::optional<StatedOrder> stated = stated_step_order(request.axis, o);
-    const LadderAnalysis analysis = analyse_ladder(
-        inputs, reference, stated ? std::optional<double>(stated->order) : std::nullopt,
-        is_lift_off, rules,
-        is_lift_off ? "the case has no lift-off for the " + limit_model + " model"
-                    : "no reference motion",
-        request.axis);
-    if (stated) {
+  for (const std::string o : {"lift_off_time", "final_q_deviation", "max_q_deviation"}) {
+    const StepObservable one = step_observable(step, o, ladder, runs, ref, text);
+    if (one.stated) {
       ++stated_count;
-      all_confirmed = all_confirmed && analysis.verdict.confirmed();
+      all_confirmed = all_confirmed && one.analysis.verdict.confirmed();
     }
-    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    text << "\n" << o << (is_lift_off ? "" : " [case units of q]") << "\n";
-    text << std::left << std::setw(10) << axis << std::setw(24)
-         << (is_lift_off ? "value" : "deviation") << std::setw(12) << "error" << std::setw(10)
-         << "order" << std::setw(12) << "ref.err" << std::setw(8) << "steps"
-         << "flag\n";
-    for (std::size_t i = 0; i < analysis.rows.size(); ++i) {
-      const LadderRow& row = analysis.rows[i];
-      rows.push_back({{axis, ladder[i]},
-                      {"status", inputs[i].status},
-                      {"value", optional_number(row.value)},
-                      {"error", optional_number(row.error)},
-                      {"local_order", optional_number(row.local_order)},
-                      {"reference_error_estimate", optional_number(row.discretization)},
-                      {"flagged", row.flagged},
-                      {"flag", row.flag},
-                      {"warnings", inputs[i].warnings},
-                      {"steps", runs[i].record.steps},
-                      {"rhs_evaluations", runs[i].record.rhs_evaluations}});
-      text << std::setw(10) << N_label(ladder[i]) << std::setw(24)
-           << text_of(row.value, is_lift_off ? 16 : 4) << std::setw(12) << text_of(row.error, 4)
-           << std::setw(10) << text_of(row.local_order, 4) << std::setw(12)
-           << text_of(row.discretization, 3) << std::setw(8) << runs[i].record.steps << row.flag
-           << "\n";
-    }
-    text << "least-squares order " << text_of(analysis.fitted_order, 4) << "; expected "
-         << (stated        ? format_number(stated->order) + " (" + stated->source + ")"
-             : !in_h       ? std::string("none stated: tolerance proportionality is an aim of "
-                                               "error-per-step control, not a theorem")
-             : is_lift_off ? std::string("none stated: the lift-off of a time-stepping scheme is "
-                                         "the end of a step, within h of the true one but not a "
-                                         "power law in h")
-                           : std::string("none stated: the motion at the horizon may be at rest "
-                                         "on a constraint"))
-         << "\n"
-         << analysis.verdict.text << "\n";
-    const Extrapolated& x = analysis.extrapolation;
-    observed[o] = {{"points", rows},
-                   {"least_squares_order", optional_number(analysis.fitted_order)},
-                   {"expected_order",
-                    stated ? nlohmann::ordered_json(stated->order) : nlohmann::ordered_json()},
-                   {"order_source", stated ? stated->source : ""},
-                   {"extrapolated_limit", optional_number(x.limit)},
-                   {"uncertainty", optional_number(x.uncertainty)},
-                   {"confirmed", analysis.verdict.confirmed()},
-                   {"verdict", analysis.verdict.text}};
+    observed[o] = one.json;
   }
+  const auto& model = step.model;
+  const RunSettings& settings = step.settings;
+  const std::string& axis = step.axis;
+  const std::string& limit_model = step.limit_model;
+  const std::string& reference_text = ref.text;
+  const std::optional<double>& reference_lift_off = ref.lift_off;
+  const std::map<std::string, double>& reference_uncertainty = ref.uncertainty;
   const bool confirmed = stated_count > 0 && all_confirmed;
   if (request.json) {
     nlohmann::ordered_json j;
@@ -396,10 +463,9 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
   return confirmed ? 0 : 1;
 }
 
-}  // namespace
-
-int run_verify(const VerifyRequest& request_in, std::ostream& out) {
-  VerifyRequest request = request_in;
+// The request's ladder, its solver and axis checked against each other and its ends, density,
+// tight factor and digits against their ranges (InputError naming the flag).
+std::vector<double> checked_ladder(const VerifyRequest& request) {
   const LadderAxis axis = request.axis;
   const bool in_N = axis == LadderAxis::N;
   const std::string axis_text = axis_name(axis);
@@ -464,7 +530,14 @@ int run_verify(const VerifyRequest& request_in, std::ostream& out) {
     throw InputError("--from/--to/--per-decade: the ladder has " + std::to_string(count) +
                      " points; it needs between 3 and 100");
   }
-  if (!in_N) return verify_step_ladder(request, ladder, out);
+  return ladder;
+}
+
+// An N ladder: the realization against the limit model's prediction (the lift-off, or the limit
+// member's motion where the case has kinematic constraints).
+int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& ladder,
+                    std::ostream& out) {
+  const auto count = static_cast<int>(ladder.size());
 
   const auto model = make_model(request.case_name, request.case_assignments);
   if (model->kinematic_count() > 0) {
@@ -596,6 +669,14 @@ int run_verify(const VerifyRequest& request_in, std::ostream& out) {
         << verdict.text << "\n";
   }
   return confirmed ? 0 : 1;
+}
+
+}  // namespace
+
+int run_verify(const VerifyRequest& request, std::ostream& out) {
+  const std::vector<double> ladder = checked_ladder(request);
+  if (request.axis != LadderAxis::N) return verify_step_ladder(request, ladder, out);
+  return verify_N_ladder(request, ladder, out);
 }
 
 }  // namespace crbench
