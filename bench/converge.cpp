@@ -144,6 +144,16 @@ struct Point {
   std::string fingerprint;
 };
 
+// The points' lines by what they belong to, (kind, model or series index), in point order.
+using GroupedLines = std::map<std::pair<std::string, std::size_t>, std::vector<const ojson*>>;
+
+// Per observable: its table, and each model's unit where the models' units differ (a column),
+// else an empty map.
+struct ObservableTables {
+  std::map<std::string, Table> tables;
+  std::map<std::string, std::map<std::string, std::string>> unit_column;
+};
+
 class Converge {
  public:
   Converge(const Study& study, const ConvergeOptions& options)
@@ -708,6 +718,18 @@ class Converge {
   }
 
   ojson assemble();
+  ojson summary_head(const Model& model) const;
+  ObservableTables observable_tables(const std::string& tolerance_caption) const;
+  Table verdict_table(const std::string& tolerance_caption) const;
+  GroupedLines grouped_lines() const;
+  ojson model_head(const StudyModel& m, const Reference& ref) const;
+  ojson model_json(std::size_t mi, GroupedLines& grouped, ObservableTables& tables,
+                   Table& verdicts);
+  void write_observable_files(const ojson& summary, const ojson& models, ObservableTables& tables,
+                              const Table& verdicts);
+  ojson collapse_json(GroupedLines& grouped) const;
+  ojson paths_json(GroupedLines& grouped) const;
+  ojson work_precision_json(GroupedLines& grouped) const;
 
   // Whether every model runs the study's own case (with its parameters).
   bool single_case_study() const {
@@ -736,9 +758,11 @@ class Converge {
 std::string fixed(std::optional<double> x, int digits) {
   return x && std::isfinite(*x) ? fixed_text(*x, digits) : std::string();
 }
+
 std::string sci(std::optional<double> x, int digits = 3) {
   return x && std::isfinite(*x) ? scientific_text(*x, digits) : std::string();
 }
+
 std::string full(std::optional<double> x) {
   return x && std::isfinite(*x) ? full_text(*x) : std::string();
 }
@@ -905,20 +929,81 @@ ojson observable_json(const std::string& o, const StudyModel& m, const Observabl
           {"verdict", analysis.verdict.text}};
 }
 
-ojson Converge::assemble() {
-  const auto model = make_model(study_.case_name, study_.case_assignments);
+// The verdict on a model from its observables' analyses (judge_model's comments say which rests
+// on what), and the digits of its lift-off.
+struct ModelJudgement {
+  Verdict verdict = Verdict::of(VerdictKind::nothing_judged);
+  std::optional<double> digits, digits_supported;
+};
+
+ModelJudgement judge_model(
+    const Reference& ref, std::optional<LadderAnalysis>& lift_off,
+    const std::optional<std::pair<std::string, LadderAnalysis>>& deviation,
+    const std::vector<std::pair<std::string, LadderAnalysis>>& stated_others) {
+  ModelJudgement out;
+  Verdict& verdict = out.verdict;
+  std::optional<double>& digits = out.digits;
+  std::optional<double>& digits_supported = out.digits_supported;
+  // A model is judged by the other observables with a stated order when its lift-off has none
+  // (Moreau-Jean's h ladder: the largest q deviation, order 1, its lift-off not a power law in
+  // h; a realization of an impact: its penetration depth and rebound velocity), and by them and
+  // its lift-off when both are stated: CONFIRMED when every one of them is.
+  if (lift_off && !lift_off->expected_order && !stated_others.empty()) lift_off.reset();
+  // Several verdicts, each named by its observable, in one: those not confirmed first, so that
+  // the head says whether the model is; confirmed when every one is.
+  const auto join_verdicts = [&](std::vector<std::pair<std::string, const LadderAnalysis*>> parts) {
+    std::vector<std::pair<std::string, const Verdict*>> each;
+    for (const auto& [o, analysis] : parts) each.emplace_back(o, &analysis->verdict);
+    std::stable_partition(each.begin(), each.end(),
+                          [](const auto& part) { return !part.second->confirmed(); });
+    verdict = Verdict::joined(each);
+  };
+  std::vector<std::pair<std::string, const LadderAnalysis*>> others;
+  for (const auto& [o, analysis] : stated_others) others.emplace_back(o, &analysis);
+  // The lift-off prediction's rule decides only where the verdict rests on the lift-off (or on
+  // nothing else with a stated order).
+  if ((lift_off || stated_others.empty()) &&
+      (ref.prediction_rule == PredictionRule::none ||
+       (!ref.theorem_applies && ref.prediction_rule != PredictionRule::continuation))) {
+    verdict = Verdict::of(VerdictKind::no_prediction, ref.why);
+  } else if (!lift_off && !stated_others.empty()) {
+    // Every other observable with a stated order.
+    join_verdicts(others);
+  } else if (!lift_off) {
+    // A study without a lift-off (kinematic constraints) and without stated orders: the first
+    // deviation (an ideal model's error).
+    if (deviation) {
+      verdict = Verdict::joined(std::vector<std::pair<std::string, const Verdict*>>{
+          {deviation->first, &deviation->second.verdict}});
+    }
+  } else {
+    verdict = lift_off->verdict;
+    digits = lift_off->digits_of_agreement;
+    digits_supported = lift_off->digits_supported;
+    // Other observables with a stated order (the distance of z from its viscous limit beside
+    // the lift-off of Proposition 3) must be confirmed too.
+    if (!others.empty()) {
+      others.insert(others.begin(), {"lift_off_time", &*lift_off});
+      join_verdicts(others);
+    }
+  }
+  return out;
+}
+
+// The study's own fields of study.json: the case, its coordinates, the tolerances, the rules.
+ojson Converge::summary_head(const Model& model) const {
   ojson summary;
   summary["crbench_version"] = version;
   summary["build"] = build_json();
   summary["study"] = study_.name;
   summary["description"] = study_.description;
   summary["case"] = study_.case_name;
-  summary["params"] = model->params();
+  summary["params"] = model.params();
   // The study case's coordinates (figure axes, the q deviations' units).
   summary["coordinates"] = ojson::array();
-  for (int i = 0; i < model->dof(); ++i) {
+  for (int i = 0; i < model.dof(); ++i) {
     summary["coordinates"].push_back(
-        {{"name", model->coordinate_name(i)}, {"unit", model->coordinate_unit(i)}});
+        {{"name", model.coordinate_name(i)}, {"unit", model.coordinate_unit(i)}});
   }
   summary["tolerances"] = {{"rtol", study_.rtol},
                            {"atol", study_.atol},
@@ -947,16 +1032,16 @@ ojson Converge::assemble() {
   // Each observable's unit in the study's case (figure axes).
   summary["observable_units"] = ojson::object();
   for (const auto& o : study_.observables)
-    summary["observable_units"][o] = observable(o).unit(*model);
+    summary["observable_units"][o] = observable(o).unit(model);
 
-  const std::string tolerance_caption =
-      "rtol " + format_number(study_.rtol) + ", atol " + format_number(study_.atol) +
-      "; discretization estimate = difference from the same point at tolerances / " +
-      format_number(study_.tight_factor) + "; references at those tighter tolerances.";
+  return summary;
+}
 
-  std::map<std::string, Table> tables;
-  // Per observable: each model's unit where the models' units differ (a column), else empty.
-  std::map<std::string, std::map<std::string, std::string>> unit_column;
+// One table per observable, its caption, header and unit column.
+ObservableTables Converge::observable_tables(const std::string& tolerance_caption) const {
+  ObservableTables out;
+  std::map<std::string, Table>& tables = out.tables;
+  std::map<std::string, std::map<std::string, std::string>>& unit_column = out.unit_column;
   for (const auto& o : study_.observables) {
     Table t;
     t.title = study_.name + ": " + o;
@@ -985,6 +1070,11 @@ ojson Converge::assemble() {
       return by_model;
     }();
   }
+  return out;
+}
+
+// The models table: one row per model, its verdict and what it rests on.
+Table Converge::verdict_table(const std::string& tolerance_caption) const {
   Table verdicts;
   verdicts.title = study_.name + ": models";
   verdicts.caption =
@@ -1005,162 +1095,134 @@ ojson Converge::assemble() {
                      "flagged rows (lift-off, else the judged deviation)",
                      "verdict"};
 
-  // Lines by what they belong to, in point order.
-  std::map<std::pair<std::string, std::size_t>, std::vector<const ojson*>> grouped;
+  return verdicts;
+}
+
+// The points' lines by what they belong to (kind, model or series), in point order.
+GroupedLines Converge::grouped_lines() const {
+  GroupedLines grouped;
   for (std::size_t i = 0; i < points_.size(); ++i) {
     const std::string kind =
         points_[i].kind == "work_precision_reference" ? "work_precision" : points_[i].kind;
     grouped[{kind, points_[i].index}].push_back(&lines_[i]);
   }
-  ojson models = ojson::array();
-  model_verdicts_.clear();
-  for (std::size_t mi = 0; mi < study_.models.size(); ++mi) {
-    const StudyModel& m = study_.models[mi];
-    const Reference& ref = references_[mi];
-    const std::vector<const ojson*>& lines = grouped[{"ladder", mi}];
+  return grouped;
+}
 
-    ojson jm;
-    jm["label"] = m.label;
-    jm["case"] = m.case_name;
-    ojson case_params = ojson::object();
-    for (const auto& a : m.case_assignments) case_params[a.key] = a.value;
-    jm["case_params"] = case_params;
-    jm["solver"] = m.solver;
-    // The ladder's axis: "N", "h" or "rtol" (the key of each row's rung), null for an ideal row.
-    jm["axis"] = m.has_ladder ? ojson(axis_name(m.axis, m.ladder_parameter)) : ojson();
-    ojson set = ojson::object();
-    for (const auto& a : m.assignments) set[a.key] = a.value;
-    jm["set"] = set;
-    jm["note"] = m.note;
-    if (m.t_end) jm["t_end"] = *m.t_end;
-    jm["reference"] = {{"kind", ref.kind},
-                       {"status", ref.status},
-                       {"lift_off_time", number_or_null(ref.lift_off)},
-                       {"theorem_applies", ref.theorem_applies},
-                       {"prediction_rule", ref.prediction_rule},
-                       {"why", ref.why},
-                       {"tolerances", ref.tolerances},
-                       {"values", ref.values},
-                       {"uncertainty", ref.uncertainty},
-                       {"trajectory_known", !ref.q.empty()}};
-    if (!m.reference_assignments.empty()) {
-      ojson reference_set = ojson::object();
-      for (const auto& a : m.reference_assignments) reference_set[a.key] = a.value;
-      jm["reference"]["set"] = reference_set;
-    }
-    if (ref.kind == "value") jm["reference"]["source"] = m.reference_source;
-    ojson observables = ojson::object();
-    LadderRules rules;
-    rules.digits = study_.digits;
-    std::optional<LadderAnalysis> lift_off;
-    std::optional<std::pair<std::string, LadderAnalysis>> deviation;  // the first with an order
-    // Every observable but the lift-off whose order the theory states, in the study's order.
-    std::vector<std::pair<std::string, LadderAnalysis>> stated_others;
-    for (const auto& o : study_.observables) {
-      ObservableLadder ladder = analyse_observable(o, m, ref, lines, rules);
-      const LadderAnalysis& analysis = ladder.analysis;
-      observables[o] = observable_json(o, m, ladder, lines, tables[o], unit_column[o]);
-      if (o == "lift_off_time") lift_off = analysis;
-      if (o != "lift_off_time" && analysis.expected_order) stated_others.emplace_back(o, analysis);
-      if (o != "lift_off_time" && !deviation && (analysis.expected_order || !m.has_ladder)) {
-        deviation = std::make_pair(o, analysis);
-      }
-    }
-    jm["observables"] = observables;
-    jm["order_source"] = m.order_source;
-
-    // A model is judged by the other observables with a stated order when its lift-off has none
-    // (Moreau-Jean's h ladder: the largest q deviation, order 1, its lift-off not a power law in
-    // h; a realization of an impact: its penetration depth and rebound velocity), and by them and
-    // its lift-off when both are stated: CONFIRMED when every one of them is.
-    if (lift_off && !lift_off->expected_order && !stated_others.empty()) lift_off.reset();
-    // The verdict on the lift-off prediction.
-    Verdict verdict = Verdict::of(VerdictKind::nothing_judged);
-    std::optional<double> digits, digits_supported;
-    const Extrapolated* extrapolation = lift_off ? &lift_off->extrapolation : nullptr;
-    // Several verdicts, each named by its observable, in one: those not confirmed first, so that
-    // the head says whether the model is; confirmed when every one is.
-    const auto join_verdicts =
-        [&](std::vector<std::pair<std::string, const LadderAnalysis*>> parts) {
-          std::vector<std::pair<std::string, const Verdict*>> each;
-          for (const auto& [o, analysis] : parts) each.emplace_back(o, &analysis->verdict);
-          std::stable_partition(each.begin(), each.end(),
-                                [](const auto& part) { return !part.second->confirmed(); });
-          verdict = Verdict::joined(each);
-        };
-    std::vector<std::pair<std::string, const LadderAnalysis*>> others;
-    for (const auto& [o, analysis] : stated_others) others.emplace_back(o, &analysis);
-    // The lift-off prediction's rule decides only where the verdict rests on the lift-off (or on
-    // nothing else with a stated order).
-    if ((lift_off || stated_others.empty()) &&
-        (ref.prediction_rule == PredictionRule::none ||
-         (!ref.theorem_applies && ref.prediction_rule != PredictionRule::continuation))) {
-      verdict = Verdict::of(VerdictKind::no_prediction, ref.why);
-    } else if (!lift_off && !stated_others.empty()) {
-      // Every other observable with a stated order.
-      join_verdicts(others);
-    } else if (!lift_off) {
-      // A study without a lift-off (kinematic constraints) and without stated orders: the first
-      // deviation (an ideal model's error).
-      if (deviation) {
-        verdict = Verdict::joined(std::vector<std::pair<std::string, const Verdict*>>{
-            {deviation->first, &deviation->second.verdict}});
-      }
-    } else {
-      verdict = lift_off->verdict;
-      digits = lift_off->digits_of_agreement;
-      digits_supported = lift_off->digits_supported;
-      // Other observables with a stated order (the distance of z from its viscous limit beside
-      // the lift-off of Proposition 3) must be confirmed too.
-      if (!others.empty()) {
-        others.insert(others.begin(), {"lift_off_time", &*lift_off});
-        join_verdicts(others);
-      }
-    }
-    const auto from = [&](std::optional<double> Extrapolated::*field) {
-      return number_or_null(extrapolation ? extrapolation->*field : std::nullopt);
-    };
-    jm["extrapolation"] = {
-        {"method",
-         "Aitken delta^2 on the three finest trusted rows; error bar = distance to the same "
-         "extrapolation one row coarser + twice the propagated discretization and round-off"},
-        {"order_from_differences", from(&Extrapolated::order)},
-        {"order_one_row_coarser", from(&Extrapolated::order_shifted)},
-        {"limit", from(&Extrapolated::limit)},
-        {"uncertainty", from(&Extrapolated::uncertainty)},
-        {"no_uncertainty_reason", extrapolation ? extrapolation->no_uncertainty_reason : ""},
-        {"finest_rung_used", from(&Extrapolated::finest_rung)}};
-    jm["digits_of_agreement"] = number_or_null(digits);
-    jm["digits_supported"] = number_or_null(digits_supported);
-    jm["confirmed"] = verdict.confirmed();
-    jm["verdict"] = verdict.text;
-    model_verdicts_.push_back(verdict.kind);
-    // The observable the verdict rests on (the report's overview shows its fit): the lift-off,
-    // else the first other observable with a stated order, else the first deviation.
-    if (!lift_off && !stated_others.empty()) deviation = stated_others.front();
-    jm["judged_observable"] = lift_off    ? ojson("lift_off_time")
-                              : deviation ? ojson(deviation->first)
-                                          : ojson();
-    models.push_back(jm);
-
-    const auto optional_text = [](std::optional<double> x, int decimals) {
-      return x ? fixed(x, decimals) : std::string();
-    };
-    // The analysis the verdict rests on: the lift-off, or the deviation that judged the model.
-    const LadderAnalysis* judged = lift_off ? &*lift_off : deviation ? &deviation->second : nullptr;
-    verdicts.rows.push_back(
-        {m.label, ref.kind, full(ref.lift_off),
-         judged && judged->expected_order ? format_number(*judged->expected_order) : "",
-         judged ? optional_text(judged->fitted_order, 3) : "",
-         full(extrapolation ? extrapolation->limit : std::nullopt),
-         sci(extrapolation ? extrapolation->uncertainty : std::nullopt, 2),
-         optional_text(digits_supported, 1), optional_text(digits, 1),
-         judged ? std::to_string(judged->flagged_rows) : "", verdict.text});
+// A model's own fields of study.json: its case, solver, settings and reference.
+ojson Converge::model_head(const StudyModel& m, const Reference& ref) const {
+  ojson jm;
+  jm["label"] = m.label;
+  jm["case"] = m.case_name;
+  ojson case_params = ojson::object();
+  for (const auto& a : m.case_assignments) case_params[a.key] = a.value;
+  jm["case_params"] = case_params;
+  jm["solver"] = m.solver;
+  // The ladder's axis: "N", "h" or "rtol" (the key of each row's rung), null for an ideal row.
+  jm["axis"] = m.has_ladder ? ojson(axis_name(m.axis, m.ladder_parameter)) : ojson();
+  ojson set = ojson::object();
+  for (const auto& a : m.assignments) set[a.key] = a.value;
+  jm["set"] = set;
+  jm["note"] = m.note;
+  if (m.t_end) jm["t_end"] = *m.t_end;
+  jm["reference"] = {{"kind", ref.kind},
+                     {"status", ref.status},
+                     {"lift_off_time", number_or_null(ref.lift_off)},
+                     {"theorem_applies", ref.theorem_applies},
+                     {"prediction_rule", ref.prediction_rule},
+                     {"why", ref.why},
+                     {"tolerances", ref.tolerances},
+                     {"values", ref.values},
+                     {"uncertainty", ref.uncertainty},
+                     {"trajectory_known", !ref.q.empty()}};
+  if (!m.reference_assignments.empty()) {
+    ojson reference_set = ojson::object();
+    for (const auto& a : m.reference_assignments) reference_set[a.key] = a.value;
+    jm["reference"]["set"] = reference_set;
   }
-  summary["models"] = models;
+  if (ref.kind == "value") jm["reference"]["source"] = m.reference_source;
+  return jm;
+}
 
+// One model of the study: its observables' ladders (their rows into the tables), its verdict
+// (into the models table and model_verdicts_), as its entry of study.json.
+ojson Converge::model_json(std::size_t mi, GroupedLines& grouped, ObservableTables& tables,
+                           Table& verdicts) {
+  const StudyModel& m = study_.models[mi];
+  const Reference& ref = references_[mi];
+  const std::vector<const ojson*>& lines = grouped[{"ladder", mi}];
+  ojson jm = model_head(m, ref);
+  ojson observables = ojson::object();
+  LadderRules rules;
+  rules.digits = study_.digits;
+  std::optional<LadderAnalysis> lift_off;
+  std::optional<std::pair<std::string, LadderAnalysis>> deviation;  // the first with an order
+  // Every observable but the lift-off whose order the theory states, in the study's order.
+  std::vector<std::pair<std::string, LadderAnalysis>> stated_others;
   for (const auto& o : study_.observables) {
-    write_table(out_ / o, tables[o]);
+    ObservableLadder ladder = analyse_observable(o, m, ref, lines, rules);
+    const LadderAnalysis& analysis = ladder.analysis;
+    observables[o] = observable_json(o, m, ladder, lines, tables.tables[o], tables.unit_column[o]);
+    if (o == "lift_off_time") lift_off = analysis;
+    if (o != "lift_off_time" && analysis.expected_order) stated_others.emplace_back(o, analysis);
+    if (o != "lift_off_time" && !deviation && (analysis.expected_order || !m.has_ladder)) {
+      deviation = std::make_pair(o, analysis);
+    }
+  }
+  jm["observables"] = observables;
+  jm["order_source"] = m.order_source;
+
+  const ModelJudgement judgement = judge_model(ref, lift_off, deviation, stated_others);
+  const Verdict& verdict = judgement.verdict;
+  const std::optional<double>& digits = judgement.digits;
+  const std::optional<double>& digits_supported = judgement.digits_supported;
+  const Extrapolated* extrapolation = lift_off ? &lift_off->extrapolation : nullptr;
+  const auto from = [&](std::optional<double> Extrapolated::*field) {
+    return number_or_null(extrapolation ? extrapolation->*field : std::nullopt);
+  };
+  jm["extrapolation"] = {
+      {"method",
+       "Aitken delta^2 on the three finest trusted rows; error bar = distance to the same "
+       "extrapolation one row coarser + twice the propagated discretization and round-off"},
+      {"order_from_differences", from(&Extrapolated::order)},
+      {"order_one_row_coarser", from(&Extrapolated::order_shifted)},
+      {"limit", from(&Extrapolated::limit)},
+      {"uncertainty", from(&Extrapolated::uncertainty)},
+      {"no_uncertainty_reason", extrapolation ? extrapolation->no_uncertainty_reason : ""},
+      {"finest_rung_used", from(&Extrapolated::finest_rung)}};
+  jm["digits_of_agreement"] = number_or_null(digits);
+  jm["digits_supported"] = number_or_null(digits_supported);
+  jm["confirmed"] = verdict.confirmed();
+  jm["verdict"] = verdict.text;
+  model_verdicts_.push_back(verdict.kind);
+  // The observable the verdict rests on (the report's overview shows its fit): the lift-off,
+  // else the first other observable with a stated order, else the first deviation.
+  if (!lift_off && !stated_others.empty()) deviation = stated_others.front();
+  jm["judged_observable"] = lift_off    ? ojson("lift_off_time")
+                            : deviation ? ojson(deviation->first)
+                                        : ojson();
+
+  const auto optional_text = [](std::optional<double> x, int decimals) {
+    return x ? fixed(x, decimals) : std::string();
+  };
+  // The analysis the verdict rests on: the lift-off, or the deviation that judged the model.
+  const LadderAnalysis* judged = lift_off ? &*lift_off : deviation ? &deviation->second : nullptr;
+  verdicts.rows.push_back(
+      {m.label, ref.kind, full(ref.lift_off),
+       judged && judged->expected_order ? format_number(*judged->expected_order) : "",
+       judged ? optional_text(judged->fitted_order, 3) : "",
+       full(extrapolation ? extrapolation->limit : std::nullopt),
+       sci(extrapolation ? extrapolation->uncertainty : std::nullopt, 2),
+       optional_text(digits_supported, 1), optional_text(digits, 1),
+       judged ? std::to_string(judged->flagged_rows) : "", verdict.text});
+  return jm;
+}
+
+// Each observable's table (four formats) and JSON, and the models table.
+void Converge::write_observable_files(const ojson& summary, const ojson& models,
+                                      ObservableTables& tables, const Table& verdicts) {
+  for (const auto& o : study_.observables) {
+    write_table(out_ / o, tables.tables[o]);
     ojson j;
     j["study"] = study_.name;
     j["observable"] = o;
@@ -1179,51 +1241,159 @@ ojson Converge::assemble() {
     }
   }
   write_table(out_ / "models", verdicts);
+}
 
-  if (study_.collapse) {
-    ojson c;
-    c["model"] = study_.collapse->model;
-    c["window"] = study_.collapse->window;
-    c["files"] = ojson::array();
+// The collapse figure's files (study.json's "collapse").
+ojson Converge::collapse_json(GroupedLines& grouped) const {
+  ojson c;
+  c["model"] = study_.collapse->model;
+  c["window"] = study_.collapse->window;
+  c["files"] = ojson::array();
+  const auto mi = static_cast<std::size_t>(
+      std::find_if(study_.models.begin(), study_.models.end(),
+                   [&](const StudyModel& m) { return m.label == study_.collapse->model; }) -
+      study_.models.begin());
+  c["predicted_lift_off_time"] = number_or_null(references_[mi].lift_off);
+  for (const ojson* line_pointer : grouped[{"trajectory", mi}]) {
+    const ojson& line = *line_pointer;
+    c["files"].push_back({{"N", line.value("N", ojson())},
+                          {"file", line.value("file", std::string())},
+                          {"status", line.value("status", std::string())},
+                          {"lift_off_time", line.value("lift_off_time", ojson())}});
+  }
+  return c;
+}
+
+// The paths figure's files (study.json's "paths").
+ojson Converge::paths_json(GroupedLines& grouped) const {
+  ojson paths;
+  paths["x"] = study_.paths->x == PathsFigure::kTime ? ojson("t") : ojson(study_.paths->x);
+  paths["y"] = study_.paths->y;
+  paths["models"] = ojson::array();
+  for (const auto& label : study_.paths->models) {
     const auto mi = static_cast<std::size_t>(
         std::find_if(study_.models.begin(), study_.models.end(),
-                     [&](const StudyModel& m) { return m.label == study_.collapse->model; }) -
+                     [&](const StudyModel& m) { return m.label == label; }) -
         study_.models.begin());
-    c["predicted_lift_off_time"] = number_or_null(references_[mi].lift_off);
+    ojson files = ojson::array();
     for (const ojson* line_pointer : grouped[{"trajectory", mi}]) {
       const ojson& line = *line_pointer;
-      c["files"].push_back({{"N", line.value("N", ojson())},
-                            {"file", line.value("file", std::string())},
-                            {"status", line.value("status", std::string())},
-                            {"lift_off_time", line.value("lift_off_time", ojson())}});
+      const ojson N = line.value("N", ojson());
+      const bool wanted = N.is_null() || std::find(study_.paths->N.begin(), study_.paths->N.end(),
+                                                   N.get<double>()) != study_.paths->N.end();
+      if (!wanted) continue;
+      files.push_back({{"N", N},
+                       {"file", line.value("file", std::string())},
+                       {"status", line.value("status", std::string())}});
     }
-    summary["collapse"] = c;
+    paths["models"].push_back({{"label", label}, {"files", files}});
   }
-  if (study_.paths) {
-    ojson paths;
-    paths["x"] = study_.paths->x == PathsFigure::kTime ? ojson("t") : ojson(study_.paths->x);
-    paths["y"] = study_.paths->y;
-    paths["models"] = ojson::array();
-    for (const auto& label : study_.paths->models) {
-      const auto mi = static_cast<std::size_t>(
-          std::find_if(study_.models.begin(), study_.models.end(),
-                       [&](const StudyModel& m) { return m.label == label; }) -
-          study_.models.begin());
-      ojson files = ojson::array();
-      for (const ojson* line_pointer : grouped[{"trajectory", mi}]) {
-        const ojson& line = *line_pointer;
-        const ojson N = line.value("N", ojson());
-        const bool wanted = N.is_null() || std::find(study_.paths->N.begin(), study_.paths->N.end(),
-                                                     N.get<double>()) != study_.paths->N.end();
-        if (!wanted) continue;
-        files.push_back({{"N", N},
-                         {"file", line.value("file", std::string())},
-                         {"status", line.value("status", std::string())}});
-      }
-      paths["models"].push_back({{"label", label}, {"files", files}});
+  return paths;
+}
+
+// The work-precision series (study.json's "work_precision", work_precision.csv and .md).
+ojson Converge::work_precision_json(GroupedLines& grouped) const {
+  ojson wp;
+  wp["case"] = study_.work_precision_case;
+  wp["atol_ratio"] = study_.work_precision_atol_ratio;
+  wp["timing"] = "minimum wall time over " + std::to_string(study_.timing_repeats) +
+                 " repeats, in work_precision.csv/.md only (timings are not deterministic)";
+  wp["series"] = ojson::array();
+  Table t;
+  t.title = study_.name + ": work-precision";
+  t.caption = "Case " + study_.work_precision_case +
+              ": lift-off error against the closed form (or the same solver at rtol 1e-14) "
+              "versus cost. Wall time: the minimum over " +
+              std::to_string(study_.timing_repeats) + " repeats on this machine.";
+  t.header = {"series",          "vary",          "value",        "lift-off error", "steps",
+              "rhs evaluations", "wall time [s]", "rtol/atol (h)"};
+  const auto wp_model =
+      make_model(study_.work_precision_case, study_.work_precision_case_assignments);
+  const Facts wp_facts = wp_model->facts();
+  std::ostringstream timing;
+  timing << "series,vary,value,error,steps,rhs_evaluations,wall_time_s\n";
+  for (std::size_t s = 0; s < study_.work_precision.size(); ++s) {
+    const auto& w = study_.work_precision[s];
+    std::vector<const ojson*> points = grouped[{"work_precision", s}];
+    const ojson* reference_line = nullptr;
+    if (w.reference == "tight") {
+      reference_line = points.back();
+      points.pop_back();
     }
-    summary["paths"] = paths;
+    std::optional<double> reference;
+    if (w.reference == "closed-form") {
+      reference = wp_facts.lift_off_time(w.limit_model);
+    } else if (reference_line) {
+      reference = optional_of(reference_line->value("lift_off_time", ojson()));
+    }
+    ojson js;
+    js["label"] = w.label;
+    js["solver"] = w.solver;
+    js["vary"] = w.vary;
+    js["reference"] = w.reference;
+    js["reference_lift_off_time"] = number_or_null(reference);
+    js["note"] = w.note;
+    js["points"] = ojson::array();
+    for (const ojson* p : points) {
+      const auto lift_off = optional_of(p->value("lift_off_time", ojson()));
+      // A NaN rather than an optional: GCC 12 warns (falsely) about the optional here.
+      const double error_value =
+          lift_off && reference ? std::abs(*lift_off - *reference) : std::nan("");
+      const std::optional<double> error = error_value;
+      js["points"].push_back({{"value", p->value("value", 0.0)},
+                              {"status", p->value("status", std::string())},
+                              {"lift_off_time", number_or_null(lift_off)},
+                              {"error", number_or_null(error)},
+                              {"steps", p->value("steps", 0L)},
+                              {"rhs_evaluations", p->value("rhs_evaluations", 0L)},
+                              {"tolerances", tolerance_text(tolerances_of(*p))}});
+      const double wall = p->value("wall_time_s", std::nan(""));
+      t.rows.push_back({w.label, w.vary, format_number(p->value("value", 0.0)), sci(error),
+                        std::to_string(p->value("steps", 0L)),
+                        std::to_string(p->value("rhs_evaluations", 0L)), sci(wall),
+                        compact_tolerances(tolerances_of(*p))});
+      timing << csv_field(w.label) << "," << w.vary << "," << full(p->value("value", 0.0)) << ","
+             << full(error) << "," << p->value("steps", 0L) << ","
+             << p->value("rhs_evaluations", 0L) << "," << full(wall) << "\n";
+    }
+    wp["series"].push_back(js);
   }
+  write_file(out_ / "work_precision.csv", timing.str());
+  // The Markdown table carries the timings; the CSV above is the figure's input.
+  std::ostringstream notes;
+  for (const auto& w : study_.work_precision) {
+    if (!w.note.empty()) notes << "- " << w.label << ": " << w.note << "\n";
+  }
+  {
+    std::ostringstream text;
+    text << "### " << t.title << "\n\n"
+         << t.caption << "\n\n"
+         << markdown(t) << "\n"
+         << notes.str();
+    write_file(out_ / "work_precision.md", text.str());
+  }
+  return wp;
+}
+
+ojson Converge::assemble() {
+  const auto model = make_model(study_.case_name, study_.case_assignments);
+  ojson summary = summary_head(*model);
+  const std::string tolerance_caption =
+      "rtol " + format_number(study_.rtol) + ", atol " + format_number(study_.atol) +
+      "; discretization estimate = difference from the same point at tolerances / " +
+      format_number(study_.tight_factor) + "; references at those tighter tolerances.";
+  ObservableTables tables = observable_tables(tolerance_caption);
+  Table verdicts = verdict_table(tolerance_caption);
+  GroupedLines grouped = grouped_lines();
+  ojson models = ojson::array();
+  model_verdicts_.clear();
+  for (std::size_t mi = 0; mi < study_.models.size(); ++mi) {
+    models.push_back(model_json(mi, grouped, tables, verdicts));
+  }
+  summary["models"] = models;
+  write_observable_files(summary, models, tables, verdicts);
+  if (study_.collapse) summary["collapse"] = collapse_json(grouped);
+  if (study_.paths) summary["paths"] = paths_json(grouped);
   // The classical lift-off, for the figures' reference line.
   const Facts facts = model->facts();
   const bool single_case = single_case_study();
@@ -1231,88 +1401,7 @@ ojson Converge::assemble() {
   summary["classical_lift_off_time"] =
       single_case ? number_or_null(facts.lift_off_time("classical")) : ojson();
 
-  if (!study_.work_precision.empty()) {
-    ojson wp;
-    wp["case"] = study_.work_precision_case;
-    wp["atol_ratio"] = study_.work_precision_atol_ratio;
-    wp["timing"] = "minimum wall time over " + std::to_string(study_.timing_repeats) +
-                   " repeats, in work_precision.csv/.md only (timings are not deterministic)";
-    wp["series"] = ojson::array();
-    Table t;
-    t.title = study_.name + ": work-precision";
-    t.caption = "Case " + study_.work_precision_case +
-                ": lift-off error against the closed form (or the same solver at rtol 1e-14) "
-                "versus cost. Wall time: the minimum over " +
-                std::to_string(study_.timing_repeats) + " repeats on this machine.";
-    t.header = {"series",          "vary",          "value",        "lift-off error", "steps",
-                "rhs evaluations", "wall time [s]", "rtol/atol (h)"};
-    const auto wp_model =
-        make_model(study_.work_precision_case, study_.work_precision_case_assignments);
-    const Facts wp_facts = wp_model->facts();
-    std::ostringstream timing;
-    timing << "series,vary,value,error,steps,rhs_evaluations,wall_time_s\n";
-    for (std::size_t s = 0; s < study_.work_precision.size(); ++s) {
-      const auto& w = study_.work_precision[s];
-      std::vector<const ojson*> points = grouped[{"work_precision", s}];
-      const ojson* reference_line = nullptr;
-      if (w.reference == "tight") {
-        reference_line = points.back();
-        points.pop_back();
-      }
-      std::optional<double> reference;
-      if (w.reference == "closed-form") {
-        reference = wp_facts.lift_off_time(w.limit_model);
-      } else if (reference_line) {
-        reference = optional_of(reference_line->value("lift_off_time", ojson()));
-      }
-      ojson js;
-      js["label"] = w.label;
-      js["solver"] = w.solver;
-      js["vary"] = w.vary;
-      js["reference"] = w.reference;
-      js["reference_lift_off_time"] = number_or_null(reference);
-      js["note"] = w.note;
-      js["points"] = ojson::array();
-      for (const ojson* p : points) {
-        const auto lift_off = optional_of(p->value("lift_off_time", ojson()));
-        // A NaN rather than an optional: GCC 12 warns (falsely) about the optional here.
-        const double error_value =
-            lift_off && reference ? std::abs(*lift_off - *reference) : std::nan("");
-        const std::optional<double> error = error_value;
-        js["points"].push_back({{"value", p->value("value", 0.0)},
-                                {"status", p->value("status", std::string())},
-                                {"lift_off_time", number_or_null(lift_off)},
-                                {"error", number_or_null(error)},
-                                {"steps", p->value("steps", 0L)},
-                                {"rhs_evaluations", p->value("rhs_evaluations", 0L)},
-                                {"tolerances", tolerance_text(tolerances_of(*p))}});
-        const double wall = p->value("wall_time_s", std::nan(""));
-        t.rows.push_back({w.label, w.vary, format_number(p->value("value", 0.0)), sci(error),
-                          std::to_string(p->value("steps", 0L)),
-                          std::to_string(p->value("rhs_evaluations", 0L)), sci(wall),
-                          compact_tolerances(tolerances_of(*p))});
-        timing << csv_field(w.label) << "," << w.vary << "," << full(p->value("value", 0.0)) << ","
-               << full(error) << "," << p->value("steps", 0L) << ","
-               << p->value("rhs_evaluations", 0L) << "," << full(wall) << "\n";
-      }
-      wp["series"].push_back(js);
-    }
-    write_file(out_ / "work_precision.csv", timing.str());
-    // The Markdown table carries the timings; the CSV above is the figure's input.
-    std::ostringstream notes;
-    for (const auto& w : study_.work_precision) {
-      if (!w.note.empty()) notes << "- " << w.label << ": " << w.note << "\n";
-    }
-    {
-      std::ostringstream text;
-      text << "### " << t.title << "\n\n"
-           << t.caption << "\n\n"
-           << markdown(t) << "\n"
-           << notes.str();
-      write_file(out_ / "work_precision.md", text.str());
-    }
-    summary["work_precision"] = wp;
-  }
+  if (!study_.work_precision.empty()) summary["work_precision"] = work_precision_json(grouped);
   return summary;
 }
 

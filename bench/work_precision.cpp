@@ -185,56 +185,63 @@ std::optional<double> log_error_at(std::vector<const WorkPoint*> trusted, double
   return std::nullopt;
 }
 
-}  // namespace
+// The ladder of one solver on one case, if the solver approximates the classical model, computes
+// the case's kinds of constraint and accepts its data: an adaptive one down rtol, a fixed-step
+// one down h. The media and their limit models (a solver with N or a model preset: the
+// realization, the limit) are measured in N by the studies; here, the solvers of the classical
+// model.
+std::optional<Ladder> classical_ladder(const Solver& s, const CaseInfo& info, const Model& model,
+                                       const WorkPrecisionOptions& options) {
+  if (unsupported_part(s, info)) return std::nullopt;
+  const auto parameters = s.parameters();
+  const auto choices = s.choices();
+  if (std::any_of(parameters.begin(), parameters.end(),
+                  [](const ParamSpec& p) { return p.name == "N"; }) ||
+      std::any_of(choices.begin(), choices.end(),
+                  [](const ChoiceSpec& c) { return c.name == "preset"; })) {
+    return std::nullopt;
+  }
+  RunSettings defaults;
+  configure_solver(s, {}, defaults, &model.info());
+  if (s.limit_model(defaults.solver_params, defaults.solver_choices) != "classical")
+    return std::nullopt;
+  if (s.refusal(model, defaults)) return std::nullopt;
+  const bool has_h = std::any_of(parameters.begin(), parameters.end(),
+                                 [](const ParamSpec& p) { return p.name == "h"; });
+  Ladder ladder{.solver = s.name()};
+  if (s.takes_tolerances()) {
+    ladder.axis = LadderAxis::rtol;
+    ladder.rungs = ladder_rungs(LadderAxis::rtol, kRtolCoarse, kRtolFine, 1);
+  } else if (has_h) {
+    ladder.axis = LadderAxis::h;
+    const double duration = model.horizon() - model.initial_state().t;
+    const double fine = s.name().starts_with("siconos-")
+                            ? std::max(options.h_fine, options.h_fine_siconos)
+                            : options.h_fine;
+    for (const double h : ladder_rungs(LadderAxis::h, kHCoarse, fine, 1)) {
+      if (duration / h <= kMaxSteps) ladder.rungs.push_back(h);
+    }
+  } else {
+    return std::nullopt;
+  }
+  return ladder;
+}
 
-WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
-                                           const WorkPrecisionOptions& options,
-                                           std::ostream& progress) {
-  std::filesystem::create_directories(dir);
+// Every case with a classical reference, with its solvers' ladders; the others, with why, into
+// left_out.
+std::vector<CaseSetup> work_precision_cases(
+    const WorkPrecisionOptions& options,
+    std::vector<std::pair<std::string, std::string>>& left_out) {
   std::vector<CaseSetup> cases;
-  std::vector<std::pair<std::string, std::string>> left_out;  // case, why
   for (const auto& entry : case_registry()) {
     const auto model = make_model(entry.info.name, {});
     CaseSetup setup;
     setup.name = entry.info.name;
     setup.samples = grid_samples(*model);
-    // Every solver that approximates the classical model, computes the case's kinds of
-    // constraint and accepts its data: an adaptive one down rtol, a fixed-step one down h.
     for (const auto& s : solver_registry()) {
-      if (unsupported_part(*s, entry.info)) continue;
-      // The media and their limit models (a solver with N or a model preset: the realization,
-      // the limit) are measured in N by the studies; here, the solvers of the classical model.
-      const auto parameters = s->parameters();
-      const auto choices = s->choices();
-      if (std::any_of(parameters.begin(), parameters.end(),
-                      [](const ParamSpec& p) { return p.name == "N"; }) ||
-          std::any_of(choices.begin(), choices.end(),
-                      [](const ChoiceSpec& c) { return c.name == "preset"; })) {
-        continue;
+      if (auto ladder = classical_ladder(*s, entry.info, *model, options)) {
+        setup.ladders.push_back(std::move(*ladder));
       }
-      RunSettings defaults;
-      configure_solver(*s, {}, defaults, &model->info());
-      if (s->limit_model(defaults.solver_params, defaults.solver_choices) != "classical") continue;
-      if (s->refusal(*model, defaults)) continue;
-      const bool has_h = std::any_of(parameters.begin(), parameters.end(),
-                                     [](const ParamSpec& p) { return p.name == "h"; });
-      Ladder ladder{.solver = s->name()};
-      if (s->takes_tolerances()) {
-        ladder.axis = LadderAxis::rtol;
-        ladder.rungs = ladder_rungs(LadderAxis::rtol, kRtolCoarse, kRtolFine, 1);
-      } else if (has_h) {
-        ladder.axis = LadderAxis::h;
-        const double duration = model->horizon() - model->initial_state().t;
-        const double fine = s->name().starts_with("siconos-")
-                                ? std::max(options.h_fine, options.h_fine_siconos)
-                                : options.h_fine;
-        for (const double h : ladder_rungs(LadderAxis::h, kHCoarse, fine, 1)) {
-          if (duration / h <= kMaxSteps) ladder.rungs.push_back(h);
-        }
-      } else {
-        continue;
-      }
-      setup.ladders.push_back(std::move(ladder));
     }
     const bool has_ideal = std::any_of(setup.ladders.begin(), setup.ladders.end(),
                                        [](const Ladder& l) { return l.solver == "event-driven"; });
@@ -251,6 +258,12 @@ WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
     cases.push_back(std::move(setup));
   }
 
+  return cases;
+}
+
+// Every point of every ladder, solved on options.jobs threads.
+std::vector<WorkPoint> solve_points(std::vector<CaseSetup>& cases,
+                                    const WorkPrecisionOptions& options) {
   std::vector<WorkPoint> points;
   for (std::size_t c = 0; c < cases.size(); ++c) {
     for (std::size_t l = 0; l < cases[c].ladders.size(); ++l) {
@@ -269,17 +282,12 @@ WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
   for (int k = 1; k < std::max(1, options.jobs); ++k) threads.emplace_back(work);
   work();
   for (auto& t : threads) t.join();
-  progress << "work-precision: " << points.size() << " solves over " << cases.size() << " cases in "
-           << dir.string() << "\n";
+  return points;
+}
 
-  // The deterministic record, the timed table and the digits at fixed cost.
-  ojson j;
-  j["crbench_version"] = version;
-  j["build"] = build_json();
-  j["observable"] =
-      "max_q_deviation: the largest sup-norm distance of q from the reference over the case's "
-      "output grid";
-  j["rules"] = {
+// What the overview's numbers mean.
+ojson work_precision_rules(const WorkPrecisionOptions& options) {
+  return {
       {"rtol_ladder", "rtol 1e-3 ... 1e-12, atol = rtol / 100"},
       {"h_ladder", "h 1e-2 ... " + N_label(options.h_fine) + " (the Siconos solvers to " +
                        N_label(std::max(options.h_fine, options.h_fine_siconos)) +
@@ -293,104 +301,75 @@ WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
        "right-hand-side evaluations, interpolated linearly in log-log between the two around it; "
        "blank outside their range"},
       {"wall_time", "in work_precision.csv and work_precision.md only (not deterministic)"}};
-  j["cases"] = ojson::array();
-  std::ostringstream csv;
-  csv << "case,solver,axis,rung,status,error,flag,steps,rhs_evaluations,wall_time_s\n";
-  Table timed;
-  timed.title = "work-precision: every point";
-  timed.caption =
-      "Error: the largest sup-norm distance of q from the reference over the grid. Wall time: "
-      "the minimum over up to 3 solves on this machine (not deterministic).";
-  timed.header = {"case",  "solver",          "rung",         "error", "flag",
-                  "steps", "rhs evaluations", "wall time [s]"};
-  Table digits;
-  digits.title = "work-precision: significant correct digits at fixed cost";
-  digits.caption =
-      "-log10(max |q - q_ref| / max(1, max |q_ref|)) at a fixed number of right-hand-side "
-      "evaluations, interpolated in log-log between the trusted points of each solver's ladder; "
-      "blank where its trusted points do not reach that cost on both sides (event-driven is "
-      "exact on piecewise-polynomial motions, ROUND-OFF, and elsewhere reaches the accuracy of "
-      "its own tight run, REFERENCE, within a few hundred evaluations). Last column: the most "
-      "accurate trusted point and its right-hand-side evaluations.";
-  digits.header = {"case", "solver", "ladder"};
-  for (const double b : kBudgets) digits.header.push_back("digits at " + N_label(b) + " rhs");
-  digits.header.push_back("most digits of a trusted point (its rhs)");
-  std::size_t index = 0;
-  for (std::size_t c = 0; c < cases.size(); ++c) {
-    const CaseSetup& setup = cases[c];
-    ojson jc;
-    jc["case"] = setup.name;
-    jc["reference"] = setup.reference;
-    jc["reference_error_estimate"] = setup.reference_estimate;
-    jc["scale"] = setup.scale;
-    jc["grid_samples"] = setup.samples;
-    jc["solvers"] = ojson::array();
-    for (std::size_t l = 0; l < setup.ladders.size(); ++l) {
-      const Ladder& ladder = setup.ladders[l];
-      ojson js;
-      js["solver"] = ladder.solver;
-      js["axis"] = axis_name(ladder.axis);
-      js["points"] = ojson::array();
-      std::vector<const WorkPoint*> trusted;
-      for (std::size_t k = 0; k < ladder.rungs.size(); ++k, ++index) {
-        const WorkPoint& p = points[index];
-        js["points"].push_back({{axis_name(ladder.axis), p.rung},
-                                {"status", p.status},
-                                {"error", number_or_null(p.error)},
-                                {"flag", p.flag},
-                                {"steps", p.steps},
-                                {"rhs_evaluations", p.rhs_evaluations}});
-        if (p.flag.empty() && p.error > 0.0) trusted.push_back(&p);
-        csv << setup.name << "," << ladder.solver << "," << axis_name(ladder.axis) << ","
-            << format_number(p.rung) << "," << p.status << "," << sci(p.error, 17) << "," << p.flag
-            << "," << p.steps << "," << p.rhs_evaluations << "," << sci(p.wall_time, 6) << "\n";
-        timed.rows.push_back({setup.name, ladder.solver, rung_label(ladder.axis, p.rung),
-                              sci(p.error), p.flag, std::to_string(p.steps),
-                              std::to_string(p.rhs_evaluations), sci(p.wall_time)});
-      }
-      std::vector<std::string> row{setup.name, ladder.solver,
-                                   axis_name(ladder.axis) + " " + N_label(ladder.rungs.front()) +
-                                       " ... " + N_label(ladder.rungs.back())};
-      ojson at = ojson::object();
-      for (const double b : kBudgets) {
-        const auto e = log_error_at(trusted, b);
-        const std::optional<double> d =
-            e ? std::optional<double>(-(*e - std::log10(setup.scale))) : std::nullopt;
-        row.push_back(d ? fixed_text(*d, 1) : "");
-        at[N_label(b)] = d ? ojson(*d) : ojson();
-      }
-      // The most accurate trusted point: what a solver reaches before the reference's error or
-      // round-off hides its error (event-driven against its own tight run often does so below
-      // 1e3 evaluations, which leaves the fixed-cost columns blank).
-      const WorkPoint* best = nullptr;
-      for (const WorkPoint* p : trusted) {
-        if (!best || p->error < best->error) best = p;
-      }
-      row.push_back(best ? fixed_text(-std::log10(best->error / setup.scale), 1) + " (" +
-                               std::to_string(best->rhs_evaluations) + ")"
-                         : "");
-      js["most_digits"] = best ? ojson(-std::log10(best->error / setup.scale)) : ojson();
-      js["digits_at_rhs_evaluations"] = at;
-      digits.rows.push_back(row);
-      jc["solvers"].push_back(js);
+}
+
+// One case's entry of the overview, its rows of the CSV, the timed table and the digits table;
+// its points start at `index` (advanced past them).
+ojson case_rows(const CaseSetup& setup, const std::vector<WorkPoint>& points, std::size_t& index,
+                std::ostringstream& csv, Table& timed, Table& digits) {
+  ojson jc;
+  jc["case"] = setup.name;
+  jc["reference"] = setup.reference;
+  jc["reference_error_estimate"] = setup.reference_estimate;
+  jc["scale"] = setup.scale;
+  jc["grid_samples"] = setup.samples;
+  jc["solvers"] = ojson::array();
+  for (std::size_t l = 0; l < setup.ladders.size(); ++l) {
+    const Ladder& ladder = setup.ladders[l];
+    ojson js;
+    js["solver"] = ladder.solver;
+    js["axis"] = axis_name(ladder.axis);
+    js["points"] = ojson::array();
+    std::vector<const WorkPoint*> trusted;
+    for (std::size_t k = 0; k < ladder.rungs.size(); ++k, ++index) {
+      const WorkPoint& p = points[index];
+      js["points"].push_back({{axis_name(ladder.axis), p.rung},
+                              {"status", p.status},
+                              {"error", number_or_null(p.error)},
+                              {"flag", p.flag},
+                              {"steps", p.steps},
+                              {"rhs_evaluations", p.rhs_evaluations}});
+      if (p.flag.empty() && p.error > 0.0) trusted.push_back(&p);
+      csv << setup.name << "," << ladder.solver << "," << axis_name(ladder.axis) << ","
+          << format_number(p.rung) << "," << p.status << "," << sci(p.error, 17) << "," << p.flag
+          << "," << p.steps << "," << p.rhs_evaluations << "," << sci(p.wall_time, 6) << "\n";
+      timed.rows.push_back({setup.name, ladder.solver, rung_label(ladder.axis, p.rung),
+                            sci(p.error), p.flag, std::to_string(p.steps),
+                            std::to_string(p.rhs_evaluations), sci(p.wall_time)});
     }
-    j["cases"].push_back(jc);
+    std::vector<std::string> row{setup.name, ladder.solver,
+                                 axis_name(ladder.axis) + " " + N_label(ladder.rungs.front()) +
+                                     " ... " + N_label(ladder.rungs.back())};
+    ojson at = ojson::object();
+    for (const double b : kBudgets) {
+      const auto e = log_error_at(trusted, b);
+      const std::optional<double> d =
+          e ? std::optional<double>(-(*e - std::log10(setup.scale))) : std::nullopt;
+      row.push_back(d ? fixed_text(*d, 1) : "");
+      at[N_label(b)] = d ? ojson(*d) : ojson();
+    }
+    // The most accurate trusted point: what a solver reaches before the reference's error or
+    // round-off hides its error (event-driven against its own tight run often does so below
+    // 1e3 evaluations, which leaves the fixed-cost columns blank).
+    const WorkPoint* best = nullptr;
+    for (const WorkPoint* p : trusted) {
+      if (!best || p->error < best->error) best = p;
+    }
+    row.push_back(best ? fixed_text(-std::log10(best->error / setup.scale), 1) + " (" +
+                             std::to_string(best->rhs_evaluations) + ")"
+                       : "");
+    js["most_digits"] = best ? ojson(-std::log10(best->error / setup.scale)) : ojson();
+    js["digits_at_rhs_evaluations"] = at;
+    digits.rows.push_back(row);
+    jc["solvers"].push_back(js);
   }
-  j["left_out"] = ojson::array();
-  for (const auto& [name, why] : left_out) j["left_out"].push_back({{"case", name}, {"why", why}});
-  {
-    std::ostringstream text;
-    text << j.dump(2) << "\n";
-    write_file(dir / "work_precision_overview.json", text.str());
-  }
-  write_file(dir / "work_precision.csv", csv.str());
-  write_table(dir / "digits", digits);
-  {
-    std::ostringstream text;
-    text << "### " << timed.title << "\n\n" << timed.caption << "\n\n" << markdown(timed);
-    write_file(dir / "work_precision.md", text.str());
-  }
-  const std::string figures = options.figures ? run_figures(dir) : "figures not drawn";
+  return jc;
+}
+
+// The folder's README: the method, the figure and the digits table.
+std::string work_precision_readme(
+    const WorkPrecisionOptions& options, const std::string& figures, const Table& digits,
+    const std::vector<std::pair<std::string, std::string>>& left_out) {
   std::ostringstream readme;
   readme << "# Work–precision\n\n"
          << "Every case with a classical limit (event-driven runs its data) through every solver "
@@ -420,7 +399,71 @@ WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
     readme << "Left out:\n\n";
     for (const auto& [name, why] : left_out) readme << "- " << name << ": " << why << "\n";
   }
-  write_file(dir / "README.md", readme.str());
+  return readme.str();
+}
+
+}  // namespace
+
+WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
+                                           const WorkPrecisionOptions& options,
+                                           std::ostream& progress) {
+  std::filesystem::create_directories(dir);
+  std::vector<std::pair<std::string, std::string>> left_out;  // case, why
+  std::vector<CaseSetup> cases = work_precision_cases(options, left_out);
+  const std::vector<WorkPoint> points = solve_points(cases, options);
+  progress << "work-precision: " << points.size() << " solves over " << cases.size() << " cases in "
+           << dir.string() << "\n";
+
+  // The deterministic record, the timed table and the digits at fixed cost.
+  ojson j;
+  j["crbench_version"] = version;
+  j["build"] = build_json();
+  j["observable"] =
+      "max_q_deviation: the largest sup-norm distance of q from the reference over the case's "
+      "output grid";
+  j["rules"] = work_precision_rules(options);
+  j["cases"] = ojson::array();
+  std::ostringstream csv;
+  csv << "case,solver,axis,rung,status,error,flag,steps,rhs_evaluations,wall_time_s\n";
+  Table timed;
+  timed.title = "work-precision: every point";
+  timed.caption =
+      "Error: the largest sup-norm distance of q from the reference over the grid. Wall time: "
+      "the minimum over up to 3 solves on this machine (not deterministic).";
+  timed.header = {"case",  "solver",          "rung",         "error", "flag",
+                  "steps", "rhs evaluations", "wall time [s]"};
+  Table digits;
+  digits.title = "work-precision: significant correct digits at fixed cost";
+  digits.caption =
+      "-log10(max |q - q_ref| / max(1, max |q_ref|)) at a fixed number of right-hand-side "
+      "evaluations, interpolated in log-log between the trusted points of each solver's ladder; "
+      "blank where its trusted points do not reach that cost on both sides (event-driven is "
+      "exact on piecewise-polynomial motions, ROUND-OFF, and elsewhere reaches the accuracy of "
+      "its own tight run, REFERENCE, within a few hundred evaluations). Last column: the most "
+      "accurate trusted point and its right-hand-side evaluations.";
+  digits.header = {"case", "solver", "ladder"};
+  for (const double b : kBudgets) digits.header.push_back("digits at " + N_label(b) + " rhs");
+  digits.header.push_back("most digits of a trusted point (its rhs)");
+  std::size_t index = 0;
+  for (const CaseSetup& setup : cases) {
+    j["cases"].push_back(case_rows(setup, points, index, csv, timed, digits));
+  }
+  j["left_out"] = ojson::array();
+  for (const auto& [name, why] : left_out) j["left_out"].push_back({{"case", name}, {"why", why}});
+  {
+    std::ostringstream text;
+    text << j.dump(2) << "\n";
+    write_file(dir / "work_precision_overview.json", text.str());
+  }
+  write_file(dir / "work_precision.csv", csv.str());
+  write_table(dir / "digits", digits);
+  {
+    std::ostringstream text;
+    text << "### " << timed.title << "\n\n" << timed.caption << "\n\n" << markdown(timed);
+    write_file(dir / "work_precision.md", text.str());
+  }
+  const std::string figures = options.figures ? run_figures(dir) : "figures not drawn";
+  write_file(dir / "README.md", work_precision_readme(options, figures, digits, left_out));
   WorkPrecisionOverview out;
   out.cases = static_cast<int>(cases.size());
   out.points = static_cast<int>(points.size());

@@ -147,6 +147,85 @@ std::optional<std::string> EngineSolver::refusal_of_scene(
   return std::nullopt;
 }
 
+namespace {
+
+// The contact episodes of an engine's run, from the constraint values at the step ends: a contact
+// starts where f crosses below 0 (or a step pushes), ends where f crosses back with no push; an
+// exit followed by an entry within two steps was the contact chattering about f = 0 at the step's
+// scale (MuJoCo's explicit contact on a curved constraint), not a lift-off, and is taken back.
+class ContactEvents {
+ public:
+  // A run that starts in penetration has its episode open from t0 (finish_contact_episodes).
+  explicit ContactEvents(const Eigen::VectorXd& f0)
+      : inside_(static_cast<std::size_t>(f0.size())),
+        last_exit_(static_cast<std::size_t>(f0.size()), -1) {
+    for (Eigen::Index k = 0; k < f0.size(); ++k) inside_[static_cast<std::size_t>(k)] = f0(k) < 0.0;
+  }
+
+  // Constraint k over the step from t (value f) to next (value f_next) with the engine's impulse.
+  void after_step(int k, double t, double f, const State& next, double f_next, double impulse,
+                  double h, const Model& model, Point& point, std::vector<Event>& events) {
+    const auto slot = static_cast<std::size_t>(k);
+    // In contact after this step: penetrating at its end, or pushed during it (an engine may
+    // hold the body at f = 0, Bullet's default contact does).
+    const bool in_contact = f_next < 0.0 || impulse > 0.0;
+    if (!inside_[slot] && in_contact) {
+      const bool crossed = f >= 0.0 && f_next < 0.0;
+      const double entry = crossed ? crossing(t, f, next.t, f_next) : t;
+      auto& exit = last_exit_[slot];
+      if (exit >= 0 && entry - events[static_cast<std::size_t>(exit)].t <= 2.0 * h) {
+        events.erase(events.begin() + exit);
+        for (auto& other : last_exit_) other -= other > exit ? 1 : 0;
+      } else {
+        events.push_back({.t = entry, .kind = EventKind::enter_medium, .index = k});
+      }
+      exit = -1;
+      inside_[slot] = true;
+    } else if (inside_[slot] && !in_contact) {
+      const bool crossed = f < 0.0 && f_next >= 0.0;
+      // The exit velocity ḟ (the post-impact velocity) at the step's end, within O(h) of the
+      // crossing's.
+      model.evaluate(next, model.modes_at(next), point);
+      events.push_back({.t = crossed ? crossing(t, f, next.t, f_next) : t,
+                        .kind = EventKind::exit_medium,
+                        .index = k,
+                        .rate_after = point.J.row(k).dot(next.v) + point.f_t(k)});
+      last_exit_[slot] = static_cast<std::ptrdiff_t>(events.size()) - 1;
+      inside_[slot] = false;
+    }
+  }
+
+ private:
+  std::vector<bool> inside_;
+  // Per constraint, the index in the events of its exit in the last two steps, or −1.
+  std::vector<std::ptrdiff_t> last_exit_;
+};
+
+// Each force switch crossed in the step from (t, s) to (t_next, s_next), at the linear
+// interpolation of its switch function.
+void add_switch_events(double t, const Eigen::VectorXd& s, double t_next,
+                       const Eigen::VectorXd& s_next, std::vector<Event>& events) {
+  for (int i = 0; i < static_cast<int>(s.size()); ++i) {
+    if ((s(i) > 0.0) != (s_next(i) > 0.0)) {
+      events.push_back({.t = crossing(t, s(i), t_next, s_next(i)),
+                        .kind = EventKind::switch_function,
+                        .index = i});
+    }
+  }
+}
+
+// A run that ends before its first step: its status, reason and the initial state.
+RunRecord ended_before_start(RunRecord record, Status status, std::string reason, const State& x,
+                             const Model& model, std::chrono::steady_clock::time_point started) {
+  record.status = status;
+  record.reason = std::move(reason);
+  record.final_state = x;
+  finish_record(record, model, started, 0.0);
+  return record;
+}
+
+}  // namespace
+
 RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) const {
   require_support(*this, model);
   // The scene is built and checked against the case once (refusal() does it for callers that
@@ -157,7 +236,6 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
   const int m = model.constraint_count();
-  const int switches = model.switch_count();
 
   RunRecord record = start_record(model, name(), settings);
   record.episode_definition = kEngineEpisodeDefinition;
@@ -170,19 +248,14 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   record.diagnostics["engine"] = engine_version();
   record.diagnostics["scene"] = scene.description;
   if (steps_needed > p.at("max_steps")) {
-    record.status = Status::too_many_steps;
-    record.reason = format_number(steps_needed) + " steps of h = " + format_number(p.at("h")) +
-                    " are needed and max_steps is " + format_number(p.at("max_steps"));
-    record.final_state = x;
-    finish_record(record, model, started, 0.0);
-    return record;
+    return ended_before_start(
+        std::move(record), Status::too_many_steps,
+        format_number(steps_needed) + " steps of h = " + format_number(p.at("h")) +
+            " are needed and max_steps is " + format_number(p.at("max_steps")),
+        x, model, started);
   }
   if (const auto why = non_finite_start(model, x)) {
-    record.status = Status::non_finite;
-    record.reason = *why;
-    record.final_state = x;
-    finish_record(record, model, started, 0.0);
-    return record;
+    return ended_before_start(std::move(record), Status::non_finite, *why, x, model, started);
   }
   const EngineContactLaw law = engine_contact_law(settings);
   std::string contact_model;
@@ -194,11 +267,9 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     world = make_world(scene, State{.t = x.t, .q = engine_q, .v = engine_v}, law, h, settings,
                        record.tolerances, contact_model);
   } catch (const std::exception& e) {
-    record.status = Status::step_failure;
-    record.reason = std::string("the engine did not build the scene: ") + e.what();
-    record.final_state = x;
-    finish_record(record, model, started, 0.0);
-    return record;
+    return ended_before_start(std::move(record), Status::step_failure,
+                              std::string("the engine did not build the scene: ") + e.what(), x,
+                              model, started);
   }
   record.diagnostics["contact_model"] = contact_model;
 
@@ -230,18 +301,12 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
                                std::numeric_limits<double>::infinity());
   record.constraint_impulse.assign(static_cast<std::size_t>(m), 0.0);
   Eigen::VectorXd f = model.constraint_values(x.t, x.q), f_next(m);
-  Eigen::VectorXd s = model.switching_values(x), s_next(switches);
+  Eigen::VectorXd s = model.switching_values(x), s_next(model.switch_count());
   Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), contact_impulse;
   Eigen::VectorXd force, engine_force;
   State next;  // the state at the step's end (its storage reused)
-  std::vector<bool> inside(static_cast<std::size_t>(m), false);
-  // Per constraint, the index in record.events of its exit in the last two steps, or −1.
-  std::vector<std::ptrdiff_t> last_exit(static_cast<std::size_t>(m), -1);
-  for (int k = 0; k < m; ++k) {
-    record.min_constraint[static_cast<std::size_t>(k)] = f(k);
-    // A run that starts in penetration has its episode open from t0 (finish_contact_episodes).
-    inside[static_cast<std::size_t>(k)] = f(k) < 0.0;
-  }
+  ContactEvents contacts(f);
+  for (int k = 0; k < m; ++k) record.min_constraint[static_cast<std::size_t>(k)] = f(k);
   const auto emit = [&](const State& state) {
     if (!output.due(state.t)) return;
     TrajectorySample sample;
@@ -290,43 +355,10 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
       const auto slot = static_cast<std::size_t>(k);
       record.constraint_impulse[slot] += impulse(k);
       record.min_constraint[slot] = std::min(record.min_constraint[slot], f_next(k));
-      // In contact after this step: penetrating at its end, or pushed during it (an engine may
-      // hold the body at f = 0, Bullet's default contact does).
-      const bool in_contact = f_next(k) < 0.0 || impulse(k) > 0.0;
-      if (!inside[slot] && in_contact) {
-        const bool crossed = f(k) >= 0.0 && f_next(k) < 0.0;
-        const double entry = crossed ? crossing(x.t, f(k), next.t, f_next(k)) : x.t;
-        auto& exit = last_exit[slot];
-        if (exit >= 0 && entry - record.events[static_cast<std::size_t>(exit)].t <= 2.0 * h) {
-          // Back within two steps: the exit was the contact chattering about f = 0 at the
-          // step's scale (MuJoCo's explicit contact on a curved constraint), not a lift-off.
-          record.events.erase(record.events.begin() + exit);
-          for (auto& other : last_exit) other -= other > exit ? 1 : 0;
-        } else {
-          record.events.push_back({.t = entry, .kind = EventKind::enter_medium, .index = k});
-        }
-        exit = -1;
-        inside[slot] = true;
-      } else if (inside[slot] && !in_contact) {
-        const bool crossed = f(k) < 0.0 && f_next(k) >= 0.0;
-        // The exit velocity ḟ (the post-impact velocity) at the step's end, within O(h) of the
-        // crossing's.
-        model.evaluate(next, model.modes_at(next), point);
-        record.events.push_back({.t = crossed ? crossing(x.t, f(k), next.t, f_next(k)) : x.t,
-                                 .kind = EventKind::exit_medium,
-                                 .index = k,
-                                 .rate_after = point.J.row(k).dot(next.v) + point.f_t(k)});
-        last_exit[slot] = static_cast<std::ptrdiff_t>(record.events.size()) - 1;
-        inside[slot] = false;
-      }
+      contacts.after_step(k, x.t, f(k), next, f_next(k), impulse(k), h, model, point,
+                          record.events);
     }
-    for (int i = 0; i < switches; ++i) {
-      if ((s(i) > 0.0) != (s_next(i) > 0.0)) {
-        record.events.push_back({.t = crossing(x.t, s(i), next.t, s_next(i)),
-                                 .kind = EventKind::switch_function,
-                                 .index = i});
-      }
-    }
+    add_switch_events(x.t, s, next.t, s_next, record.events);
     x = next;
     f = f_next;
     s = s_next;
