@@ -16,6 +16,7 @@
 #include "crbench/bench/convergence.hpp"
 #include "crbench/bench/json_fields.hpp"
 #include "crbench/bench/ladder.hpp"
+#include "crbench/bench/ladder_engine.hpp"
 #include "crbench/bench/mpi.hpp"
 #include "crbench/bench/number_text.hpp"
 #include "crbench/bench/observables.hpp"
@@ -38,50 +39,6 @@ std::optional<double> optional_of(const ojson& j) {
   return j.is_number() ? std::optional<double>(j.get<double>()) : std::nullopt;
 }
 
-struct Reference {
-  std::string kind;
-  Status status = Status::ok;
-  std::optional<double> lift_off;
-  std::vector<Eigen::VectorXd> q;  // on the study's grid; empty when not known
-  std::vector<Eigen::VectorXd> v;  // the same for q' (a solver reference's; closed forms give q)
-  std::vector<double> z;           // a limit reference's z over its first contact (first_contact_z)
-  bool theorem_applies = true;
-  // Theorem 1, or its continuation past zeros of z with lambda > 0 (docs/theory.md §3): either
-  // gives a prediction; "none" does not.
-  PredictionRule prediction_rule = PredictionRule::theorem_1;
-  std::string why;
-  std::string tolerances;
-  // The reference's value of each observable besides the lift-off and the q deviations
-  // (penetration depth, post-impact velocity, energy drift); absent where it has none.
-  std::map<std::string, double> values;
-  // The reference's own error estimate per observable (the rows of h and rtol ladders are
-  // flagged against it): 0 for a closed form; for a solver, the difference between its runs at
-  // the tight tolerances and at the study's.
-  std::map<std::string, double> uncertainty;
-};
-
-// Everything a reference holds, numbers exact: two references with equal digests give a ladder
-// row equal lines.
-std::string digest(const Reference& r) {
-  std::ostringstream s;
-  s.precision(17);
-  s << r.kind << "|" << r.status << "|" << (r.lift_off ? *r.lift_off : NAN) << "|"
-    << r.theorem_applies << "|" << r.prediction_rule << "|" << r.why << "|" << r.tolerances;
-  for (const auto* rows : {&r.q, &r.v}) {
-    s << "|";
-    for (const auto& x : *rows) {
-      for (Eigen::Index i = 0; i < x.size(); ++i) s << x(i) << ",";
-    }
-  }
-  s << "|";
-  for (const double z : r.z) s << z << ",";
-  for (const auto* map : {&r.values, &r.uncertainty}) {
-    s << "|";
-    for (const auto& [name, value] : *map) s << name << "=" << value << ",";
-  }
-  return s.str();
-}
-
 // Whether an observable converges to its reference's value, to be extrapolated along the ladder.
 bool has_limit_value(const std::string& o) {
   return observable(o).judged == ObservableClass::limit_value;
@@ -90,31 +47,18 @@ bool has_limit_value(const std::string& o) {
 // The deviations from the reference motion on the grid: their mode and whether they compare q'.
 std::optional<GridDeviation> grid_deviation(const std::string& o) { return observable(o).grid; }
 
-// The reference value of an observable that tends to 0 whatever the reference run gives (the
-// deviations from the reference motion, the drift of a kinematic constraint).
-bool zero_reference(const std::string& o) {
-  return observable(o).judged == ObservableClass::tends_to_zero;
-}
-
-std::optional<double> observe_one(const std::string& o, const GridRun& run, const Model& model,
-                                  const std::vector<Eigen::VectorXd>& reference_q,
-                                  const std::vector<Eigen::VectorXd>& reference_v,
-                                  const std::vector<double>& reference_z = {}) {
-  return observable(o).measure(Observation{run, model, reference_q, reference_v, reference_z});
-}
-
 ojson observe(const std::vector<std::string>& observables, const GridRun& run,
-              const Reference& reference, const Model& model) {
+              const LadderReference& reference, const Model& model) {
   ojson values = ojson::object();
   for (const auto& o : observables) {
-    values[o] = number_or_null(observe_one(o, run, model, reference.q, reference.v, reference.z));
+    values[o] = number_or_null(observe_one(o, run, model, reference));
   }
   return values;
 }
 
 // Per coordinate (by the case's names), each grid deviation of a run.
 ojson observe_by_coordinate(const std::vector<std::string>& observables, const GridRun& run,
-                            const Reference& reference, const Model& model) {
+                            const LadderReference& reference, const Model& model) {
   ojson out = ojson::object();
   for (const auto& o : observables) {
     const auto d = grid_deviation(o);
@@ -277,47 +221,36 @@ class Converge {
                                study_.samples);
   }
 
-  // The references run at the tight tolerances: they must be far more accurate than the points.
+  // A model's ladder: its runs at the study's tolerances, the rung on its axis, the tight twins.
+  LadderPlan plan_of(const StudyModel& m) const {
+    LadderPlan plan;
+    plan.base = base_request(m);
+    plan.axis = m.has_ladder ? m.axis : LadderAxis::N;
+    plan.parameter = m.ladder_parameter;
+    plan.parameter_on_case = m.ladder_on_case;
+    plan.rtol = study_.rtol;
+    plan.atol = study_.atol;
+    plan.tight_factor = study_.tight_factor;
+    plan.fixed_step = fixed_step(m);
+    return plan;
+  }
+
+  // The references: numbers the theory gives, the case's closed form, or a solver run at the
+  // tight tolerances (far more accurate than the points).
   void compute_references() {
     for (const auto& m : study_.models) {
       const auto model = make_model(m.case_name, m.case_assignments);
-      const Facts facts = model->facts();
-      const int samples = grid_samples(m, *model);
-      samples_[m.label] = samples;
-      Reference ref;
-      ref.kind = m.reference;
-      if (m.reference == "value") {
-        // Numbers the theory gives (reference_source says which): no run, no error of its own.
-        ref.tolerances = "exact: " + m.reference_source;
-        for (const auto& [o, value] : m.reference_values) {
-          if (o == "lift_off_time") {
-            ref.lift_off = value;
-          } else {
-            ref.values[o] = value;
-          }
-          ref.uncertainty[o] = 0.0;
-        }
-      } else if (m.reference == "closed-form") {
-        ref.lift_off = facts.lift_off_time(m.limit_model);
-        ref.tolerances = "closed form";
-        for (const auto& o : study_.observables) ref.uncertainty[o] = 0.0;
-        // The ideal model never goes below f = 0; its impact velocities and energy are not among
-        // the case's facts.
-        ref.values["penetration_depth"] = 0.0;
-        if (const auto* exact = facts.trajectory(m.limit_model)) {
-          const double t0 = model->initial_state().t, t1 = m.t_end.value_or(model->horizon());
-          for (int i = 0; i < samples; ++i) {
-            const double t = i + 1 == samples ? t1 : t0 + (t1 - t0) * i / (samples - 1);
-            const auto q = exact->q(t, std::nan(""));
-            if (!q) {
-              ref.q.clear();
-              break;
-            }
-            ref.q.push_back(*q);
-          }
-        }
-      } else {
-        RunRequest r = base_request(m);
+      samples_[m.label] = grid_samples(m, *model);
+      ReferenceSpec spec;
+      spec.kind = m.reference;
+      spec.values = m.reference_values;
+      spec.source = m.reference_source;
+      spec.limit_model = m.limit_model;
+      spec.run = base_request(m);
+      spec.tight_factor = study_.tight_factor;
+      spec.observables = study_.observables;
+      if (m.reference != "value" && m.reference != "closed-form") {
+        RunRequest& r = spec.run;
         r.solver_name = m.reference;
         // The limit solver takes the model's settings; another solver its own defaults and the
         // case's; the model's own solver (an rtol ladder against its tight run) the model's.
@@ -334,48 +267,11 @@ class Converge {
         if (m.has_ladder && m.axis == LadderAxis::rtol) {
           std::erase_if(r.solver_assignments, [](const Assignment& a) { return a.key == "rtol"; });
         }
-        const RunRequest at_study_tolerances = r;
-        r.rtol = tight_rtol(study_.rtol, study_.tight_factor);
-        r.atol = tight_atol(study_.atol, study_.tight_factor);
-        const GridRun run = solve_on_grid(r);
-        if (m.has_ladder && (m.axis == LadderAxis::h || m.axis == LadderAxis::rtol)) {
-          // The rows of an h or rtol ladder have no tight twin: they are flagged against the
-          // reference's own error, estimated by the same reference at the study's tolerances.
-          const GridRun coarse = solve_on_grid(at_study_tolerances);
-          for (const auto& o : study_.observables) {
-            std::optional<double> d;
-            if (coarse.record.status != Status::ok) {
-              // No estimate: the rows are flagged REFERENCE.
-            } else if (grid_deviation(o)) {
-              // The coarse reference's deviation from the fine one.
-              d = observe_one(o, coarse, *model, run.q, run.v, first_contact_z(run));
-            } else {
-              const auto fine = measure(o, run, *model);
-              const auto rough = measure(o, coarse, *model);
-              if (fine && rough) d = std::abs(*fine - *rough);
-              if (!fine && !rough) d = 0.0;
-            }
-            if (d) ref.uncertainty[o] = *d;
-          }
-        }
-        ref.status = run.record.status;
-        ref.lift_off = run.record.lift_off_time;
-        ref.q = run.q;
-        ref.v = run.v;
-        ref.z = first_contact_z(run);
-        for (const auto& o : study_.observables) {
-          if (o == "lift_off_time" || zero_reference(o)) continue;
-          if (const auto x = measure(o, run, *model); x && run.record.status == Status::ok) {
-            ref.values[o] = *x;
-          }
-        }
-        ref.tolerances = tolerance_text(run.record.tolerances);
-        const TheoremOutcome theorem = run.record.theorem.value_or(TheoremOutcome{});
-        ref.theorem_applies = theorem.applies;
-        ref.prediction_rule = theorem.rule;
-        ref.why = theorem.why;
+        // The rows of an h or rtol ladder have no tight twin: they are judged against the
+        // reference's own error, estimated by the same reference at the study's tolerances.
+        spec.estimate_error = m.has_ladder && !has_tight_twins(m.axis);
       }
-      references_.push_back(ref);
+      references_.push_back(make_reference(spec, *model));
     }
   }
 
@@ -475,33 +371,10 @@ class Converge {
   // trajectory's; a work–precision point's.
   std::vector<RunRequest> requests_of(const Point& p) const {
     if (p.kind == "ladder") {
-      const auto& m = study_.models[p.index];
-      RunRequest r = base_request(m);
-      const bool ladder_in_N = !m.has_ladder || m.axis == LadderAxis::N;
-      const bool tight_twin = ladder_in_N || m.axis == LadderAxis::parameter;
-      if (p.rung) {
-        if (m.axis == LadderAxis::N) r.solver_assignments.push_back({"N", format_number(*p.rung)});
-        if (m.axis == LadderAxis::h) r.solver_assignments.push_back({"h", format_number(*p.rung)});
-        if (m.axis == LadderAxis::parameter && m.ladder_on_case) {
-          r.case_assignments.push_back({m.ladder_parameter, format_number(*p.rung)});
-        } else if (m.axis == LadderAxis::parameter) {
-          r.solver_assignments.push_back({m.ladder_parameter, format_number(*p.rung)});
-        }
-        if (m.axis == LadderAxis::rtol) {
-          // atol keeps the study's ratio to rtol.
-          r.rtol = *p.rung;
-          r.atol = atol_for_rtol(*p.rung, study_.rtol, study_.atol);
-        }
-      }
-      if (!tight_twin) return {r};
-      RunRequest tight = r;
-      tight.rtol = tight_rtol(study_.rtol, study_.tight_factor);
-      tight.atol = tight_atol(study_.atol, study_.tight_factor);
-      if (const auto h = fixed_step(m)) {
-        std::erase_if(tight.solver_assignments, [](const Assignment& a) { return a.key == "h"; });
-        tight.solver_assignments.push_back({"h", format_number(0.5 * *h)});
-      }
-      return {r, tight};
+      const LadderPlan plan = plan_of(study_.models[p.index]);
+      const RunRequest r = rung_request(plan, p.rung);
+      if (!has_tight_twins(plan.axis)) return {r};
+      return {r, tight_twin(plan, r)};
     }
     if (p.kind == "trajectory") {
       RunRequest r = base_request(study_.models[p.index]);
@@ -722,7 +595,7 @@ class Converge {
   ObservableTables observable_tables(const std::string& tolerance_caption) const;
   Table verdict_table(const std::string& tolerance_caption) const;
   GroupedLines grouped_lines() const;
-  ojson model_head(const StudyModel& m, const Reference& ref) const;
+  ojson model_head(const StudyModel& m, const LadderReference& ref) const;
   ojson model_json(std::size_t mi, GroupedLines& grouped, ObservableTables& tables,
                    Table& verdicts);
   void write_observable_files(const ojson& summary, const ojson& models, ObservableTables& tables,
@@ -742,7 +615,7 @@ class Converge {
   const Study& study_;
   ConvergeOptions options_;
   fs::path out_;
-  std::vector<Reference> references_;
+  std::vector<LadderReference> references_;
   std::vector<std::string> reference_digests_;  // fingerprint_text(digest(reference)), per model
   std::map<std::string, int> samples_;          // each model's grid (samples_of)
   std::vector<Point> points_;
@@ -793,32 +666,18 @@ struct ObservableLadder {
   LadderAnalysis analysis;
   std::optional<CoefficientFit> coefficients;
 };
-ObservableLadder analyse_observable(const std::string& o, const StudyModel& m, const Reference& ref,
+ObservableLadder analyse_observable(const std::string& o, const StudyModel& m,
+                                    const LadderReference& ref,
                                     const std::vector<const ojson*>& lines,
                                     const LadderRules& rules) {
   ObservableLadder out;
-  std::optional<double>& reference_value = out.reference_value;
-  if (o == "lift_off_time") {
-    reference_value = ref.lift_off;
-  } else if (zero_reference(o)) {
-    reference_value = 0.0;
-  } else if (const auto v = ref.values.find(o); v != ref.values.end()) {
-    reference_value = v->second;
-  }
-  std::vector<LadderInput>& inputs = out.inputs;
+  out.reference_value = reference_value(o, ref);
   const bool own_axis = m.has_ladder && m.axis != LadderAxis::N;
   out.rung_key = own_axis ? axis_name(m.axis, m.ladder_parameter) : std::string("N");
-  const std::string& rung_key = out.rung_key;
-  const auto uncertainty = ref.uncertainty.find(o);
   for (const ojson* line : lines) {
     LadderInput in;
-    in.rung = optional_of(line->value(rung_key, ojson()));
-    if (m.has_ladder && (m.axis == LadderAxis::h || m.axis == LadderAxis::rtol)) {
-      // Without the reference's error estimate (its run failed) the row cannot be trusted.
-      in.reference_uncertainty = uncertainty != ref.uncertainty.end()
-                                     ? uncertainty->second
-                                     : std::numeric_limits<double>::infinity();
-    }
+    in.rung = optional_of(line->value(out.rung_key, ojson()));
+    if (m.has_ladder) in.reference_uncertainty = row_reference_uncertainty(m.axis, o, ref);
     in.status = status_in(*line).value_or(Status::internal_error);
     in.reason = line->value("reason", std::string());
     in.value = optional_of(line->value("values", ojson::object()).value(o, ojson()));
@@ -826,16 +685,13 @@ ObservableLadder analyse_observable(const std::string& o, const StudyModel& m, c
     if (parse_text<Status>(line->value("tight_status", std::string())) == Status::ok) {
       in.tight = optional_of(line->value("tight_values", ojson::object()).value(o, ojson()));
     }
-    inputs.push_back(in);
+    out.inputs.push_back(in);
   }
   const auto expected = m.expected_order.find(o);
-  out.analysis = analyse_ladder(
-      inputs, reference_value,
+  out.analysis = judge_rows(
+      o, out.inputs, ref,
       expected != m.expected_order.end() ? std::optional<double>(expected->second) : std::nullopt,
-      // A limit of 0 is approached, not extrapolated: the verdict rests on the order (and
-      // the coefficients), as for a deviation.
-      has_limit_value(o) && !(reference_value && *reference_value == 0.0), rules, ref.why, m.axis,
-      m.ladder_parameter);
+      rules, m.axis, m.ladder_parameter, ref.why);
   // The theory's leading coefficients, where it states them: part of the verdict.
   LadderAnalysis& analysis = out.analysis;
   std::optional<CoefficientFit>& coefficients = out.coefficients;
@@ -937,7 +793,7 @@ struct ModelJudgement {
 };
 
 ModelJudgement judge_model(
-    const Reference& ref, std::optional<LadderAnalysis>& lift_off,
+    const LadderReference& ref, std::optional<LadderAnalysis>& lift_off,
     const std::optional<std::pair<std::string, LadderAnalysis>>& deviation,
     const std::vector<std::pair<std::string, LadderAnalysis>>& stated_others) {
   ModelJudgement out;
@@ -1110,7 +966,7 @@ GroupedLines Converge::grouped_lines() const {
 }
 
 // A model's own fields of study.json: its case, solver, settings and reference.
-ojson Converge::model_head(const StudyModel& m, const Reference& ref) const {
+ojson Converge::model_head(const StudyModel& m, const LadderReference& ref) const {
   ojson jm;
   jm["label"] = m.label;
   jm["case"] = m.case_name;
@@ -1149,7 +1005,7 @@ ojson Converge::model_head(const StudyModel& m, const Reference& ref) const {
 ojson Converge::model_json(std::size_t mi, GroupedLines& grouped, ObservableTables& tables,
                            Table& verdicts) {
   const StudyModel& m = study_.models[mi];
-  const Reference& ref = references_[mi];
+  const LadderReference& ref = references_[mi];
   const std::vector<const ojson*>& lines = grouped[{"ladder", mi}];
   ojson jm = model_head(m, ref);
   ojson observables = ojson::object();

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "crbench/bench/json_fields.hpp"
+#include "crbench/bench/ladder_engine.hpp"
 #include "crbench/bench/mpi.hpp"
 #include "crbench/bench/points.hpp"
 #include "crbench/bench/run_support.hpp"
@@ -195,14 +196,17 @@ ojson compute_point(const Sweep& sweep, const ojson& settings, const SweepPoint&
       zeros != r.diagnostics.end() && zeros->is_array() && !zeros->empty() ? (*zeros)[0] : ojson();
   line["tolerances"] = r.tolerances;
   if (!p.check) return line;
-  // The realization at N, and again at tolerances / 100 to estimate its discretization error.
-  RunRequest realization = limit;
-  realization.solver_name = "realization";
-  realization.solver_assignments.push_back({"N", format_number(sweep.check->N)});
+  // The realization at N (a ladder of one rung), and its tight twin at tolerances / 100 to
+  // estimate its discretization error.
+  LadderPlan plan;
+  plan.base = limit;
+  plan.base.solver_name = "realization";
+  plan.rtol = sweep.rtol;
+  plan.atol = sweep.atol;
+  plan.tight_factor = 100.0;
+  const RunRequest realization = rung_request(plan, sweep.check->N);
   const RunRecord at_N = execute(realization);
-  realization.rtol = std::max(sweep.rtol / 100.0, kRtolSpec.min);
-  realization.atol = sweep.atol / 100.0;
-  const RunRecord tight = execute(realization);
+  const RunRecord tight = execute(tight_twin(plan, realization));
   ojson check;
   check["N"] = sweep.check->N;
   check["status"] = at_N.status;

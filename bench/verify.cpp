@@ -10,6 +10,7 @@
 
 #include "crbench/bench/convergence.hpp"
 #include "crbench/bench/ladder.hpp"
+#include "crbench/bench/ladder_engine.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/model_parameters.hpp"
@@ -18,16 +19,6 @@
 
 namespace crbench {
 namespace {
-
-struct LadderPoint {
-  double N = 0.0;
-  Status status = Status::ok;
-  std::string reason;
-  std::optional<double> tau;
-  std::optional<double> tau_tight;  // the same point at tolerances / tight_factor
-  std::vector<std::string> warnings;
-  long steps = 0;
-};
 
 nlohmann::ordered_json optional_number(const std::optional<double>& x) {
   return x && std::isfinite(*x) ? nlohmann::ordered_json(*x) : nlohmann::ordered_json();
@@ -41,52 +32,59 @@ std::string text_of(const std::optional<double>& x, int precision = 16) {
   return s.str();
 }
 
-// A run of the verified model: `solver` (limit or realization) with the request's case and model,
-// at N when given, at the request's tolerances or, with `tight`, at tolerances / tight_factor.
-RunRequest model_request(const VerifyRequest& request, const std::string& solver,
-                         std::optional<double> N, bool tight) {
-  RunRequest r;
-  r.case_name = request.case_name;
-  r.solver_name = solver;
-  r.case_assignments = request.case_assignments;
-  r.solver_assignments = request.model_assignments;
-  if (N) r.solver_assignments.push_back({"N", format_number(*N)});
-  r.rtol = tight ? tight_rtol(request.rtol, request.tight_factor) : request.rtol;
-  r.atol = tight ? tight_atol(request.atol, request.tight_factor) : request.atol;
-  r.t_end = request.t_end;
-  return r;
+// Every run of an N ladder reports on this grid (the q deviations of a kinematic case).
+constexpr int kSamples = 601;
+
+// The N ladder of the verified model: the realization with the request's case and model at the
+// request's tolerances, each row with its tight twin.
+LadderPlan N_plan(const VerifyRequest& request) {
+  LadderPlan plan;
+  plan.base.case_name = request.case_name;
+  plan.base.solver_name = "realization";
+  plan.base.case_assignments = request.case_assignments;
+  plan.base.solver_assignments = request.model_assignments;
+  plan.base.rtol = request.rtol;
+  plan.base.atol = request.atol;
+  plan.base.t_end = request.t_end;
+  plan.base.samples = kSamples;
+  plan.axis = LadderAxis::N;
+  plan.rtol = request.rtol;
+  plan.atol = request.atol;
+  plan.tight_factor = request.tight_factor;
+  return plan;
+}
+
+// The limit model's prediction: the limit solver with the same model at the tight tolerances, far
+// more accurate than the ladder's rows (a study's "limit" reference).
+LadderReference prediction_of(const LadderPlan& plan, const Model& model,
+                              const std::string& observable) {
+  ReferenceSpec spec;
+  spec.kind = "limit";
+  spec.run = plan.base;
+  spec.run.solver_name = "limit";
+  spec.tight_factor = plan.tight_factor;
+  spec.observables = {observable};
+  return make_reference(spec, model);
 }
 
 // Kinematic constraints have no lift-off: the prediction is the limit member's motion, and the
 // ladder's max_q_deviation from it must fall at the theory's order 1 (Kozlov 1992 (6)–(7)).
 int verify_kinematic(const VerifyRequest& request, const std::vector<double>& ladder,
-                     std::ostream& out) {
-  constexpr int kSamples = 601;
-  const auto on_grid = [&](RunRequest r) {
-    r.samples = kSamples;
-    return solve_on_grid(std::move(r));
-  };
-  // The prediction at the tight tolerances, far more accurate than the ladder points.
-  const GridRun prediction = on_grid(model_request(request, "limit", std::nullopt, true));
-  std::vector<LadderInput> inputs;
-  std::vector<long> steps;
-  for (const double N : ladder) {
-    const GridRun normal = on_grid(model_request(request, "realization", N, false));
-    const GridRun tight = on_grid(model_request(request, "realization", N, true));
-    inputs.push_back({N, normal.record.status, normal.record.reason,
-                      q_deviation(normal.q, prediction.q, false),
-                      tight.record.status == Status::ok ? q_deviation(tight.q, prediction.q, false)
-                                                        : std::nullopt});
-    steps.push_back(normal.record.steps);
-  }
+                     const Model& model, std::ostream& out) {
+  const std::string o = "max_q_deviation";
+  const LadderPlan plan = N_plan(request);
+  const LadderReference prediction = prediction_of(plan, model, o);
+  const LadderRun run = run_ladder(plan, ladder, prediction, {o});
+  const std::vector<LadderInput>& inputs = run.inputs.at(o);
   LadderRules rules;
   rules.digits = request.digits;
-  const LadderAnalysis analysis = analyse_ladder(inputs, 0.0, 1.0, false, rules);
-  const bool predicted = prediction.record.status == Status::ok;
+  const LadderAnalysis analysis =
+      judge_rows(o, inputs, prediction, 1.0, rules, LadderAxis::N, "", prediction.why);
+  const bool predicted = prediction.status == Status::ok;
   const Verdict verdict =
       predicted ? analysis.verdict
                 : Verdict::of(VerdictKind::no_prediction,
-                              "the limit run ended with " + to_string(prediction.record.status));
+                              "the limit run ended with " + to_string(prediction.status));
   const bool confirmed = verdict.confirmed();
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::ostringstream table;
@@ -102,7 +100,7 @@ int verify_kinematic(const VerifyRequest& request, const std::vector<double>& la
                     {"discretization_error", optional_number(row.discretization)},
                     {"flagged", row.flagged},
                     {"flag", row.flag},
-                    {"steps", steps[i]}});
+                    {"steps", run.rows[i].record.steps}});
     table << std::setw(10) << N_label(ladder[i]) << std::setw(16) << text_of(row.value, 4)
           << std::setw(10) << text_of(row.local_order, 4) << std::setw(12)
           << text_of(row.discretization, 3) << row.flag << "\n";
@@ -114,10 +112,11 @@ int verify_kinematic(const VerifyRequest& request, const std::vector<double>& la
     j["case"] = request.case_name;
     j["params"] = prediction.record.params;
     j["model"] = prediction.record.solver_params;
-    j["observable"] = "max_q_deviation from the limit member on a 601-point grid";
+    j["observable"] =
+        "max_q_deviation from the limit member on a " + std::to_string(kSamples) + "-point grid";
     j["tolerances"] = {
         {"rtol", request.rtol}, {"atol", request.atol}, {"tight_factor", request.tight_factor}};
-    j["prediction"] = {{"status", prediction.record.status},
+    j["prediction"] = {{"status", prediction.status},
                        {"member", prediction.record.diagnostics.value("member", std::string())}};
     j["points"] = rows;
     j["least_squares_order"] = optional_number(analysis.fitted_order);
@@ -188,117 +187,54 @@ struct StepLadder {
     limit_model = solver.limit_model(settings.solver_params, settings.solver_choices);
   }
 
-  // A run of `solver_name` at a rung (its h, or its rtol with atol in the request's ratio to
-  // rtol), or at `rtol`.
-  RunRequest request_for(const std::string& solver_name, std::optional<double> rung,
-                         std::optional<double> rtol) const {
-    RunRequest r;
-    r.case_name = request.case_name;
-    r.case_assignments = request.case_assignments;
-    r.solver_name = solver_name;
-    if (solver_name == request.solver) r.solver_assignments = solver_assignments;
-    if (rung && in_h) r.solver_assignments.push_back({"h", format_number(*rung)});
-    const double relative = rung && !in_h ? *rung : rtol.value_or(request.rtol);
-    r.rtol = relative;
-    // atol keeps the request's ratio to rtol.
-    r.atol = atol_for_rtol(relative, request.rtol, request.atol);
-    r.samples = samples;
-    r.t_end = request.t_end;
-    return r;
+  // The ladder's rows: the solver at the request's tolerances on the grid, the rung its h or its
+  // rtol (atol in the request's ratio to it).
+  LadderPlan plan() const {
+    LadderPlan p;
+    p.base.case_name = request.case_name;
+    p.base.case_assignments = request.case_assignments;
+    p.base.solver_name = request.solver;
+    p.base.solver_assignments = solver_assignments;
+    p.base.rtol = request.rtol;
+    p.base.atol = request.atol;
+    p.base.samples = samples;
+    p.base.t_end = request.t_end;
+    p.axis = request.axis;
+    p.rtol = request.rtol;
+    p.atol = request.atol;
+    p.tight_factor = request.tight_factor;
+    return p;
   }
-};
 
-// The reference of a step ladder with its own error estimate per observable.
-struct StepReference {
-  std::optional<double> lift_off;
-  std::vector<Eigen::VectorXd> q;  // on the runs' output grid
-  std::map<std::string, double> uncertainty;
-  std::string text;
-};
-
-// The closed form where the case has it (lift-off, motion: each on its own), else a tight run of
-// a reference solver (event-driven for an h ladder, the same solver at the tight rtol for an rtol
-// ladder) for what the closed form lacks, its error estimated by its difference from the
-// request's rtol. A closed form describes the model a solver converges to; a solver with N (the
-// realization) at a fixed N is not that model, so its rtol ladder is measured against its own
-// tight run.
-StepReference step_reference(const StepLadder& ladder) {
-  const VerifyRequest& request = ladder.request;
-  const std::string& limit_model = ladder.limit_model;
-  const double t0 = ladder.t0, t1 = ladder.t1;
-  const int kSamples = ladder.samples;
-  const bool in_h = ladder.in_h;
-  const std::vector<ParamSpec> solver_parameters = ladder.solver.parameters();
-  const bool solver_is_its_model = std::none_of(solver_parameters.begin(), solver_parameters.end(),
-                                                [](const ParamSpec& p) { return p.name == "N"; });
-  const Facts facts = solver_is_its_model ? ladder.model->facts() : Facts{};
-  StepReference out;
-  std::optional<double>& reference_lift_off = out.lift_off;
-  std::vector<Eigen::VectorXd>& reference_q = out.q;
-  std::map<std::string, double>& reference_uncertainty = out.uncertainty;
-  std::string& reference_text = out.text;
-  reference_lift_off = facts.lift_off_time(limit_model);
-  // The output grid of every run (solve_on_grid's, over the case's horizon).
-  const auto grid_time = [&](int i) {
-    return i + 1 == kSamples ? t1 : t0 + (t1 - t0) * i / (kSamples - 1);
-  };
-  const ClosedFormTrajectory* exact = facts.trajectory(limit_model);
-  if (exact) {
-    for (int i = 0; i < kSamples; ++i) {
-      const auto q = exact->q(grid_time(i), std::nan(""));
-      if (!q) {
-        reference_q.clear();
-        break;
-      }
-      reference_q.push_back(*q);
+  // The closed form where the case has it (lift-off, motion: each on its own), else a tight run
+  // of a reference solver (event-driven for an h ladder, the same solver at the tight rtol for an
+  // rtol ladder) for what the closed form lacks, its error estimated by its difference from the
+  // request's rtol. A closed form describes the model a solver converges to; a solver with N (the
+  // realization) at a fixed N is not that model, so its rtol ladder is measured against its own
+  // tight run.
+  LadderReference reference() const {
+    const std::vector<ParamSpec> parameters = solver.parameters();
+    const bool solver_is_its_model = std::none_of(parameters.begin(), parameters.end(),
+                                                  [](const ParamSpec& p) { return p.name == "N"; });
+    ReferenceSpec spec;
+    spec.run = plan().base;
+    spec.tight_factor = request.tight_factor;
+    spec.estimate_error = true;
+    spec.observables = {"lift_off_time", "final_q_deviation", "max_q_deviation"};
+    if (in_h) {
+      spec.run.solver_name = "event-driven";
+      spec.run.solver_assignments.clear();
     }
-  }
-  std::string closed_form_parts;
-  if (reference_lift_off) {
-    reference_uncertainty["lift_off_time"] = 0.0;
-    closed_form_parts = "lift-off";
-  }
-  if (!reference_q.empty()) {
-    reference_uncertainty["final_q_deviation"] = 0.0;
-    reference_uncertainty["max_q_deviation"] = 0.0;
-    closed_form_parts += closed_form_parts.empty() ? "motion" : " and motion";
-  }
-  if (!closed_form_parts.empty()) {
-    reference_text = "the closed form of the " + limit_model + " model (" + closed_form_parts + ")";
-  }
-  if (!reference_lift_off || reference_q.empty()) {
-    const std::string reference_solver = in_h ? "event-driven" : request.solver;
-    const double tight = tight_rtol(request.rtol, request.tight_factor);
-    const GridRun fine = solve_on_grid(ladder.request_for(reference_solver, std::nullopt, tight));
-    const GridRun coarse =
-        solve_on_grid(ladder.request_for(reference_solver, std::nullopt, request.rtol));
-    reference_text += (reference_text.empty() ? "" : "; otherwise ") + reference_solver +
-                      " at rtol " + format_number(tight) +
-                      " (error estimate: its difference from rtol " + format_number(request.rtol) +
-                      ")";
-    if (fine.record.status == Status::ok) {
-      const bool both_ok = coarse.record.status == Status::ok;
-      if (!reference_lift_off) {
-        reference_lift_off = fine.record.lift_off_time;
-        if (both_ok && fine.record.lift_off_time && coarse.record.lift_off_time) {
-          reference_uncertainty["lift_off_time"] =
-              std::abs(*fine.record.lift_off_time - *coarse.record.lift_off_time);
-        }
-      }
-      if (reference_q.empty()) {
-        reference_q = fine.q;
-        if (both_ok) {
-          reference_uncertainty["final_q_deviation"] = *q_deviation(coarse.q, fine.q, true);
-          reference_uncertainty["max_q_deviation"] = *q_deviation(coarse.q, fine.q, false);
-        }
-      }
+    if (solver_is_its_model) {
+      spec.kind = "closed-form";
+      spec.limit_model = limit_model;
+      spec.completing_run = spec.run;
     } else {
-      reference_text += ": ended with " + to_string(fine.record.status);
+      spec.kind = spec.run.solver_name;
     }
+    return make_reference(spec, *model);
   }
-
-  return out;
-}
+};
 
 // One observable of a step ladder: its analysis against the reference, its rows as JSON and
 // as the text table (appended to `text`).
@@ -309,43 +245,22 @@ struct StepObservable {
 };
 
 StepObservable step_observable(const StepLadder& step, const std::string& o,
-                               const std::vector<double>& ladder, const std::vector<GridRun>& runs,
-                               const StepReference& ref, std::ostringstream& text) {
+                               const std::vector<double>& ladder, const LadderRun& run,
+                               const LadderReference& ref, std::ostringstream& text) {
   const VerifyRequest& request = step.request;
   const std::string& axis = step.axis;
-  const std::string& limit_model = step.limit_model;
   const bool in_h = step.in_h;
-  const std::optional<double>& reference_lift_off = ref.lift_off;
-  const std::vector<Eigen::VectorXd>& reference_q = ref.q;
-  const std::map<std::string, double>& reference_uncertainty = ref.uncertainty;
+  const std::vector<GridRun>& runs = run.rows;
+  const std::vector<LadderInput>& inputs = run.inputs.at(o);
   LadderRules rules;
   rules.digits = request.digits;
   const bool is_lift_off = o == "lift_off_time";
-  const std::optional<double> reference =
-      is_lift_off ? reference_lift_off
-                  : (reference_q.empty() ? std::nullopt : std::optional<double>(0.0));
-  const auto u = reference_uncertainty.find(o);
-  std::vector<LadderInput> inputs;
-  for (std::size_t i = 0; i < ladder.size(); ++i) {
-    const GridRun& run = runs[i];
-    LadderInput in;
-    in.rung = ladder[i];
-    in.status = run.record.status;
-    in.reason = run.record.reason;
-    in.warnings = run.record.warnings;
-    in.value = is_lift_off ? run.record.lift_off_time
-                           : q_deviation(run.q, reference_q, o == "final_q_deviation");
-    in.reference_uncertainty =
-        u != reference_uncertainty.end() ? u->second : std::numeric_limits<double>::infinity();
-    inputs.push_back(in);
-  }
   const std::optional<StatedOrder> stated = stated_step_order(request.axis, o);
-  const LadderAnalysis analysis = analyse_ladder(
-      inputs, reference, stated ? std::optional<double>(stated->order) : std::nullopt, is_lift_off,
-      rules,
-      is_lift_off ? "the case has no lift-off for the " + limit_model + " model"
-                  : "no reference motion",
-      request.axis);
+  const LadderAnalysis analysis =
+      judge_rows(o, inputs, ref, stated ? std::optional<double>(stated->order) : std::nullopt,
+                 rules, request.axis, "",
+                 is_lift_off ? "the case has no lift-off for the " + step.limit_model + " model"
+                             : "no reference motion");
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   text << "\n" << o << (is_lift_off ? "" : " [case units of q]") << "\n";
   text << std::left << std::setw(10) << axis << std::setw(24)
@@ -401,17 +316,15 @@ StepObservable step_observable(const StepLadder& step, const std::string& o,
 int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& ladder,
                        std::ostream& out) {
   const StepLadder step(request, ladder);
-  const StepReference ref = step_reference(step);
-  std::vector<GridRun> runs;
-  for (std::size_t i = 0; i < ladder.size(); ++i) {
-    runs.push_back(solve_on_grid(step.request_for(request.solver, ladder[i], std::nullopt)));
-  }
+  const LadderReference ref = step.reference();
+  const LadderRun run = run_ladder(step.plan(), ladder, ref,
+                                   {"lift_off_time", "final_q_deviation", "max_q_deviation"});
   nlohmann::ordered_json observed = nlohmann::ordered_json::object();
   std::ostringstream text;
   bool all_confirmed = true;
   int stated_count = 0;
   for (const std::string o : {"lift_off_time", "final_q_deviation", "max_q_deviation"}) {
-    const StepObservable one = step_observable(step, o, ladder, runs, ref, text);
+    const StepObservable one = step_observable(step, o, ladder, run, ref, text);
     if (one.stated) {
       ++stated_count;
       all_confirmed = all_confirmed && one.analysis.verdict.confirmed();
@@ -422,7 +335,7 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
   const RunSettings& settings = step.settings;
   const std::string& axis = step.axis;
   const std::string& limit_model = step.limit_model;
-  const std::string& reference_text = ref.text;
+  const std::string& reference_text = ref.what;
   const std::optional<double>& reference_lift_off = ref.lift_off;
   const std::map<std::string, double>& reference_uncertainty = ref.uncertainty;
   const bool confirmed = stated_count > 0 && all_confirmed;
@@ -537,21 +450,22 @@ std::vector<double> checked_ladder(const VerifyRequest& request) {
 // member's motion where the case has kinematic constraints).
 int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& ladder,
                     std::ostream& out) {
-  const auto count = static_cast<int>(ladder.size());
-
   const auto model = make_model(request.case_name, request.case_assignments);
   if (model->kinematic_count() > 0) {
-    return verify_kinematic(request, ladder, out);
+    return verify_kinematic(request, ladder, *model, out);
   }
 
   // The prediction.
-  const RunRecord prediction = execute(model_request(request, "limit", std::nullopt, false));
+  const std::string o = "lift_off_time";
+  const LadderPlan plan = N_plan(request);
+  const LadderReference reference = prediction_of(plan, *model, o);
+  const RunRecord& prediction = reference.record;
   const TheoremOutcome theorem = prediction.theorem.value_or(TheoremOutcome{});
   const bool theorem_applies = theorem.applies;
   // Theorem 1, or its continuation past zeros of z with lambda > 0 (docs/theory.md section 3);
   // "none" where neither decides, and then the prediction has no lift-off time.
   const PredictionRule rule = theorem.rule;
-  const std::optional<double> tau_pred = prediction.lift_off_time;
+  const std::optional<double> tau_pred = reference.lift_off;
   // The realization's configuration as `run` makes it: defaults, the case's settings, the user's.
   RunSettings model_settings;
   configure_solver(find_solver("realization"), request.model_assignments, model_settings,
@@ -561,32 +475,14 @@ int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& lad
   const std::optional<double> expected_order =
       stated ? std::optional<double>(stated->order) : std::nullopt;
 
-  // The realization ladder, each point also at tolerances / tight_factor.
-  std::vector<LadderPoint> points;
-  for (int i = 0; i < count; ++i) {
-    LadderPoint p;
-    p.N = ladder[static_cast<std::size_t>(i)];
-    const RunRecord record = execute(model_request(request, "realization", p.N, false));
-    p.status = record.status;
-    p.reason = record.reason;
-    p.tau = record.lift_off_time;
-    p.warnings = record.warnings;
-    p.steps = record.steps;
-    const RunRecord tight = execute(model_request(request, "realization", p.N, true));
-    if (tight.status == Status::ok) p.tau_tight = tight.lift_off_time;
-    points.push_back(p);
-  }
-
-  // The one ladder analysis (bench/ladder.hpp), against the prediction.
-  std::vector<LadderInput> inputs;
-  for (const auto& p : points) {
-    inputs.push_back({p.N, p.status, p.reason, p.tau, p.tau_tight, p.warnings});
-  }
+  // The realization ladder, each row also at the tight tolerances, judged against the prediction.
+  const LadderRun run = run_ladder(plan, ladder, reference, {o});
+  const std::vector<LadderInput>& inputs = run.inputs.at(o);
   LadderRules rules;
   rules.digits = request.digits;
   const std::string why = theorem.why;
   const LadderAnalysis analysis =
-      analyse_ladder(inputs, tau_pred, expected_order, true, rules, why);
+      judge_rows(o, inputs, reference, expected_order, rules, LadderAxis::N, "", why);
   const Extrapolated& x = analysis.extrapolation;
 
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -594,23 +490,23 @@ int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& lad
   table << std::left << std::setw(10) << "N" << std::setw(24) << "tau_N" << std::setw(14)
         << "tau_N-pred" << std::setw(10) << "order" << std::setw(12) << "disc.err"
         << "flag\n";
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const LadderPoint& p = points[i];
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const LadderInput& p = inputs[i];
     const LadderRow& row = analysis.rows[i];
-    rows.push_back({{"N", p.N},
+    rows.push_back({{"N", ladder[i]},
                     {"status", p.status},
-                    {"tau_N", optional_number(p.tau)},
+                    {"tau_N", optional_number(p.value)},
                     {"error_vs_prediction", optional_number(row.error)},
                     {"local_order", optional_number(row.local_order)},
-                    {"tau_N_tight", optional_number(p.tau_tight)},
+                    {"tau_N_tight", optional_number(p.tight)},
                     {"discretization_error", optional_number(row.discretization)},
                     {"flagged", row.flagged},
                     {"flag", row.flag},
                     {"warnings", p.warnings},
-                    {"steps", p.steps}});
-    table << std::setw(10) << N_label(p.N) << std::setw(24) << text_of(row.value) << std::setw(14)
-          << text_of(row.error, 4) << std::setw(10) << text_of(row.local_order, 4) << std::setw(12)
-          << text_of(row.discretization, 3) << row.flag << "\n";
+                    {"steps", run.rows[i].record.steps}});
+    table << std::setw(10) << N_label(ladder[i]) << std::setw(24) << text_of(row.value)
+          << std::setw(14) << text_of(row.error, 4) << std::setw(10) << text_of(row.local_order, 4)
+          << std::setw(12) << text_of(row.discretization, 3) << row.flag << "\n";
   }
 
   Verdict verdict = analysis.verdict;

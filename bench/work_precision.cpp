@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "crbench/bench/ladder.hpp"
+#include "crbench/bench/ladder_engine.hpp"
 #include "crbench/bench/number_text.hpp"
 #include "crbench/bench/points.hpp"
 #include "crbench/bench/run_support.hpp"
@@ -31,10 +32,10 @@ constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 constexpr double kRtolCoarse = 1e-3, kRtolFine = 1e-12, kAtolRatio = 100.0;
 constexpr double kHCoarse = 1e-2;
 constexpr double kMaxSteps = 2e6;
-// The reference: event-driven at rtol 1e-14, atol 1e-16; its error estimate is its difference
-// from the same run at 1e-12, 1e-14.
-constexpr double kReferenceRtol = 1e-14, kReferenceAtol = 1e-16;
-constexpr double kEstimateRtol = 1e-12, kEstimateAtol = 1e-14;
+// The reference: event-driven at the tolerances kEstimateRtol, kEstimateAtol divided by
+// kReferenceFactor (rtol 1e-14, atol 1e-16); its error estimate is its difference from the same
+// run at 1e-12, 1e-14.
+constexpr double kEstimateRtol = 1e-12, kEstimateAtol = 1e-14, kReferenceFactor = 100.0;
 // The costs (right-hand-side evaluations) at which the digits table reads each curve.
 constexpr double kBudgets[] = {1e3, 1e4, 1e5};
 // Wall time: the minimum over the options' repeats, fewer for a solve that takes longer than
@@ -88,36 +89,31 @@ std::optional<std::string> set_reference(const Model& model, CaseSetup& setup) {
   const double t0 = model.initial_state().t, t1 = model.horizon();
   const Facts facts = model.facts();
   if (const auto* exact = facts.trajectory("classical")) {
-    std::vector<Eigen::VectorXd> q;
-    for (int i = 0; i < setup.samples; ++i) {
-      const double t = i + 1 == setup.samples ? t1 : t0 + (t1 - t0) * i / (setup.samples - 1);
-      const auto qi = exact->q(t, std::nan(""));
-      if (!qi) break;
-      q.push_back(*qi);
-    }
-    if (static_cast<int>(q.size()) == setup.samples) {
+    std::vector<Eigen::VectorXd> q = sample_motion(*exact, t0, t1, setup.samples);
+    if (!q.empty()) {
       setup.q = std::move(q);
       setup.reference = "the closed form of the classical motion (" + exact->source + ")";
       return std::nullopt;
     }
   }
-  const auto run = [&](double rtol, double atol) {
-    RunRequest r;
-    r.case_name = setup.name;
-    r.solver_name = "event-driven";
-    r.rtol = rtol;
-    r.atol = atol;
-    r.samples = setup.samples;
-    return solve_on_grid(r);
-  };
-  const GridRun fine = run(kReferenceRtol, kReferenceAtol);
-  const GridRun coarse = run(kEstimateRtol, kEstimateAtol);
-  if (fine.record.status != Status::ok || coarse.record.status != Status::ok) {
-    return "event-driven at rtol 1e-14 ended with " + to_string(fine.record.status) + " (" +
+  ReferenceSpec spec;
+  spec.kind = "event-driven";
+  spec.run.case_name = setup.name;
+  spec.run.solver_name = "event-driven";
+  spec.run.rtol = kEstimateRtol;
+  spec.run.atol = kEstimateAtol;
+  spec.run.samples = setup.samples;
+  spec.tight_factor = kReferenceFactor;
+  spec.estimate_error = true;
+  spec.observables = {"max_q_deviation"};
+  const LadderReference fine = make_reference(spec, model);
+  const auto estimate = fine.uncertainty.find("max_q_deviation");
+  if (fine.status != Status::ok || estimate == fine.uncertainty.end()) {
+    return "event-driven at rtol 1e-14 ended with " + to_string(fine.status) + " (" +
            fine.record.reason + ")";
   }
   setup.q = fine.q;
-  setup.reference_estimate = q_deviation(coarse.q, fine.q, false).value_or(INFINITY);
+  setup.reference_estimate = estimate->second;
   setup.reference = "event-driven at rtol 1e-14, atol 1e-16 (error estimate " +
                     sci(setup.reference_estimate, 2) + ": its distance from rtol 1e-12)";
   return std::nullopt;

@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "crbench/bench/cli.hpp"
+#include "crbench/bench/study.hpp"
+#include "support.hpp"
 
 namespace verify_tests {
 
@@ -217,6 +219,72 @@ TEST_CASE("verify: an axis the solver cannot run is an input error", "[verify][l
       2);  // fine end coarser than the coarse end
   CHECK(verify({"--solver", "moreau-jean", "--axis", "h", "--from", "2"}).first == 2);
   CHECK(verify({"--N", "1e4"}).first == 2);  // an N ladder sets N itself
+}
+
+}  // namespace verify_tests
+
+namespace verify_tests {
+
+// The same ladders through `crbench verify` and through a study: the one ladder engine
+// (bench/ladder_engine.hpp) builds both commands' runs, references and row inputs, so their rows
+// and verdicts are equal. An N ladder of the realization against the limit model (the study's
+// "limit" reference), and Moreau-Jean's h ladder against the case's closed form.
+TEST_CASE("verify and converge give the same rows and verdict on the same ladder",
+          "[verify][study]") {
+  const nlohmann::json study = nlohmann::json::parse(R"({
+    "name": "agreement", "case": "dk-plane",
+    "N": {"from": 100, "to": 100000, "per_decade": 1},
+    "tolerances": {"rtol": 1e-12, "atol": 1e-14, "tight_factor": 100},
+    "samples": 601,
+    "observables": ["lift_off_time", "max_q_deviation"],
+    "models": [
+      {"label": "viscous", "solver": "realization", "set": {"preset": "viscous"},
+       "reference": "limit", "expected_order": {"lift_off_time": 1}},
+      {"label": "mj", "solver": "moreau-jean", "ladder": {"axis": "h", "from": 3e-2, "to": 3e-4},
+       "reference": "closed-form", "expected_order": {"max_q_deviation": 1}}
+    ]
+  })");
+  crbench::ConvergeOptions options;
+  options.out_dir = crbench::testing::fresh_dir("verify_agreement").string();
+  options.jobs = 2;
+  options.figures = false;
+  const auto result = crbench::run_study(crbench::parse_study(study), options);
+  const nlohmann::json models = nlohmann::json::parse(result.summary.dump())["models"];
+  REQUIRE(models.size() == 2);
+
+  SECTION("an N ladder against the limit model") {
+    const auto [status, j] = verify({"--preset", "viscous", "--to", "1e5"});
+    const nlohmann::json& ladder = models[0]["observables"]["lift_off_time"];
+    INFO(j.dump(1) << "\n" << ladder.dump(1));
+    CHECK(j["verdict"] == ladder["verdict"]);
+    CHECK(j["verdict"].get<std::string>().rfind("CONFIRMED", 0) == 0);
+    CHECK(j["prediction"]["lift_off_time"] == ladder["reference_value"]);
+    REQUIRE(j["points"].size() == ladder["rows"].size());
+    for (std::size_t i = 0; i < j["points"].size(); ++i) {
+      CHECK(j["points"][i]["tau_N"] == ladder["rows"][i]["value"]);
+      CHECK(j["points"][i]["tau_N_tight"] == ladder["rows"][i]["value_tight"]);
+      CHECK(j["points"][i]["flag"] == ladder["rows"][i]["flag"]);
+    }
+    CHECK(j["extrapolation"]["tau_inf"] == ladder["extrapolated_limit"]);
+  }
+
+  SECTION("an h ladder against the closed form") {
+    const auto [status, j] =
+        verify({"--axis", "h", "--solver", "moreau-jean", "--from", "3e-2", "--to", "3e-4"});
+    for (const char* o : {"lift_off_time", "max_q_deviation"}) {
+      const nlohmann::json& ours = j["observables"][o];
+      const nlohmann::json& ladder = models[1]["observables"][o];
+      INFO(o << "\n" << ours.dump(1) << "\n" << ladder.dump(1));
+      CHECK(ours["verdict"] == ladder["verdict"]);
+      REQUIRE(ours["points"].size() == ladder["rows"].size());
+      for (std::size_t i = 0; i < ours["points"].size(); ++i) {
+        CHECK(ours["points"][i]["value"] == ladder["rows"][i]["value"]);
+        CHECK(ours["points"][i]["flag"] == ladder["rows"][i]["flag"]);
+      }
+    }
+    CHECK(j["observables"]["max_q_deviation"]["verdict"].get<std::string>().rfind("CONFIRMED", 0) ==
+          0);
+  }
 }
 
 }  // namespace verify_tests
