@@ -90,6 +90,125 @@ Eigen::VectorXd velocities(const nlohmann::ordered_json& line) {
   return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
 }
 
+// One chain's entry in chain_outcome.json (its runs, the spread over N, the distances to the two
+// laws, the conservation errors) and its table row (`columns` wide).
+std::pair<nlohmann::ordered_json, std::vector<std::string>> chain_entry(
+    int n, const std::vector<const nlohmann::ordered_json*>& penalty,
+    const nlohmann::ordered_json& simultaneous_line, std::size_t columns) {
+  const nlohmann::ordered_json* simultaneous = &simultaneous_line;
+  nlohmann::ordered_json chain;
+  chain["n"] = n;
+  chain["runs"] = nlohmann::ordered_json::array();
+  for (const auto* line : penalty) chain["runs"].push_back(*line);
+  chain["runs"].push_back(*simultaneous);
+  const bool all_ok = std::all_of(penalty.begin(), penalty.end(),
+                                  [](const auto* l) { return status_in(*l) == Status::ok; }) &&
+                      status_in(*simultaneous) == Status::ok;
+  std::vector<std::string> row{std::to_string(n)};
+  if (!all_ok) {
+    chain["why"] = "a run did not end with status ok (its record is in runs)";
+    row.insert(row.end(), columns - 3, "-");
+    row.push_back("failed");
+    row.push_back("-");
+  } else {
+    const Eigen::VectorXd finest = velocities(*penalty.back());
+    const Eigen::VectorXd newton = velocities(*simultaneous);
+    Eigen::VectorXd sequential = Eigen::VectorXd::Zero(n);
+    sequential(n - 1) = 1.0;
+    double spread = 0.0, momentum = 0.0, energy = 0.0;
+    double scaled_min = std::numeric_limits<double>::infinity(), scaled_max = -scaled_min;
+    for (const auto* line : penalty) {
+      const Eigen::VectorXd v = velocities(*line);
+      spread = std::max(spread, (v - finest).lpNorm<Eigen::Infinity>());
+      momentum = std::max(momentum, std::abs(v.sum() - 1.0));
+      energy = std::max(energy, std::abs(0.5 * v.squaredNorm() - 0.5));
+      if (line->contains("lift_off_time")) {
+        const double scaled =
+            (*line)["lift_off_time"].get<double>() * std::sqrt((*line)["N"].get<double>());
+        scaled_min = std::min(scaled_min, scaled);
+        scaled_max = std::max(scaled_max, scaled);
+      }
+    }
+    bool separating = true;
+    for (Eigen::Index i = 0; i + 1 < finest.size(); ++i) {
+      separating = separating && finest(i) <= finest(i + 1);
+    }
+    const double to_simultaneous = (finest - newton).lpNorm<Eigen::Infinity>();
+    const double to_sequential = (finest - sequential).lpNorm<Eigen::Infinity>();
+    chain["spread_over_N"] = spread;
+    chain["lift_off_times_sqrt_N"] = scaled_max;
+    chain["lift_off_times_sqrt_N_relative_spread"] = (scaled_max - scaled_min) / scaled_max;
+    chain["distance_to_simultaneous"] = to_simultaneous;
+    chain["distance_to_sequential"] = to_sequential;
+    chain["separating"] = separating;
+    chain["momentum_error"] = momentum;
+    chain["energy_error"] = energy;
+    std::ostringstream tolerances;
+    bool first = true;
+    for (const auto& [name, value] : (*penalty.back())["tolerances"].items()) {
+      tolerances << (first ? "" : ", ") << name << " " << format_number(value.get<double>());
+      first = false;
+    }
+    row.insert(
+        row.end(),
+        {six(finest(0)), six(finest(n - 1)), scientific_text(spread, 2), six(scaled_max),
+         scientific_text(chain["lift_off_times_sqrt_N_relative_spread"].get<double>(), 2),
+         six(to_simultaneous), six(to_sequential), six(newton(0)) + ", " + six(newton(n - 1)),
+         separating ? "yes" : "no", scientific_text(momentum, 2), scientific_text(energy, 2),
+         to_string(Status::ok), tolerances.str()});
+  }
+  return {chain, row};
+}
+
+// The folder's README: what the runs are, what the outcome shows, the table and the figure (or
+// why there is none: `figures`).
+void write_chain_readme(const fs::path& dir, const Table& table, const std::string& figures) {
+  std::ostringstream md;
+  md << "# Penalty chain outcome\n\n"
+     << "Newton's cradle of touching balls (`ball-chain`, gap 0) through the undamped penalty "
+        "realization, against the number of balls n and the stiffness N, beside Newton's "
+        "simultaneous law and the sequential cradle. Written by `crbench report`; every run's "
+        "record summary is in `points.jsonl`, the numbers in `chain_outcome.json`, the table "
+        "also as `chain_outcome.csv` and `chain_outcome.tex`.\n\n"
+     << "The penalty outcome does not depend on N: the contact is linear and there is no force, "
+        "so the motion at N is the motion at N = 1 with time scaled by sqrt(N) (positions by "
+        "1/sqrt(N)): the final velocities agree across N to the spread shown (round-off and the "
+        "tolerances), and the lift-off time times sqrt(N) is constant. The limit N -> infinity "
+        "of the penalty chain is therefore its outcome at any N: a law of its own, neither "
+        "Newton's simultaneous law (the event-driven impact LCP with e = 1) nor the sequential "
+        "cradle (0, ..., 0, v0) that gapped balls give with every solver. Momentum and energy "
+        "are kept by all three.\n\n"
+     << markdown(table) << "\n";
+  if (figures.empty()) {
+    md << "![Final velocities along the chain](chain_outcome.png)\n\n"
+       << "*Final velocity of each ball (index scaled to [0, 1]) for every n: the penalty "
+          "realization at each N (the markers coincide), Newton's simultaneous law and the "
+          "sequential cradle.*\n";
+  } else {
+    md << "**" << figures << ".**\n";
+  }
+  write_file(dir / "README.md", md.str());
+}
+
+// The report's overview of the chains: one row per n.
+std::string chain_overview(const nlohmann::ordered_json& out) {
+  std::ostringstream overview;
+  overview << "| n | penalty v_0, v_(n-1) | spread over N = 1e2 ... 1e6 | to simultaneous | to "
+              "sequential |\n|---|---|---|---|---|\n";
+  for (const auto& chain : out["chains"]) {
+    if (!chain.contains("spread_over_N")) {
+      overview << "| " << chain["n"].get<int>() << " | failed | - | - | - |\n";
+      continue;
+    }
+    const auto v = velocities(chain["runs"][std::size(kStiffnesses) - 1]);
+    overview << "| " << chain["n"].get<int>() << " | " << six(v(0)) << ", " << six(v(v.size() - 1))
+             << " | " << scientific_text(chain["spread_over_N"].get<double>(), 2) << " | "
+             << six(chain["distance_to_simultaneous"].get<double>()) << " | "
+             << six(chain["distance_to_sequential"].get<double>()) << " |\n";
+  }
+  return overview.str();
+}
+
 }  // namespace
 
 ChainOutcomeSummary write_chain_outcome(const fs::path& dir, int jobs, std::ostream& progress) {
@@ -151,67 +270,7 @@ ChainOutcomeSummary write_chain_outcome(const fs::path& dir, int jobs, std::ostr
         simultaneous = &line;
       }
     }
-    nlohmann::ordered_json chain;
-    chain["n"] = n;
-    chain["runs"] = nlohmann::ordered_json::array();
-    for (const auto* line : penalty) chain["runs"].push_back(*line);
-    chain["runs"].push_back(*simultaneous);
-    const bool all_ok = std::all_of(penalty.begin(), penalty.end(),
-                                    [](const auto* l) { return status_in(*l) == Status::ok; }) &&
-                        status_in(*simultaneous) == Status::ok;
-    std::vector<std::string> row{std::to_string(n)};
-    if (!all_ok) {
-      chain["why"] = "a run did not end with status ok (its record is in runs)";
-      row.insert(row.end(), table.header.size() - 3, "-");
-      row.push_back("failed");
-      row.push_back("-");
-    } else {
-      const Eigen::VectorXd finest = velocities(*penalty.back());
-      const Eigen::VectorXd newton = velocities(*simultaneous);
-      Eigen::VectorXd sequential = Eigen::VectorXd::Zero(n);
-      sequential(n - 1) = 1.0;
-      double spread = 0.0, momentum = 0.0, energy = 0.0;
-      double scaled_min = std::numeric_limits<double>::infinity(), scaled_max = -scaled_min;
-      for (const auto* line : penalty) {
-        const Eigen::VectorXd v = velocities(*line);
-        spread = std::max(spread, (v - finest).lpNorm<Eigen::Infinity>());
-        momentum = std::max(momentum, std::abs(v.sum() - 1.0));
-        energy = std::max(energy, std::abs(0.5 * v.squaredNorm() - 0.5));
-        if (line->contains("lift_off_time")) {
-          const double scaled =
-              (*line)["lift_off_time"].get<double>() * std::sqrt((*line)["N"].get<double>());
-          scaled_min = std::min(scaled_min, scaled);
-          scaled_max = std::max(scaled_max, scaled);
-        }
-      }
-      bool separating = true;
-      for (Eigen::Index i = 0; i + 1 < finest.size(); ++i) {
-        separating = separating && finest(i) <= finest(i + 1);
-      }
-      const double to_simultaneous = (finest - newton).lpNorm<Eigen::Infinity>();
-      const double to_sequential = (finest - sequential).lpNorm<Eigen::Infinity>();
-      chain["spread_over_N"] = spread;
-      chain["lift_off_times_sqrt_N"] = scaled_max;
-      chain["lift_off_times_sqrt_N_relative_spread"] = (scaled_max - scaled_min) / scaled_max;
-      chain["distance_to_simultaneous"] = to_simultaneous;
-      chain["distance_to_sequential"] = to_sequential;
-      chain["separating"] = separating;
-      chain["momentum_error"] = momentum;
-      chain["energy_error"] = energy;
-      std::ostringstream tolerances;
-      bool first = true;
-      for (const auto& [name, value] : (*penalty.back())["tolerances"].items()) {
-        tolerances << (first ? "" : ", ") << name << " " << format_number(value.get<double>());
-        first = false;
-      }
-      row.insert(
-          row.end(),
-          {six(finest(0)), six(finest(n - 1)), scientific_text(spread, 2), six(scaled_max),
-           scientific_text(chain["lift_off_times_sqrt_N_relative_spread"].get<double>(), 2),
-           six(to_simultaneous), six(to_sequential), six(newton(0)) + ", " + six(newton(n - 1)),
-           separating ? "yes" : "no", scientific_text(momentum, 2), scientific_text(energy, 2),
-           to_string(Status::ok), tolerances.str()});
-    }
+    auto [chain, row] = chain_entry(n, penalty, *simultaneous, table.header.size());
     table.rows.push_back(row);
     out["chains"].push_back(chain);
   }
@@ -219,47 +278,9 @@ ChainOutcomeSummary write_chain_outcome(const fs::path& dir, int jobs, std::ostr
   write_table(dir / "chain_outcome", table);
   const std::string figures = run_figures(dir);
 
-  std::ostringstream md;
-  md << "# Penalty chain outcome\n\n"
-     << "Newton's cradle of touching balls (`ball-chain`, gap 0) through the undamped penalty "
-        "realization, against the number of balls n and the stiffness N, beside Newton's "
-        "simultaneous law and the sequential cradle. Written by `crbench report`; every run's "
-        "record summary is in `points.jsonl`, the numbers in `chain_outcome.json`, the table "
-        "also as `chain_outcome.csv` and `chain_outcome.tex`.\n\n"
-     << "The penalty outcome does not depend on N: the contact is linear and there is no force, "
-        "so the motion at N is the motion at N = 1 with time scaled by sqrt(N) (positions by "
-        "1/sqrt(N)): the final velocities agree across N to the spread shown (round-off and the "
-        "tolerances), and the lift-off time times sqrt(N) is constant. The limit N -> infinity "
-        "of the penalty chain is therefore its outcome at any N: a law of its own, neither "
-        "Newton's simultaneous law (the event-driven impact LCP with e = 1) nor the sequential "
-        "cradle (0, ..., 0, v0) that gapped balls give with every solver. Momentum and energy "
-        "are kept by all three.\n\n"
-     << markdown(table) << "\n";
-  if (figures.empty()) {
-    md << "![Final velocities along the chain](chain_outcome.png)\n\n"
-       << "*Final velocity of each ball (index scaled to [0, 1]) for every n: the penalty "
-          "realization at each N (the markers coincide), Newton's simultaneous law and the "
-          "sequential cradle.*\n";
-  } else {
-    md << "**" << figures << ".**\n";
-  }
-  write_file(dir / "README.md", md.str());
+  write_chain_readme(dir, table, figures);
 
-  std::ostringstream overview;
-  overview << "| n | penalty v_0, v_(n-1) | spread over N = 1e2 ... 1e6 | to simultaneous | to "
-              "sequential |\n|---|---|---|---|---|\n";
-  for (const auto& chain : out["chains"]) {
-    if (!chain.contains("spread_over_N")) {
-      overview << "| " << chain["n"].get<int>() << " | failed | - | - | - |\n";
-      continue;
-    }
-    const auto v = velocities(chain["runs"][std::size(kStiffnesses) - 1]);
-    overview << "| " << chain["n"].get<int>() << " | " << six(v(0)) << ", " << six(v(v.size() - 1))
-             << " | " << scientific_text(chain["spread_over_N"].get<double>(), 2) << " | "
-             << six(chain["distance_to_simultaneous"].get<double>()) << " | "
-             << six(chain["distance_to_sequential"].get<double>()) << " |\n";
-  }
-  summary.markdown = overview.str();
+  summary.markdown = chain_overview(out);
   return summary;
 }
 

@@ -430,18 +430,25 @@ struct FileCommand {
     command->add_flag("--resume", resume, "keep the points already in OUT/points.jsonl");
     command->add_flag("--no-figures", no_figures, figures_help);
   }
+
+  // The folder, threads, resumption, figures and log the command runs with; `name` the file's
+  // (the default folder), `log` where rank 0 reports its stages.
+  FolderRunOptions folder_options(const std::string& name, std::ostream& log) const {
+    FolderRunOptions options;
+    options.out_dir = out.empty() ? name : out;
+    options.jobs = jobs_from(jobs_text);
+    options.resume = resume;
+    options.figures = !no_figures;
+    options.log = mpi::is_root() ? &log : nullptr;
+    return options;
+  }
 };
 
 int converge_command(const FileCommand& c, std::ostream& out, std::ostream& err) {
   // Under mpirun, rank 0 reads the file (the other nodes need not see it).
   const Study study = parse_study_text(
       mpi::text_from_root([&]() { return read_input_file(c.path, "--study"); }), c.path);
-  ConvergeOptions options;
-  options.out_dir = c.out.empty() ? study.name : c.out;
-  options.jobs = jobs_from(c.jobs_text);
-  options.resume = c.resume;
-  options.figures = !c.no_figures;
-  options.log = mpi::is_root() ? &out : nullptr;
+  ConvergeOptions options{c.folder_options(study.name, out)};
   options.progress_line = mpi::is_root() && isatty(fileno(stderr)) != 0;
   const ConvergeResult result = run_study(study, options);
   if (!mpi::is_root()) return 0;
@@ -471,12 +478,7 @@ int converge_command(const FileCommand& c, std::ostream& out, std::ostream& err)
 int sweep_command(const FileCommand& c, std::ostream& out, std::ostream& err) {
   const Sweep plan = parse_sweep_text(
       mpi::text_from_root([&]() { return read_input_file(c.path, "--sweep"); }), c.path);
-  SweepOptions options;
-  options.out_dir = c.out.empty() ? plan.name : c.out;
-  options.jobs = jobs_from(c.jobs_text);
-  options.resume = c.resume;
-  options.figures = !c.no_figures;
-  options.log = mpi::is_root() ? &out : nullptr;
+  SweepOptions options{c.folder_options(plan.name, out)};
   const SweepResult result = run_sweep(plan, options);
   if (!mpi::is_root()) return 0;
   if (result.points_internal_error > 0) {

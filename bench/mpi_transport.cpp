@@ -320,10 +320,11 @@ void init(int& argc, char**& argv, World& world, std::vector<int>& lost_ranks,
   lost_ranks_ = &lost_ranks;
   lost_message_ = &lost_message;
 #ifdef OPEN_MPI
-  // Open MPI's default point-to-point layer probes UCX first, which takes 0.2 s of MPI_Init per
-  // process even where there is no UCX device; crbench's messages (an index, one JSON line per
-  // point) gain nothing from it, so ob1 (shared memory on a node, TCP between nodes) is chosen
-  // unless the user chose otherwise (OMPI_MCA_pml in the environment, or mpirun --mca pml).
+  // Open MPI's default point-to-point layer probes UCX first, which lengthens MPI_Init in every
+  // process even where there is no UCX device (docs/internals.md); crbench's messages (an index,
+  // one JSON line per point) gain nothing from it, so ob1 (shared memory on a node, TCP between
+  // nodes) is chosen unless the user chose otherwise (OMPI_MCA_pml in the environment, or mpirun
+  // --mca pml).
   setenv("OMPI_MCA_pml", "ob1", 0);
 #endif
   int provided = 0;

@@ -15,6 +15,16 @@
 
 namespace crbench {
 
+// What a folder command (converge, sweep) runs with: its --out folder, threads, --resume, figures
+// and log.
+struct FolderRunOptions {
+  std::string out_dir;
+  int jobs = 1;
+  bool resume = false;
+  bool figures = true;          // run scripts/figures.py (needs /usr/bin/python3 + matplotlib)
+  std::ostream* log = nullptr;  // one line per finished stage (may be null)
+};
+
 struct PointRunOptions {
   std::string name;  // the study's, for the progress line
   int jobs = 1;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "crbench/bench/ladder.hpp"
+#include "crbench/bench/points.hpp"
 #include "crbench/cases/params.hpp"
 
 namespace crbench {
@@ -119,13 +120,8 @@ Study load_study(const std::string& path);
 // The text of a study file; `origin` names it in messages. InputError on anything malformed.
 Study parse_study_text(std::string_view text, const std::string& origin);
 
-struct ConvergeOptions {
-  std::string out_dir;
-  int jobs = 1;
-  bool resume = false;
-  bool figures = true;          // run scripts/figures.py (needs /usr/bin/python3 + matplotlib)
-  std::ostream* log = nullptr;  // one line per finished stage (may be null)
-  bool progress_line = false;   // a live "points done/total, elapsed, ETA" line on stderr
+struct ConvergeOptions : FolderRunOptions {
+  bool progress_line = false;  // a live "points done/total, elapsed, ETA" line on stderr
 };
 
 struct ConvergeResult {

@@ -326,119 +326,87 @@ void check_models(const Sweep& sweep) {
   }
 }
 
-Sweep parse_sweep(const nlohmann::json& j) {
-  Sweep s;
-  Fields top(j, "sweep");
-  s.name = bounded_label(top.text("name"), top.path("name"));
-  if (s.name.empty() ||
-      s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
-    throw InputError("sweep.name: '" + s.name +
-                     "' must be non-empty and use only a-z, 0-9, '-' and '_'");
-  }
-  s.description = top.text("description", "");
-  s.case_name = top.text("case");
-  try {
-    find_case(s.case_name);
-  } catch (const InputError& e) {
-    throw InputError(std::string("sweep.case: ") + e.what());
-  }
-  s.case_assignments = assignments_of(top.find("params"), "sweep.params");
-  std::vector<ParamSpec> case_params;
-  try {
-    case_params = make_model(s.case_name, s.case_assignments)->info().params;
-  } catch (const InputError& e) {
-    throw InputError(std::string("sweep.params: ") + e.what());
-  }
+namespace {
 
-  const auto& axes = top.require("axes");
-  if (!axes.is_array() || axes.empty() || axes.size() > 3) {
-    throw InputError("sweep.axes: must be an array of one, two or three axes");
+// Axis `a` of the sweep file: its name (a model parameter, or case.NAME of the sweep's case), its
+// spacing and its values, each in the parameter's range and all distinct.
+SweepAxis read_sweep_axis(const nlohmann::json& j, std::size_t a, const Sweep& s,
+                          const std::vector<ParamSpec>& case_params) {
+  const std::string path = "sweep.axes[" + std::to_string(a) + "]";
+  Fields f(j, path);
+  SweepAxis axis;
+  axis.name = f.text("name");
+  const ParamSpec* spec = nullptr;
+  if (axis.name.rfind(kCasePrefix, 0) == 0) {
+    const std::string param = axis.name.substr(kCasePrefix.size());
+    for (const auto& p : case_params) {
+      if (p.name == param) spec = &p;
+    }
+    if (!spec) {
+      std::vector<std::string> names;
+      for (const auto& p : case_params) names.push_back(std::string(kCasePrefix) + p.name);
+      throw InputError(f.path("name") + ": '" + axis.name + "' is not a parameter of " +
+                       s.case_name + "; the case's are " + join(names));
+    }
+    for (const auto& assignment : s.case_assignments) {
+      if (assignment.key == param) {
+        throw InputError(f.path("name") + ": '" + param +
+                         "' is set in sweep.params too; give it in one place");
+      }
+    }
+  } else if (!is_model_name(axis.name)) {
+    throw InputError(f.path("name") + ": '" + axis.name + "' is neither a model parameter (" +
+                     join(kModelNames) + ") nor a case parameter (case.NAME)");
   }
-  std::size_t points = 1;
-  for (std::size_t a = 0; a < axes.size(); ++a) {
-    const std::string path = "sweep.axes[" + std::to_string(a) + "]";
-    Fields f(axes[a], path);
-    SweepAxis axis;
-    axis.name = f.text("name");
-    const ParamSpec* spec = nullptr;
-    if (axis.name.rfind(kCasePrefix, 0) == 0) {
-      const std::string param = axis.name.substr(kCasePrefix.size());
-      for (const auto& p : case_params) {
-        if (p.name == param) spec = &p;
-      }
-      if (!spec) {
-        std::vector<std::string> names;
-        for (const auto& p : case_params) names.push_back(std::string(kCasePrefix) + p.name);
-        throw InputError(f.path("name") + ": '" + axis.name + "' is not a parameter of " +
-                         s.case_name + "; the case's are " + join(names));
-      }
-      for (const auto& assignment : s.case_assignments) {
-        if (assignment.key == param) {
-          throw InputError(f.path("name") + ": '" + param +
-                           "' is set in sweep.params too; give it in one place");
-        }
-      }
-    } else if (!is_model_name(axis.name)) {
-      throw InputError(f.path("name") + ": '" + axis.name + "' is neither a model parameter (" +
-                       join(kModelNames) + ") nor a case parameter (case.NAME)");
-    }
-    const std::string spacing = f.text("spacing", "linear");
-    if (spacing != "linear" && spacing != "log") {
-      throw InputError(f.path("spacing") + ": '" + spacing + "' must be linear or log");
-    }
-    const ParamSpec positive = range(0.0, 1e12, false);
-    const ParamSpec any = range(-1e12, 1e12);
-    const ParamSpec& bounds = spacing == "log" || is_model_name(axis.name) ? positive : any;
-    const double from = f.number("from", std::nullopt, bounds);
-    const double to = f.number("to", std::nullopt, bounds);
-    ParamSpec counts = range(2, 200);
-    counts.whole = true;
-    const int count = static_cast<int>(f.number("count", std::nullopt, counts));
-    if (!(to > from)) {
-      throw InputError(f.path("to") + ": " + format_number(to) +
-                       " must exceed from = " + format_number(from));
-    }
-    for (int k = 0; k < count; ++k) {
-      const double u = static_cast<double>(k) / (count - 1);
-      // A ratio to / from beyond the largest double (from near the smallest positive double) is
-      // taken through logarithms; every other axis keeps the plain product.
-      const double ratio = to / from;
-      const double value =
-          k == count - 1 ? to
-          : spacing != "log"
-              ? from + (to - from) * u
-              : (std::isfinite(ratio)
-                     ? from * std::pow(ratio, u)
-                     : std::exp(std::log(from) + u * (std::log(to) - std::log(from))));
-      if (spec && !spec->admits(value)) {
-        throw InputError(path + ": the value " + format_number(value) + " of " + axis.name +
-                         " is outside its range " + spec->range_text());
-      }
-      // Two equal values would give two points one key (and one line of points.jsonl).
-      if (!axis.values.empty() && !(value > axis.values.back())) {
-        throw InputError(f.path("count") + ": values " + std::to_string(k - 1) + " and " +
-                         std::to_string(k) + " of axis '" + axis.name +
-                         "' are the same number in double precision (" + format_number(value) +
-                         "); accepted: an axis whose values are all distinct (fewer points or a "
-                         "wider range)");
-      }
-      axis.values.push_back(value);
-    }
-    axis.spacing = spacing;
-    f.finish();
-    for (const auto& other : s.axes) {
-      if (other.name == axis.name) {
-        throw InputError(f.path("name") + ": '" + axis.name + "' is on two axes");
-      }
-    }
-    points *= axis.values.size();
-    s.axes.push_back(std::move(axis));
+  const std::string spacing = f.text("spacing", "linear");
+  if (spacing != "linear" && spacing != "log") {
+    throw InputError(f.path("spacing") + ": '" + spacing + "' must be linear or log");
   }
-  if (points > kMaxPoints) {
-    throw InputError("sweep.axes: " + std::to_string(points) + " points; at most " +
-                     std::to_string(kMaxPoints));
+  const ParamSpec positive = range(0.0, 1e12, false);
+  const ParamSpec any = range(-1e12, 1e12);
+  const ParamSpec& bounds = spacing == "log" || is_model_name(axis.name) ? positive : any;
+  const double from = f.number("from", std::nullopt, bounds);
+  const double to = f.number("to", std::nullopt, bounds);
+  ParamSpec counts = range(2, 200);
+  counts.whole = true;
+  const int count = static_cast<int>(f.number("count", std::nullopt, counts));
+  if (!(to > from)) {
+    throw InputError(f.path("to") + ": " + format_number(to) +
+                     " must exceed from = " + format_number(from));
   }
+  for (int k = 0; k < count; ++k) {
+    const double u = static_cast<double>(k) / (count - 1);
+    // A ratio to / from beyond the largest double (from near the smallest positive double) is
+    // taken through logarithms; every other axis keeps the plain product.
+    const double ratio = to / from;
+    const double value =
+        k == count - 1     ? to
+        : spacing != "log" ? from + (to - from) * u
+                           : (std::isfinite(ratio)
+                                  ? from * std::pow(ratio, u)
+                                  : std::exp(std::log(from) + u * (std::log(to) - std::log(from))));
+    if (spec && !spec->admits(value)) {
+      throw InputError(path + ": the value " + format_number(value) + " of " + axis.name +
+                       " is outside its range " + spec->range_text());
+    }
+    // Two equal values would give two points one key (and one line of points.jsonl).
+    if (!axis.values.empty() && !(value > axis.values.back())) {
+      throw InputError(f.path("count") + ": values " + std::to_string(k - 1) + " and " +
+                       std::to_string(k) + " of axis '" + axis.name +
+                       "' are the same number in double precision (" + format_number(value) +
+                       "); accepted: an axis whose values are all distinct (fewer points or a "
+                       "wider range)");
+    }
+    axis.values.push_back(value);
+  }
+  axis.spacing = spacing;
+  f.finish();
+  return axis;
+}
 
+// The sweep's model: fixed values of (alpha, beta, gamma) or of alpha with (zeta, omega0), the
+// others on axes; determined, and in one way.
+void read_sweep_model(Fields& top, Sweep& s) {
   if (const auto* model = top.find("model")) {
     Fields m(*model, "sweep.model");
     for (const auto& name : kModelNames) {
@@ -484,6 +452,56 @@ Sweep parse_sweep(const nlohmann::json& j) {
       }
     }
   }
+}
+
+}  // namespace
+
+Sweep parse_sweep(const nlohmann::json& j) {
+  Sweep s;
+  Fields top(j, "sweep");
+  s.name = bounded_label(top.text("name"), top.path("name"));
+  if (s.name.empty() ||
+      s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
+    throw InputError("sweep.name: '" + s.name +
+                     "' must be non-empty and use only a-z, 0-9, '-' and '_'");
+  }
+  s.description = top.text("description", "");
+  s.case_name = top.text("case");
+  try {
+    find_case(s.case_name);
+  } catch (const InputError& e) {
+    throw InputError(std::string("sweep.case: ") + e.what());
+  }
+  s.case_assignments = assignments_of(top.find("params"), "sweep.params");
+  std::vector<ParamSpec> case_params;
+  try {
+    case_params = make_model(s.case_name, s.case_assignments)->info().params;
+  } catch (const InputError& e) {
+    throw InputError(std::string("sweep.params: ") + e.what());
+  }
+
+  const auto& axes = top.require("axes");
+  if (!axes.is_array() || axes.empty() || axes.size() > 3) {
+    throw InputError("sweep.axes: must be an array of one, two or three axes");
+  }
+  std::size_t points = 1;
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    SweepAxis axis = read_sweep_axis(axes[a], a, s, case_params);
+    const std::string path = "sweep.axes[" + std::to_string(a) + "]";
+    for (const auto& other : s.axes) {
+      if (other.name == axis.name) {
+        throw InputError(path + ".name: '" + axis.name + "' is on two axes");
+      }
+    }
+    points *= axis.values.size();
+    s.axes.push_back(std::move(axis));
+  }
+  if (points > kMaxPoints) {
+    throw InputError("sweep.axes: " + std::to_string(points) + " points; at most " +
+                     std::to_string(kMaxPoints));
+  }
+
+  read_sweep_model(top, s);
 
   if (const auto* tol = top.find("tolerances")) {
     Fields t(*tol, "sweep.tolerances");
@@ -516,17 +534,17 @@ Sweep load_sweep(const std::string& path) {
   return parse_sweep(parse_json_text(read_input_file(path, "--sweep"), path, "--sweep"));
 }
 
-SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
+namespace {
+
+// The sweep's points on the options' threads (and ranks), points.jsonl as they finish.
+PointRun run_sweep_points(const Sweep& sweep, const SweepOptions& options,
+                          const std::vector<SweepPoint>& points) {
   const fs::path out = options.out_dir;
-  // Under MPI, rank 0 alone owns the folder (bench/mpi.hpp).
-  const auto lock = claim_output_folder(out);
-  OutputManifest manifest(out);
-  const std::vector<SweepPoint> points = grid_points(sweep);
   const auto classical = classical_lift_offs(sweep, points);
   std::vector<std::string> keys;
   for (const auto& p : points) keys.push_back(p.key);
   const ojson settings = sweep_settings(sweep);
-  const PointRun run = run_points(
+  return run_points(
       out / "points.jsonl", keys,
       [&](std::size_t i) {
         return compute_point(sweep, settings, points[i],
@@ -548,17 +566,17 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
        // A check point adds two realization solves to the limit's: on dk-plane at N = 1e8 about
        // twice a limit point's time (bench/sweeps/scaling), more on stiffer cases.
        .cost = [&](std::size_t i) { return points[i].check ? 2.0 : 1.0; }});
+}
 
-  SweepResult result;
-  if (!run.writer) return result;
-  result.points_total = static_cast<int>(points.size());
-  result.points_computed = run.computed;
-  result.lines_discarded = run.discarded;
-  std::ostringstream sorted;
-  for (const auto& line : run.lines) sorted << line.dump() << "\n";
-  write_file(out / "points.jsonl", sorted.str());
+// What grid.csv's rows add up to, for sweep.json and the log.
+struct SweepCounts {
+  int applies = 0, ok = 0, delayed = 0, prop1 = 0, prop1_delayed = 0, checks = 0, comparable = 0,
+      agreeing = 0, flagged = 0, internal_errors = 0;
+};
 
-  // grid.csv: one row per point, the axes first.
+// grid.csv: one row per point, the axes first; the counts over its rows.
+SweepCounts write_grid_csv(const Sweep& sweep, const std::vector<ojson>& lines,
+                           const fs::path& out) {
   std::vector<std::string> header;
   for (const auto& axis : sweep.axes) header.push_back(axis.name);
   for (const char* name : {"alpha", "beta", "gamma", "damping_ratio", "natural_frequency", "status",
@@ -577,22 +595,21 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
   std::ostringstream csv;
   for (std::size_t i = 0; i < header.size(); ++i) csv << (i ? "," : "") << csv_field(header[i]);
   csv << "\n";
-  int applies = 0, ok = 0, delayed = 0, prop1 = 0, prop1_delayed = 0, checks = 0, comparable = 0,
-      agreeing = 0, flagged = 0;
-  for (const auto& line : run.lines) {
+  SweepCounts n;
+  for (const auto& line : lines) {
     const std::optional<Status> status = status_in(line);
-    if (status == Status::internal_error) ++result.points_internal_error;
-    if (status == Status::ok) ++ok;
+    if (status == Status::internal_error) ++n.internal_errors;
+    if (status == Status::ok) ++n.ok;
     const bool theorem = line.value("theorem_applies", false);
-    applies += theorem;
+    n.applies += theorem;
     const bool is_delayed =
         line.contains("delay") && line["delay"].is_number() && line["delay"].get<double>() > 0.0;
-    delayed += theorem && is_delayed;
+    n.delayed += theorem && is_delayed;
     const double a = line.value("alpha", 0.0), b = line.value("beta", 0.0),
                  g = line.value("gamma", 0.0);
     if (theorem && b * b >= 4.0 * a * g) {
-      ++prop1;
-      prop1_delayed += is_delayed;
+      ++n.prop1;
+      n.prop1_delayed += is_delayed;
     }
     std::vector<std::string> row;
     for (const auto& name : header) {
@@ -606,16 +623,21 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
       }
     }
     if (line.contains("check")) {
-      ++checks;
-      comparable += line["check"].contains("error");
-      agreeing += line["check"].value("agrees", false);
-      flagged += line["check"].value("flagged", false);
+      ++n.checks;
+      n.comparable += line["check"].contains("error");
+      n.agreeing += line["check"].value("agrees", false);
+      n.flagged += line["check"].value("flagged", false);
     }
     for (std::size_t i = 0; i < row.size(); ++i) csv << (i ? "," : "") << csv_field(row[i]);
     csv << "\n";
   }
   write_file(out / "grid.csv", csv.str());
+  return n;
+}
 
+// sweep.json: the sweep's settings, axes (with their units) and the counts.
+ojson sweep_summary(const Sweep& sweep, const SweepCounts& n, const std::vector<ojson>& lines,
+                    int points_total) {
   ojson summary;
   summary["crbench_version"] = version;
   summary["build"] = build_json();
@@ -647,29 +669,35 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
   summary["tolerances"] = {{"rtol", sweep.rtol}, {"atol", sweep.atol}};
   if (sweep.t_end) summary["t_end"] = *sweep.t_end;
   if (sweep.check) summary["check"] = {{"N", sweep.check->N}, {"stride", sweep.check->stride}};
-  summary["points"] = result.points_total;
-  summary["ok"] = ok;
-  summary["theorem_applies"] = applies;
-  summary["delayed"] = delayed;  // among the points where Theorem 1 applies
+  summary["points"] = points_total;
+  summary["ok"] = n.ok;
+  summary["theorem_applies"] = n.applies;
+  summary["delayed"] = n.delayed;  // among the points where Theorem 1 applies
   // Proposition 1 (Deryabin & Kozlov 1995 §3): β² ≥ 4αγ (ζ ≥ 1) guarantees a delay wherever
   // Theorem 1 applies; the map checks it at every such point.
-  summary["proposition_1"] = {{"points", prop1}, {"delayed", prop1_delayed}};
+  summary["proposition_1"] = {{"points", n.prop1}, {"delayed", n.prop1_delayed}};
   if (sweep.check) {
-    summary["checks"] = {
-        {"points", checks}, {"comparable", comparable}, {"agree", agreeing}, {"flagged", flagged}};
+    summary["checks"] = {{"points", n.checks},
+                         {"comparable", n.comparable},
+                         {"agree", n.agreeing},
+                         {"flagged", n.flagged}};
   }
-  if (const auto invariance = scaling_invariance(sweep, run.lines)) {
+  if (const auto invariance = scaling_invariance(sweep, lines)) {
     summary["scaling_invariance"] = *invariance;
   }
-  summary["internal_errors"] = result.points_internal_error;
-  result.summary = summary;
+  summary["internal_errors"] = n.internal_errors;
+  return summary;
+}
+
+// sweep.json, and grid.json (the summary with every row) when the grid is small enough.
+void write_sweep_json(const fs::path& out, const ojson& summary, const std::vector<ojson>& lines) {
   {
     std::ostringstream text;
     text << summary.dump(2) << "\n";
     write_file(out / "sweep.json", text.str());
-    if (run.lines.size() <= kMaxGridJsonPoints) {
+    if (lines.size() <= kMaxGridJsonPoints) {
       ojson grid = summary;
-      grid["rows"] = run.lines;
+      grid["rows"] = lines;
       std::ostringstream rows;
       rows << grid.dump(1) << "\n";
       write_file(out / "grid.json", rows.str());
@@ -679,11 +707,34 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
       fs::remove(out / "grid.json", ignored);
     }
   }
+}
+
+}  // namespace
+
+SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
+  const fs::path out = options.out_dir;
+  // Under MPI, rank 0 alone owns the folder (bench/mpi.hpp).
+  const auto lock = claim_output_folder(out);
+  OutputManifest manifest(out);
+  const std::vector<SweepPoint> points = grid_points(sweep);
+  const PointRun run = run_sweep_points(sweep, options, points);
+  SweepResult result;
+  if (!run.writer) return result;
+  result.points_total = static_cast<int>(points.size());
+  result.points_computed = run.computed;
+  result.lines_discarded = run.discarded;
+  std::ostringstream sorted;
+  for (const auto& line : run.lines) sorted << line.dump() << "\n";
+  write_file(out / "points.jsonl", sorted.str());
+  const SweepCounts n = write_grid_csv(sweep, run.lines, out);
+  result.points_internal_error = n.internal_errors;
+  result.summary = sweep_summary(sweep, n, run.lines, result.points_total);
+  write_sweep_json(out, result.summary, run.lines);
   if (options.log) {
     *options.log << "sweep " << sweep.name << ": " << result.points_computed << " of "
-                 << result.points_total << " points computed, " << applies
-                 << " where Theorem 1 applies, " << delayed << " delayed; Proposition 1 at "
-                 << prop1 << " points, delayed at " << prop1_delayed << "; grid in "
+                 << result.points_total << " points computed, " << n.applies
+                 << " where Theorem 1 applies, " << n.delayed << " delayed; Proposition 1 at "
+                 << n.prop1 << " points, delayed at " << n.prop1_delayed << "; grid in "
                  << out.string();
     if (run.discarded > 0) {
       *options.log

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "crbench/bench/points.hpp"
 #include "crbench/cases/params.hpp"
 
 namespace crbench {
@@ -49,13 +50,7 @@ Sweep parse_sweep(const nlohmann::json& j);
 Sweep parse_sweep_text(std::string_view text, const std::string& origin);
 Sweep load_sweep(const std::string& path);
 
-struct SweepOptions {
-  std::string out_dir;
-  int jobs = 1;
-  bool resume = false;
-  bool figures = true;
-  std::ostream* log = nullptr;
-};
+struct SweepOptions : FolderRunOptions {};
 
 struct SweepResult {
   nlohmann::ordered_json summary;  // what sweep.json holds

@@ -152,9 +152,9 @@ std::optional<StatedOrder> stated_step_order(LadderAxis axis, const std::string&
   }
   // No order in rtol is stated: tolerance proportionality (Hairer, Norsett & Wanner I, section
   // II.4) is a design aim of error-per-step control, not a theorem, and it does not hold for the
-  // located times here: particle-on-circle's event-driven lift-off error stays at 3e-10 from rtol
-  // 1e-4 to 1e-7 (the step is bounded by the event sampling, not by rtol), then falls at local
-  // orders 1.4, 1.4, 1.0. The ladder is measured and its fitted order printed (NO RATE STATED).
+  // located times here, where the step can be bounded by the event sampling rather than by rtol
+  // (docs/internals.md: particle-on-circle's lift-off). The ladder is measured and its fitted
+  // order printed (NO RATE STATED).
   (void)observable;
   return std::nullopt;
 }

@@ -7,11 +7,11 @@
 // damped) spring of frequency ω = √(γN w) (w = |∇f|²_{A⁻¹}), and its normal oscillation is the
 // motion itself: every period must be followed, so the cost grows like √N whatever the method.
 // What a method changes is the constant. The L-stable Rosenbrock method of the stiff phases has
-// order 4 and needs about 2000 steps per period at rtol 1e-12; this order-8 pair needs about 40
-// (tests/test_dop853.cpp measures it). Its dense output keeps the event location of every other
-// phase. A symplectic or trigonometric method would suit the undamped spring alone, but the
-// motion is a nonlinear, non-conservative system with switching forces in general, and the
-// events need a dense output of matching accuracy.
+// order 4 and needs far more steps per period at rtol 1e-12 than this order-8 pair
+// (tests/test_dop853.cpp holds the difference; docs/internals.md has the counts). Its dense output
+// keeps the event location of every other phase. A symplectic or trigonometric method would suit
+// the undamped spring alone, but the motion is a nonlinear, non-conservative system with switching
+// forces in general, and the events need a dense output of matching accuracy.
 //
 // Stage vectors are allocated once (at initialize) and reused.
 #pragma once

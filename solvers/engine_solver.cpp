@@ -214,14 +214,18 @@ void add_switch_events(double t, const Eigen::VectorXd& s, double t_next,
   }
 }
 
-// A run that ends before its first step: its status, reason and the initial state.
-RunRecord ended_before_start(RunRecord record, Status status, std::string reason, const State& x,
-                             const Model& model, std::chrono::steady_clock::time_point started) {
-  record.status = status;
-  record.reason = std::move(reason);
-  record.final_state = x;
-  finish_record(record, model, started, 0.0);
-  return record;
+// Why a run cannot take its first step, with the status it ends with: more steps than
+// max_steps, or a non-finite start.
+std::optional<std::pair<Status, std::string>> cannot_start(const Model& model, const State& x,
+                                                           double steps_needed,
+                                                           const ParamValues& p) {
+  if (steps_needed > p.at("max_steps")) {
+    return std::pair{Status::too_many_steps,
+                     format_number(steps_needed) + " steps of h = " + format_number(p.at("h")) +
+                         " are needed and max_steps is " + format_number(p.at("max_steps"))};
+  }
+  if (const auto why = non_finite_start(model, x)) return std::pair{Status::non_finite, *why};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -247,15 +251,9 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   record.tolerances = {{"h", h}};
   record.diagnostics["engine"] = engine_version();
   record.diagnostics["scene"] = scene.description;
-  if (steps_needed > p.at("max_steps")) {
-    return ended_before_start(
-        std::move(record), Status::too_many_steps,
-        format_number(steps_needed) + " steps of h = " + format_number(p.at("h")) +
-            " are needed and max_steps is " + format_number(p.at("max_steps")),
-        x, model, started);
-  }
-  if (const auto why = non_finite_start(model, x)) {
-    return ended_before_start(std::move(record), Status::non_finite, *why, x, model, started);
+  if (const auto why = cannot_start(model, x, steps_needed, p)) {
+    end_before_start(record, why->first, why->second, x, model, started);
+    return record;
   }
   const EngineContactLaw law = engine_contact_law(settings);
   std::string contact_model;
@@ -267,9 +265,10 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     world = make_world(scene, State{.t = x.t, .q = engine_q, .v = engine_v}, law, h, settings,
                        record.tolerances, contact_model);
   } catch (const std::exception& e) {
-    return ended_before_start(std::move(record), Status::step_failure,
-                              std::string("the engine did not build the scene: ") + e.what(), x,
-                              model, started);
+    end_before_start(record, Status::step_failure,
+                     std::string("the engine did not build the scene: ") + e.what(), x, model,
+                     started);
+    return record;
   }
   record.diagnostics["contact_model"] = contact_model;
 

@@ -681,6 +681,101 @@ class Run {
         std::max({max_projection_, dq_pos.lpNorm<Eigen::Infinity>(), dv.lpNorm<Eigen::Infinity>()});
   }
 
+  // The impact at x of the constraints `impacting` (the `approaching` ones, at rest or closing,
+  // take part): the impulse, the new velocity, the impact events; `rate` becomes the constraint
+  // rates after it.
+  void apply_impact(State& x, const std::vector<int>& impacting,
+                    const std::vector<int>& approaching, Eigen::VectorXd& rate) {
+    emit(x, "impact-");
+    // Newton's law on the normal velocities in the kinetic metric with the complementarity
+    // 0 ≤ P ⊥ ḟ⁺ + e·min(ḟ⁻, 0) ≥ 0, ḟ⁺ = ḟ⁻ + W P, q̇⁺ = q̇⁻ + A⁻¹J_Cᵀ P. For one constraint
+    // this is ḟ⁺ = −e ḟ⁻; Jw = 0 ⇒ wᵀA q̇ is kept (Appell, Kugushev & Sorokina 2002 (1.2)) and e =
+    // 1 keeps the energy when ∂f/∂t = 0 (Kugushev & Sorokina 2002 (1.4)).
+    // With one-sided kinematic rows, each of them is a row of the same complementarity,
+    // 0 ≤ P_r ⊥ g_r⁺ ≥ 0 without restitution (the impulse has a component along every row
+    // it needs; Berezinskaya, Sorokina & Kugushev 2003 §7), and only the two-sided rows
+    // restrict the impulse directions.
+    // A conditional row whose constraint strikes takes the roughness law
+    // g⁺ = −e_t g⁻ (Berezinskaya, Sorokina & Kugushev 2003 §5): an equality row of the same
+    // problem, eliminated by its Schur complement; e_t = −1 leaves it out (a smooth impact).
+    const auto holonomic = static_cast<Eigen::Index>(approaching.size());
+    Point impact_point;
+    evaluate_all_rows(x, impact_point);
+    const Eigen::VectorXd g_before = impact_point.g;
+    std::vector<int> slipping;
+    for (int r = ku_; r < kinematic_; ++r) {
+      const int k = model_.kinematic_condition(r);
+      if (k >= 0 && std::find(impacting.begin(), impacting.end(), k) != impacting.end() &&
+          model_.slip_restitution(r) > -1.0) {
+        slipping.push_back(r);
+      }
+    }
+    const auto lcp_rows = holonomic + ku_;
+    const auto eq_rows = static_cast<Eigen::Index>(slipping.size());
+    Eigen::MatrixXd G(lcp_rows + eq_rows, n_);
+    for (Eigen::Index r = 0; r < holonomic; ++r) {
+      G.row(r) = point_.J.row(approaching[static_cast<std::size_t>(r)]);
+    }
+    G.middleRows(holonomic, ku_) = impact_point.a.topRows(ku_);
+    for (Eigen::Index j = 0; j < eq_rows; ++j) {
+      G.row(lcp_rows + j) = impact_point.a.row(slipping[static_cast<std::size_t>(j)]);
+    }
+    keep_kinematic_rows(impact_point, rows_through_impact(impacting));
+    const Delassus D = delassus_of_rows(impact_point, G);
+    // The restitution of each row from its own Λ = |∇f|²_{A⁻¹} in the metric of the impact
+    // (the diagonal of W; the Kozlov wall's e depends on it, Newton's fixed e does not). Exact
+    // for one impacting row; with several, each row's law is applied to its own Λ.
+    Eigen::VectorXd b(lcp_rows + eq_rows);
+    for (Eigen::Index r = 0; r < holonomic; ++r) {
+      const double before = rate(approaching[static_cast<std::size_t>(r)]);
+      b(r) = before + opt_.impact_law.restitution(D.W(r, r)) * std::min(before, 0.0);
+    }
+    b.segment(holonomic, ku_) = g_before.head(ku_);
+    for (Eigen::Index j = 0; j < eq_rows; ++j) {
+      const int r = slipping[static_cast<std::size_t>(j)];
+      b(lcp_rows + j) = (1.0 + model_.slip_restitution(r)) * g_before(r);
+    }
+    Eigen::MatrixXd M = D.W.topLeftCorner(lcp_rows, lcp_rows);
+    Eigen::VectorXd b_lcp = b.head(lcp_rows);
+    Eigen::PartialPivLU<Eigen::MatrixXd> eq_lu;
+    if (eq_rows > 0) {
+      eq_lu.compute(D.W.bottomRightCorner(eq_rows, eq_rows));
+      const Eigen::MatrixXd coupling = D.W.topRightCorner(lcp_rows, eq_rows);
+      M -= coupling * eq_lu.solve(D.W.bottomLeftCorner(eq_rows, lcp_rows));
+      b_lcp -= coupling * eq_lu.solve(b.tail(eq_rows));
+    }
+    const auto lcp = solve_lcp(M, b_lcp);
+    if (!lcp) {
+      throw RunFailure{Status::lcp_failure,
+                       "no impulse solves the impact complementarity at t = " + format_number(x.t) +
+                           " for constraints " + join(approaching)};
+    }
+    Eigen::VectorXd P(lcp_rows + eq_rows);
+    P.head(lcp_rows) = lcp->x;
+    if (eq_rows > 0) {
+      P.tail(eq_rows) = -eq_lu.solve(
+          Eigen::VectorXd(b.tail(eq_rows) + D.W.bottomLeftCorner(eq_rows, lcp_rows) * lcp->x));
+    }
+    x.v += D.Ainv_Jt * P;
+    last_impulse_ = Eigen::VectorXd::Zero(m_);
+    for (std::size_t r = 0; r < approaching.size(); ++r) {
+      last_impulse_(approaching[r]) = lcp->x(static_cast<Eigen::Index>(r));
+      impulse_.add(approaching[r], lcp->x(static_cast<Eigen::Index>(r)));
+    }
+    const Eigen::VectorXd rate_after = point_.constraint_rate(x.v);
+    for (const int k : impacting) {
+      rec_.events.push_back({.t = x.t,
+                             .kind = EventKind::impact,
+                             .index = k,
+                             .rate_before = rate(k),
+                             .rate_after = rate_after(k)});
+      register_impact(x.t);
+    }
+    rate = rate_after;
+    emit(x, "impact+");
+    last_impulse_.setZero();
+  }
+
   // Impacts, then activation of the constraints at rest on Σ; whether there was an impact.
   bool resolve_contacts(State& x, const std::vector<int>& leaving) {
     evaluate(x, point_);
@@ -698,96 +793,7 @@ class Run {
       if (rate(k) < -opt_.velocity_tol) impacting.push_back(k);
       if (rate(k) <= opt_.velocity_tol) approaching.push_back(k);
     }
-    if (!impacting.empty()) {
-      emit(x, "impact-");
-      // Newton's law on the normal velocities in the kinetic metric with the complementarity
-      // 0 ≤ P ⊥ ḟ⁺ + e·min(ḟ⁻, 0) ≥ 0, ḟ⁺ = ḟ⁻ + W P, q̇⁺ = q̇⁻ + A⁻¹J_Cᵀ P. For one constraint
-      // this is ḟ⁺ = −e ḟ⁻; Jw = 0 ⇒ wᵀA q̇ is kept (Appell, Kugushev & Sorokina 2002 (1.2)) and e =
-      // 1 keeps the energy when ∂f/∂t = 0 (Kugushev & Sorokina 2002 (1.4)).
-      // With one-sided kinematic rows, each of them is a row of the same complementarity,
-      // 0 ≤ P_r ⊥ g_r⁺ ≥ 0 without restitution (the impulse has a component along every row
-      // it needs; Berezinskaya, Sorokina & Kugushev 2003 §7), and only the two-sided rows
-      // restrict the impulse directions.
-      // A conditional row whose constraint strikes takes the roughness law
-      // g⁺ = −e_t g⁻ (Berezinskaya, Sorokina & Kugushev 2003 §5): an equality row of the same
-      // problem, eliminated by its Schur complement; e_t = −1 leaves it out (a smooth impact).
-      const auto holonomic = static_cast<Eigen::Index>(approaching.size());
-      Point impact_point;
-      evaluate_all_rows(x, impact_point);
-      const Eigen::VectorXd g_before = impact_point.g;
-      std::vector<int> slipping;
-      for (int r = ku_; r < kinematic_; ++r) {
-        const int k = model_.kinematic_condition(r);
-        if (k >= 0 && std::find(impacting.begin(), impacting.end(), k) != impacting.end() &&
-            model_.slip_restitution(r) > -1.0) {
-          slipping.push_back(r);
-        }
-      }
-      const auto lcp_rows = holonomic + ku_;
-      const auto eq_rows = static_cast<Eigen::Index>(slipping.size());
-      Eigen::MatrixXd G(lcp_rows + eq_rows, n_);
-      for (Eigen::Index r = 0; r < holonomic; ++r) {
-        G.row(r) = point_.J.row(approaching[static_cast<std::size_t>(r)]);
-      }
-      G.middleRows(holonomic, ku_) = impact_point.a.topRows(ku_);
-      for (Eigen::Index j = 0; j < eq_rows; ++j) {
-        G.row(lcp_rows + j) = impact_point.a.row(slipping[static_cast<std::size_t>(j)]);
-      }
-      keep_kinematic_rows(impact_point, rows_through_impact(impacting));
-      const Delassus D = delassus_of_rows(impact_point, G);
-      // The restitution of each row from its own Λ = |∇f|²_{A⁻¹} in the metric of the impact
-      // (the diagonal of W; the Kozlov wall's e depends on it, Newton's fixed e does not). Exact
-      // for one impacting row; with several, each row's law is applied to its own Λ.
-      Eigen::VectorXd b(lcp_rows + eq_rows);
-      for (Eigen::Index r = 0; r < holonomic; ++r) {
-        const double before = rate(approaching[static_cast<std::size_t>(r)]);
-        b(r) = before + opt_.impact_law.restitution(D.W(r, r)) * std::min(before, 0.0);
-      }
-      b.segment(holonomic, ku_) = g_before.head(ku_);
-      for (Eigen::Index j = 0; j < eq_rows; ++j) {
-        const int r = slipping[static_cast<std::size_t>(j)];
-        b(lcp_rows + j) = (1.0 + model_.slip_restitution(r)) * g_before(r);
-      }
-      Eigen::MatrixXd M = D.W.topLeftCorner(lcp_rows, lcp_rows);
-      Eigen::VectorXd b_lcp = b.head(lcp_rows);
-      Eigen::PartialPivLU<Eigen::MatrixXd> eq_lu;
-      if (eq_rows > 0) {
-        eq_lu.compute(D.W.bottomRightCorner(eq_rows, eq_rows));
-        const Eigen::MatrixXd coupling = D.W.topRightCorner(lcp_rows, eq_rows);
-        M -= coupling * eq_lu.solve(D.W.bottomLeftCorner(eq_rows, lcp_rows));
-        b_lcp -= coupling * eq_lu.solve(b.tail(eq_rows));
-      }
-      const auto lcp = solve_lcp(M, b_lcp);
-      if (!lcp) {
-        throw RunFailure{Status::lcp_failure,
-                         "no impulse solves the impact complementarity at t = " +
-                             format_number(x.t) + " for constraints " + join(approaching)};
-      }
-      Eigen::VectorXd P(lcp_rows + eq_rows);
-      P.head(lcp_rows) = lcp->x;
-      if (eq_rows > 0) {
-        P.tail(eq_rows) = -eq_lu.solve(
-            Eigen::VectorXd(b.tail(eq_rows) + D.W.bottomLeftCorner(eq_rows, lcp_rows) * lcp->x));
-      }
-      x.v += D.Ainv_Jt * P;
-      last_impulse_ = Eigen::VectorXd::Zero(m_);
-      for (std::size_t r = 0; r < approaching.size(); ++r) {
-        last_impulse_(approaching[r]) = lcp->x(static_cast<Eigen::Index>(r));
-        impulse_.add(approaching[r], lcp->x(static_cast<Eigen::Index>(r)));
-      }
-      const Eigen::VectorXd rate_after = point_.constraint_rate(x.v);
-      for (const int k : impacting) {
-        rec_.events.push_back({.t = x.t,
-                               .kind = EventKind::impact,
-                               .index = k,
-                               .rate_before = rate(k),
-                               .rate_after = rate_after(k)});
-        register_impact(x.t);
-      }
-      rate = rate_after;
-      emit(x, "impact+");
-      last_impulse_.setZero();
-    }
+    if (!impacting.empty()) apply_impact(x, impacting, approaching, rate);
     const bool impact = !impacting.empty();
 
     // In the limit model a contact is kept whatever the sign of λ until z says otherwise

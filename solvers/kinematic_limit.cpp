@@ -40,13 +40,10 @@ class KinematicLimit {
     // The limit solver's bounds (solvers/solver.hpp: kMaxStepFractionSpec, kMaxStepsSpec).
     const double max_dt = settings_.solver_params.at("max_step_fraction") * span;
     const double max_steps = settings_.solver_params.at("max_steps");
-    // The system on the stepper's arrays, through two buffers kept for the run.
-    OdeState s_in(y.size()), ds(y.size());
-    auto system = [this, &s_in, &ds](double t, const double* s, double* ds_out) {
+    // The system on the stepper's arrays.
+    auto system = [this](double t, const double* s, double* ds) {
       ++rhs_evaluations_;
-      std::copy(s, s + s_in.size(), s_in.begin());
-      derivative(s_in, ds, t);
-      std::copy(ds.begin(), ds.end(), ds_out);
+      derivative(s, ds, t);
     };
     // Odeint's dense-output dopri5, step for step (solvers/dopri5.hpp).
     Dopri5Dense stepper(settings_.atol, settings_.rtol, max_dt);
@@ -84,7 +81,7 @@ class KinematicLimit {
         emit_until(at, t, t >= t_end);
       }
     });
-    rec_.final_state = state_of(stepper.current_state(), stepper.current_time());
+    rec_.final_state = state_of(stepper.current_state().data(), stepper.current_time());
     rec_.rhs_evaluations = rhs_evaluations_;
     rec_.diagnostics["max_kinematic_drift"] = drift_;
     rec_.diagnostics["member"] = alpha_ == 0.0 ? "nonholonomic (alpha = 0)"
@@ -96,13 +93,14 @@ class KinematicLimit {
   double output_seconds() const { return output_.seconds(); }
 
  private:
-  State state_of(const OdeState& s, double t) const { return to_state(t, s, n_); }
+  // (q, q̇) of the stepper's state array s = (q, q̇, λ).
+  State state_of(const double* s, double t) const { return to_state(t, s, n_); }
 
   // q̈ and λ (the limit of N g) at a state; fills λ̇ when α > 0.
   struct Motion {
     Eigen::VectorXd qdd, lambda, lambda_rate;
   };
-  Motion motion(const OdeState& s, double t) {
+  Motion motion(const double* s, double t) {
     const State x = state_of(s, t);
     model_.evaluate(x, modes_, point_);
     Motion out;
@@ -115,7 +113,7 @@ class KinematicLimit {
       return out;
     }
     out.lambda.resize(k_);
-    for (int r = 0; r < k_; ++r) out.lambda(r) = s[static_cast<std::size_t>(2 * n_ + r)];
+    for (int r = 0; r < k_; ++r) out.lambda(r) = s[2 * n_ + r];
     const Eigen::LDLT<Eigen::MatrixXd> A_ldlt(point_.A);
     const Eigen::MatrixXd Ainv_at = A_ldlt.solve(point_.a.transpose());
     const Eigen::LDLT<Eigen::MatrixXd> S_ldlt(point_.a * Ainv_at);
@@ -135,20 +133,19 @@ class KinematicLimit {
     return out;
   }
 
-  void derivative(const OdeState& s, OdeState& ds, double t) {
+  void derivative(const double* s, double* ds, double t) {
     const Motion mo = motion(s, t);
-    ds.resize(s.size());
     for (int i = 0; i < n_; ++i) {
-      ds[static_cast<std::size_t>(i)] = s[static_cast<std::size_t>(n_ + i)];
-      ds[static_cast<std::size_t>(n_ + i)] = mo.qdd(i);
+      ds[i] = s[n_ + i];
+      ds[n_ + i] = mo.qdd(i);
     }
     if (alpha_ > 0.0) {
-      for (int r = 0; r < k_; ++r) ds[static_cast<std::size_t>(2 * n_ + r)] = mo.lambda_rate(r);
+      for (int r = 0; r < k_; ++r) ds[2 * n_ + r] = mo.lambda_rate(r);
     }
   }
 
   void track(const OdeState& s, double t) {
-    model_.evaluate(state_of(s, t), modes_, point_);
+    model_.evaluate(state_of(s.data(), t), modes_, point_);
     drift_ = std::max(drift_, point_.g.lpNorm<Eigen::Infinity>());
   }
 
@@ -158,12 +155,12 @@ class KinematicLimit {
     const auto sample_at = [&](double t) {
       const OdeState s = at(t);
       TrajectorySample sample;
-      sample.x = state_of(s, t);
+      sample.x = state_of(s.data(), t);
       sample.f = Eigen::VectorXd();
       sample.lambda = Eigen::VectorXd();
       sample.mu = Eigen::VectorXd();
       sample.impulse = Eigen::VectorXd();
-      sample.extra = motion(s, t).lambda;
+      sample.extra = motion(s.data(), t).lambda;
       return sample;
     };
     // SampleOutput asks for the state at each grid time; the sample is built from the dense

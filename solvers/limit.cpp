@@ -52,13 +52,11 @@ std::vector<ChoiceSpec> LimitSolver::choices() const {
       "restitution exp(-pi k/sqrt(kappa/Lambda - k^2)), Lambda = |grad f|^2_{A^-1} at the impact; "
       "--alpha/--beta/--gamma override it",
       "obstacle: the reaction only pushes, and the limit is classical");
-  // With α > 0 the z-equation oscillates along a contact and its period sets the step: at rtol
-  // 1e-12 DOP853 takes about a fifth of dopri5's steps and half its right-hand sides (dk-plane,
-  // (1, 0.7, 2): 58 steps and 873 right-hand sides against 277 and 1713). With α = 0 the step
-  // bound sets most steps and dopri5 costs less (dk-plane viscous: 351 right-hand sides against
-  // 918); and DOP853's error estimate, with weights of order 1 where dopri5's are of order 1e-3,
-  // feels more of the round-off of a constrained acceleration that cancels large forces
-  // (plane-reparametrized at g = 1e6: 14 393 steps against 971).
+  // With α > 0 the z-equation oscillates along a contact and its period sets the step, where
+  // DOP853's order pays. With α = 0 the step bound sets most steps and dopri5 costs less; and
+  // DOP853's error estimate, with weights of order 1 where dopri5's are of order 1e-3, feels more
+  // of the round-off of a constrained acceleration that cancels large forces. The counts are in
+  // docs/internals.md ("The smooth phases' integrator").
   choices.push_back(phase_integrator_choice(
       {"auto", "dop853", "dopri5", "odeint-dopri5"}, "auto",
       "auto by default: dop853 where alpha > 0 (the oscillating z-equation sets the step: about a "

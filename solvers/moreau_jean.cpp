@@ -162,14 +162,12 @@ class Run {
                                   std::numeric_limits<double>::infinity());
   }
 
-  // False (the record says why) when the run cannot start: a non-finite initial state, or more
-  // steps needed than max_steps.
-  bool start() {
+  // The initial state and the step count; false (the record ended, saying why) when the run
+  // cannot start: a non-finite initial state, or more steps needed than max_steps.
+  bool start(std::chrono::steady_clock::time_point started) {
     x_ = model_.initial_state();
     if (const auto why = non_finite_start(model_, x_)) {
-      record_.status = Status::non_finite;
-      record_.reason = *why;
-      record_.final_state = x_;
+      end_before_start(record_, Status::non_finite, *why, x_, model_, started);
       return false;
     }
     // The scale the penetration is measured against: |q| at the start (a point that flies off
@@ -181,10 +179,10 @@ class Run {
     const double steps_needed = std::ceil(span / h_ - 1e-9);
     const double max_steps = settings_.solver_params.at("max_steps");
     if (steps_needed > max_steps) {
-      record_.status = Status::too_many_steps;
-      record_.reason = format_number(steps_needed) + " steps of h = " + format_number(h_) +
-                       " are needed and max_steps is " + format_number(max_steps);
-      record_.final_state = x_;
+      end_before_start(record_, Status::too_many_steps,
+                       format_number(steps_needed) + " steps of h = " + format_number(h_) +
+                           " are needed and max_steps is " + format_number(max_steps),
+                       x_, model_, started);
       return false;
     }
     step_count_ = static_cast<long>(steps_needed);
@@ -229,6 +227,10 @@ class Run {
   void episode_ended(double t);
   int row_band(Eigen::Index rows);
   double sparse_delassus(Eigen::Index r, Eigen::Index c) const;
+  template <class Jacobian>
+  void activate(const Jacobian& J, const Eigen::VectorXd& f, const Eigen::VectorXd& f_t, double dt);
+  bool single_row_impulse(double D00);
+  bool lcp_into_impulses(const std::optional<LcpSolution>& lcp, Eigen::Index rows);
   bool sparse_lcp(Eigen::Index active_rows);
   bool sparse_step(double t_next, double dt, Eigen::Index& active_rows);
   bool dense_free_velocity(double t_next, double dt);
@@ -405,6 +407,48 @@ double Run::sparse_delassus(Eigen::Index r, Eigen::Index c) const {
   return sum;
 }
 
+// The step's constraint rates ḟ = J q̇_k + ∂f/∂t and its active set, f + γ h ḟ ≤ 0 (γ the
+// activation_gamma setting); the impulses of the last step reset. J: the sparse form's or the
+// dense one's.
+template <class Jacobian>
+void Run::activate(const Jacobian& J, const Eigen::VectorXd& f, const Eigen::VectorXd& f_t,
+                   double dt) {
+  rate_.noalias() = J * x_.v;
+  rate_ += f_t;
+  active_.clear();
+  for (int i = 0; i < m_; ++i) {
+    if (f(i) + gamma_ * dt * rate_(i) <= 0.0) active_.push_back(i);
+  }
+  impulse_.setZero();
+  lambda_.setZero();
+  mu_.setZero();
+}
+
+// The impulse of a single active row with Delassus number D00 = J W⁻¹ Jᵀ: max(0, −b/D00); false
+// (the record says why) when D00 is not positive.
+bool Run::single_row_impulse(double D00) {
+  if (!(D00 > 0.0)) {
+    record_.status = Status::singular_active_set;
+    record_.reason = "J W^-1 J^T = " + format_number(D00) + " at t = " + format_number(x_.t);
+    return false;
+  }
+  P_(0) = std::max(0.0, -b_(0) / D00);
+  return true;
+}
+
+// The LCP's solution as the step's impulses P (and its iterations counted); false (the record
+// says why) when no impulse solves the step complementarity.
+bool Run::lcp_into_impulses(const std::optional<LcpSolution>& lcp, Eigen::Index rows) {
+  if (!lcp) {
+    record_.status = Status::lcp_failure;
+    record_.reason = "no impulse solves the step complementarity at t = " + format_number(x_.t);
+    return false;
+  }
+  P_.head(rows) = lcp->x;
+  lcp_iterations_ += lcp->iterations;
+  return true;
+}
+
 // The sparse step's LCP of several active rows into P. Where the rows' column ranges move right
 // with the row (a chain), D is banded: row r meets only the rows whose ranges overlap its own,
 // and the banded LCP makes the step O(n).
@@ -436,14 +480,7 @@ bool Run::sparse_lcp(Eigen::Index active_rows) {
     lcp = solve_lcp(D_active_.topLeftCorner(active_rows, active_rows), b_.head(active_rows), 1e-12,
                     1.0, lcp_options_);
   }
-  if (!lcp) {
-    record_.status = Status::lcp_failure;
-    record_.reason = "no impulse solves the step complementarity at t = " + format_number(x_.t);
-    return false;
-  }
-  P_.head(active_rows) = lcp->x;
-  lcp_iterations_ += lcp->iterations;
-  return true;
+  return lcp_into_impulses(lcp, active_rows);
 }
 
 // One step in the sparse form: the free velocity, the active set, the impulses P on it and
@@ -464,15 +501,7 @@ bool Run::sparse_step(double t_next, double dt, Eigen::Index& active_rows) {
     record_.reason = "non-finite free velocity in the step from t = " + format_number(x_.t);
     return false;
   }
-  rate_.noalias() = terms_.J * x_.v;
-  rate_ += terms_.f_t;
-  active_.clear();
-  for (int i = 0; i < m_; ++i) {
-    if (terms_.f(i) + gamma_ * dt * rate_(i) <= 0.0) active_.push_back(i);
-  }
-  impulse_.setZero();
-  lambda_.setZero();
-  mu_.setZero();
+  activate(terms_.J, terms_.f, terms_.f_t, dt);
   active_rows = static_cast<Eigen::Index>(active_.size());
   if (active_rows == 0) return true;
   const auto row = [&](Eigen::Index r) { return active_[static_cast<std::size_t>(r)]; };
@@ -490,13 +519,7 @@ bool Run::sparse_step(double t_next, double dt, Eigen::Index& active_rows) {
     // Nothing approaches: P = 0 solves the LCP (and is what its solvers return).
     P_.head(active_rows).setZero();
   } else if (active_rows == 1) {
-    const double D00 = normal_square_(0);
-    if (!(D00 > 0.0)) {
-      record_.status = Status::singular_active_set;
-      record_.reason = "J W^-1 J^T = " + format_number(D00) + " at t = " + format_number(x_.t);
-      return false;
-    }
-    P_(0) = std::max(0.0, -b_(0) / D00);
+    if (!single_row_impulse(normal_square_(0))) return false;
   } else if (!sparse_lcp(active_rows)) {
     return false;
   }
@@ -564,15 +587,7 @@ bool Run::dense_free_velocity(double t_next, double dt) {
     return false;
   }
 
-  rate_.noalias() = point_.J * x_.v;
-  rate_ += point_.f_t;
-  active_.clear();
-  for (int i = 0; i < m_; ++i) {
-    if (point_.f(i) + gamma_ * dt * rate_(i) <= 0.0) active_.push_back(i);
-  }
-  impulse_.setZero();
-  lambda_.setZero();
-  mu_.setZero();
+  activate(point_.J, point_.f, point_.f_t, dt);
   kinematic_impulse_.setZero();
   return true;
 }
@@ -643,24 +658,12 @@ bool Run::dense_impulses(Eigen::Index holonomic_rows, Eigen::Index rows) {
       b_(r) += impact_law_.restitution(D_(r, r)) * rate_(active_[static_cast<std::size_t>(r)]);
     }
     if (rows == 1) {
-      if (!(D_(0, 0) > 0.0)) {
-        record_.status = Status::singular_active_set;
-        record_.reason =
-            "J W^-1 J^T = " + format_number(D_(0, 0)) + " at t = " + format_number(x_.t);
-        return false;
-      }
-      P_(0) = std::max(0.0, -b_(0) / D_(0, 0));
+      if (!single_row_impulse(D_(0, 0))) return false;
     } else {
       ++lcp_solves_;
       const auto lcp =
           solve_lcp(D_.topLeftCorner(rows, rows), b_.head(rows), 1e-12, 1.0, lcp_options_);
-      if (!lcp) {
-        record_.status = Status::lcp_failure;
-        record_.reason = "no impulse solves the step complementarity at t = " + format_number(x_.t);
-        return false;
-      }
-      P_.head(rows) = lcp->x;
-      lcp_iterations_ += lcp->iterations;
+      if (!lcp_into_impulses(lcp, rows)) return false;
     }
     const auto without_impulse =
         std::remove_if(equality_rows_.begin(), equality_rows_.end(), [&](int r) {
@@ -840,7 +843,7 @@ RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& setting
   const auto started = std::chrono::steady_clock::now();
   RunRecord record = start_record(model, name(), settings);
   moreau_jean_detail::Run run(model, settings, record);
-  if (!run.start()) return record;
+  if (!run.start(started)) return record;
   run.steps(started);
   run.finish(started);
   return record;

@@ -107,6 +107,16 @@ class MujocoWorld final : public EngineWorld {
     // contact has f̈ = (1 − w)·a₀ − (b ḟ + k f)/(d + (1 − d) c), w = d/(d + (1 − d) c), c the
     // ratio of MuJoCo's diagonal approximation to J M⁻¹ Jᵀ: 2/3 for a sphere's contact, 1 for a
     // tendon; docs/engines.md).
+    std::string xml = options_xml(h, implicit, refsafe);
+    xml += bodies_xml(x0);
+    xml += constraints_xml(law, h, impedance);
+    load(xml, x0);
+    describe(law, h, implicit, refsafe, impedance, tolerances, contact_model);
+  }
+
+ private:
+  // The model's head: the time step, the integrator, refsafe, the sizes.
+  std::string options_xml(double h, bool implicit, bool refsafe) const {
     std::string xml;
     xml.append("<mujoco model=\"crbench\">\n");
     xml.append("  <compiler angle=\"radian\" inertiafromgeom=\"false\"/>\n");
@@ -116,36 +126,43 @@ class MujocoWorld final : public EngineWorld {
     xml.append(std::string("    <flag refsafe=\"") + (refsafe ? "enable" : "disable") +
                "\" warmstart=\"enable\"/>\n");
     xml.append("  </option>\n");
-    const std::size_t pairs = scene.contacts.size();
+    const std::size_t pairs = scene_.contacts.size();
     xml.append("  <size nconmax=\"" + std::to_string(pairs + 1) + "\" njmax=\"" +
                std::to_string(2 * pairs + 2) + "\"/>\n");
     xml.append("  <worldbody>\n");
     bool has_plane = false;
-    for (const EngineContact& c : scene.contacts) has_plane = has_plane || c.b < 0;
+    for (const EngineContact& c : scene_.contacts) has_plane = has_plane || c.b < 0;
     if (has_plane) {
       xml.append("    <geom name=\"ground\" type=\"plane\" size=\"0 0 1\" pos=\"0 0 " +
-                 num(scene.plane_height) + "\" contype=\"0\" conaffinity=\"0\"/>\n");
+                 num(scene_.plane_height) + "\" contype=\"0\" conaffinity=\"0\"/>\n");
     }
+    return xml;
+  }
+
+  // The bodies, one slide joint per case coordinate on x or z and a hinge per rotation, each
+  // with its sphere (sets dof_of_ and offset_).
+  std::string bodies_xml(const State& x0) {
+    std::string xml;
     // Joints in the order of the case's coordinates they carry, body by body; dof_of_[i] is the
     // MuJoCo dof of case coordinate i.
     dof_of_.assign(static_cast<std::size_t>(n_), -1);
     // A body held by a tendon from the origin starts where it is (its slide joints measure the
     // displacement from there): at the origin, MuJoCo's reference configuration, the tendon would
     // have no direction and its invweight0 no value.
-    const bool tendons = scene.has_tendons();
+    const bool tendons = scene_.has_tendons();
     offset_ = Eigen::VectorXd::Zero(n_);
     stage_p_.resize(n_);
     stage_u_.resize(n_);
     if (tendons) {
       xml.append("    <site name=\"origin\" pos=\"0 0 0\"/>\n");
-      for (const EngineBody& body : scene.bodies) {
+      for (const EngineBody& body : scene_.bodies) {
         if (body.x >= 0) offset_(body.x) = x0.q(body.x);
         if (body.z >= 0) offset_(body.z) = x0.q(body.z);
       }
     }
     int dof = 0;
-    for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
-      const EngineBody& body = scene.bodies[b];
+    for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
+      const EngineBody& body = scene_.bodies[b];
       const std::string id = std::to_string(b);
       xml.append("    <body name=\"body" + id + "\" pos=\"" +
                  num(body.x < 0 ? 0.0 : offset_(body.x)) + " 0 " +
@@ -168,12 +185,20 @@ class MujocoWorld final : public EngineWorld {
       xml.append("    </body>\n");
     }
     xml.append("  </worldbody>\n");
+    return xml;
+  }
+
+  // The tendons and contact pairs with the law's reference and impedance (none for MuJoCo's
+  // default), and a warning where the step is past the integrator's stability bound.
+  std::string constraints_xml(const EngineContactLaw& law, double h, double impedance) {
+    std::string xml;
+    const bool tendons = scene_.has_tendons();
     double worst_stability = 0.0;
     // The mapped reference and impedance of a contact or tendon limit (direct solref: k and b in
     // units of acceleration), or nothing for MuJoCo's default.
     const auto softness = [&](const EngineContact& c, const char* solref, const char* solimp) {
       if (law.engine_default) return std::string();
-      const double inverse_mass = contact_inverse_mass(scene, c);
+      const double inverse_mass = contact_inverse_mass(scene_, c);
       const double k = law.stiffness * inverse_mass, b = law.damping * inverse_mass;
       // Semi-implicit Euler with the contact's force taken at the step's start is stable for
       // h b + h² k / 2 < 2 (the damped oscillator f̈ = −b ḟ − k f); Runge–Kutta where its
@@ -188,8 +213,8 @@ class MujocoWorld final : public EngineWorld {
       // One spatial tendon per tendon contact, from the origin to the body's centre, limited to
       // [length, ∞) (a rod) or [0, length] (a string).
       xml.append("  <tendon>\n");
-      for (std::size_t k = 0; k < scene.contacts.size(); ++k) {
-        const EngineContact& c = scene.contacts[k];
+      for (std::size_t k = 0; k < scene_.contacts.size(); ++k) {
+        const EngineContact& c = scene_.contacts[k];
         if (c.tendon == 0) continue;
         const double lower = c.tendon > 0 ? c.length : 0.0;
         const double upper = c.tendon > 0 ? 1e6 * (1.0 + c.length) : c.length;
@@ -202,7 +227,7 @@ class MujocoWorld final : public EngineWorld {
       xml.append("  </tendon>\n");
     }
     xml.append("  <contact>\n");
-    for (const EngineContact& c : scene.contacts) {
+    for (const EngineContact& c : scene_.contacts) {
       if (c.tendon != 0) continue;
       const std::string g1 = c.b < 0 ? std::string("ground") : "sphere" + std::to_string(c.b);
       const std::string g2 = "sphere" + std::to_string(c.a);
@@ -224,7 +249,11 @@ class MujocoWorld final : public EngineWorld {
           "the step; take h < " +
           num(h * 2.0 / worst_stability) + " or so");
     }
+    return xml;
+  }
 
+  // The model from its XML (through a virtual file: no file on disk), its data at x0.
+  void load(const std::string& xml, const State& x0) {
     {
       const std::lock_guard<std::mutex> lock(loader_mutex());
       auto vfs = std::make_unique<mjVFS>();
@@ -249,7 +278,11 @@ class MujocoWorld final : public EngineWorld {
       data_->qvel[d] = x0.v(i);
     }
     for (int w = 0; w < mjNWARNING; ++w) warning_counts_[w] = 0;
+  }
 
+  // The tolerances the record carries and the contact model in words.
+  void describe(const EngineContactLaw& law, double h, bool implicit, bool refsafe,
+                double impedance, ParamValues& tolerances, std::string& contact_model) const {
     tolerances["solver_tolerance"] = model_->opt.tolerance;
     tolerances["solver_iterations"] = model_->opt.iterations;
     if (law.engine_default) {
@@ -277,6 +310,7 @@ class MujocoWorld final : public EngineWorld {
                      " integrator, frictionless contact pairs (condim 1)";
   }
 
+ public:
   void step(double t, const Eigen::VectorXd& force, double h) override {
     model_->opt.timestep = h;
     // The stages' times are t + c h from the step's start, not MuJoCo's running sum of steps.

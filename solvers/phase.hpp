@@ -138,6 +138,84 @@ struct PhaseBuffers {
   std::vector<std::pair<double, Eigen::Index>> crossings;
 };
 
+namespace phase_detail {
+
+// The event function i of the dense output at t (into the buffers' root state and values).
+template <class Dense, class Probe>
+double event_at(Dense& dense, Probe& probe, PhaseBuffers& buffers, Eigen::Index i, double t) {
+  dense.at(t, buffers.x_root);
+  probe(buffers.x_root, buffers.g_root);
+  return buffers.g_root(i);
+}
+
+// Every function that crosses in (t_prev, ts] is refined into buffers.crossings; the earliest
+// crossing wins and crossings within the time tolerance of it are handled together.
+template <class Dense, class Probe>
+void straight_crossings(Dense& dense, Probe& probe, const std::vector<double>& threshold,
+                        const PhaseControl& control, PhaseCounters& counters, PhaseBuffers& buffers,
+                        double t_prev, double ts) {
+  const Eigen::VectorXd& g_prev = buffers.g_prev;
+  const Eigen::VectorXd& g = buffers.g;
+  for (Eigen::Index i = 0; i < g.size(); ++i) {
+    // An unarmed function that falls from a positive sample to below −threshold crossed too: a
+    // flight shorter and lower than the threshold (after a grazing lift-off, f rises to 1e-13 and
+    // comes back) is real motion, while round-off at the start stays far inside ±threshold.
+    const bool armed = buffers.armed[static_cast<std::size_t>(i)];
+    const double before = g_prev(i);
+    const double limit = threshold[static_cast<std::size_t>(i)];
+    const bool falls = !armed && limit > 0.0 && before > 0.0 && g(i) < -limit;
+    if (!(armed || falls) || !(g(i) < 0.0)) continue;
+    const auto g_of_t = [&, i](double t) { return event_at(dense, probe, buffers, i, t); };
+    const RootResult root =
+        locate_root(g_of_t, t_prev, ts, std::max(g_prev(i), 0.0), g(i), control.event_time_tol);
+    buffers.crossings.emplace_back(root.t, i);
+    counters.max_bracket = std::max(counters.max_bracket, root.width);
+  }
+}
+
+// A function positive at every sample can still dip below zero between them (λ touching zero at
+// a grazing lift-off, f at a grazing contact): where the samples have a minimum at t_prev and the
+// parabola through the last three goes below zero, the dense output of the current step (from
+// ta) is searched for the minimum (Brent), and a negative one brackets the crossing. A minimum
+// before the step's start cannot be searched and is counted.
+template <class Dense, class Probe>
+void dips_between_samples(Dense& dense, Probe& probe, const PhaseControl& control,
+                          PhaseCounters& counters, PhaseBuffers& buffers, double ta,
+                          double t_before, double t_prev, double ts) {
+  const Eigen::VectorXd& g_before = buffers.g_before;
+  const Eigen::VectorXd& g_prev = buffers.g_prev;
+  const Eigen::VectorXd& g = buffers.g;
+  for (Eigen::Index i = 0; i < g.size(); ++i) {
+    if (!buffers.armed[static_cast<std::size_t>(i)] || !(g(i) >= 0.0) || !(g_prev(i) > 0.0) ||
+        !(g_prev(i) < g_before(i)) || !(g_prev(i) < g(i))) {
+      continue;
+    }
+    const auto [t_vertex, predicted] =
+        parabola_minimum(t_before, g_before(i), t_prev, g_prev(i), ts, g(i));
+    if (!(predicted < 0.0)) continue;
+    const double lo = t_vertex >= t_prev || t_before < ta ? t_prev : t_before;
+    if (t_vertex < ta) {
+      if (counters.dips_unsearched++ == 0) {
+        counters.first_unsearched_time = t_vertex;
+        counters.first_unsearched_value = predicted;
+        counters.first_unsearched_function = i;
+      }
+      continue;
+    }
+    const auto g_of_t = [&, i](double t) { return event_at(dense, probe, buffers, i, t); };
+    const auto [t_min, g_min] = boost::math::tools::brent_find_minima(
+        g_of_t, lo, ts, std::numeric_limits<double>::digits / 2);
+    if (!(g_min < 0.0)) continue;
+    const double g_lo = lo == t_prev ? g_prev(i) : g_before(i);
+    const RootResult root = locate_root(g_of_t, lo, t_min, g_lo, g_min, control.event_time_tol);
+    buffers.crossings.emplace_back(root.t, i);
+    counters.max_bracket = std::max(counters.max_bracket, root.width);
+    ++counters.dips_found;
+  }
+}
+
+}  // namespace phase_detail
+
 template <class Dense, class Probe, class Inspect, class Grid>
 PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
                           const std::vector<double>& threshold, const PhaseControl& control,
@@ -199,67 +277,12 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
                          "switching function) at t = " +
                              format_number(ts)};
       }
-      // Every function that crosses in (t_prev, ts] is refined; the earliest crossing wins and
-      // crossings within the time tolerance of it are handled together.
       crossings.clear();
-      for (Eigen::Index i = 0; i < events; ++i) {
-        // An unarmed function that falls from a positive sample to below −threshold crossed
-        // too: a flight shorter and lower than the threshold (after a grazing lift-off, f
-        // rises to 1e-13 and comes back) is real motion, while round-off at the start stays far
-        // inside ±threshold.
-        const double before = g_prev(i);
-        const double limit = threshold[static_cast<std::size_t>(i)];
-        const bool falls =
-            !armed[static_cast<std::size_t>(i)] && limit > 0.0 && before > 0.0 && g(i) < -limit;
-        if (!(armed[static_cast<std::size_t>(i)] || falls) || !(g(i) < 0.0)) continue;
-        const auto g_of_t = [&, i](double t) {
-          dense.at(t, x_root);
-          probe(x_root, g_root);
-          return g_root(i);
-        };
-        const RootResult root =
-            locate_root(g_of_t, t_prev, ts, std::max(g_prev(i), 0.0), g(i), control.event_time_tol);
-        crossings.emplace_back(root.t, i);
-        counters.max_bracket = std::max(counters.max_bracket, root.width);
-      }
-      // A function positive at every sample can still dip below zero between them (λ touching
-      // zero at a grazing lift-off, f at a grazing contact): where the samples have a minimum
-      // at t_prev and the parabola through the last three goes below zero, the dense output of
-      // the current step is searched for the minimum (Brent), and a negative one brackets the
-      // crossing. A minimum before the step's start cannot be searched and is counted.
+      phase_detail::straight_crossings(dense, probe, threshold, control, counters, buffers, t_prev,
+                                       ts);
       if (have_before) {
-        for (Eigen::Index i = 0; i < events; ++i) {
-          if (!armed[static_cast<std::size_t>(i)] || !(g(i) >= 0.0) || !(g_prev(i) > 0.0) ||
-              !(g_prev(i) < g_before(i)) || !(g_prev(i) < g(i))) {
-            continue;
-          }
-          const auto [t_vertex, predicted] =
-              parabola_minimum(t_before, g_before(i), t_prev, g_prev(i), ts, g(i));
-          if (!(predicted < 0.0)) continue;
-          const double lo = t_vertex >= t_prev || t_before < ta ? t_prev : t_before;
-          if (t_vertex < ta) {
-            if (counters.dips_unsearched++ == 0) {
-              counters.first_unsearched_time = t_vertex;
-              counters.first_unsearched_value = predicted;
-              counters.first_unsearched_function = i;
-            }
-            continue;
-          }
-          const auto g_of_t = [&, i](double t) {
-            dense.at(t, x_root);
-            probe(x_root, g_root);
-            return g_root(i);
-          };
-          const auto [t_min, g_min] = boost::math::tools::brent_find_minima(
-              g_of_t, lo, ts, std::numeric_limits<double>::digits / 2);
-          if (!(g_min < 0.0)) continue;
-          const double g_lo = lo == t_prev ? g_prev(i) : g_before(i);
-          const RootResult root =
-              locate_root(g_of_t, lo, t_min, g_lo, g_min, control.event_time_tol);
-          crossings.emplace_back(root.t, i);
-          counters.max_bracket = std::max(counters.max_bracket, root.width);
-          ++counters.dips_found;
-        }
+        phase_detail::dips_between_samples(dense, probe, control, counters, buffers, ta, t_before,
+                                           t_prev, ts);
       }
       if (!crossings.empty()) {
         std::sort(crossings.begin(), crossings.end());

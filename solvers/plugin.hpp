@@ -1,9 +1,8 @@
 // Back-ends whose libraries are loaded only by the commands that use them. The crbench program
 // links none of the Siconos numerics and kernel, MuJoCo, ODE, Bullet or MPI libraries: loading
-// all of them (44 libraries, 32 000 symbol relocations, OpenBLAS's thread pool) costs a process
-// about 11 ms before main, against 0.07 ms for an event-driven solve of dk-plane
-// (docs/internals.md). Each back-end is a plugin, libcrbench_<name>.so, loaded at the first call
-// that needs it.
+// all of them (their symbol relocations, OpenBLAS's thread pool) costs a process far more time
+// before main than a small solve takes (docs/internals.md measures both). Each back-end is a
+// plugin, libcrbench_<name>.so, loaded at the first call that needs it.
 //
 // Other programs (the tests, the Python module, crbench_perf, a program built on the installed
 // crbench::model) link the back-ends in instead: the archive's linked_model_plugin and

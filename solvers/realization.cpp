@@ -243,15 +243,14 @@ class Run {
 
  private:
   // Exit-time floors above this fraction of the horizon are reported as warnings. The floor is
-  // that of one evaluation; accumulated over the steps the error was 30 to 50 times it
-  // (particle-on-circle, viscous: 4.6e-7 against 1.05e-8 at N = 1e8, 5.0e-2 against 9.5e-4 at
-  // 1e13; tests/test_reliability.cpp).
+  // that of one evaluation; accumulated over the steps the error is some tens of times it
+  // (tests/test_reliability.cpp; docs/internals.md).
   static constexpr double kExitRoundOffWarning = 1e-10;
 
   // The medium's depth is f computed from coordinates of order |q|: its round-off is about
   // ε (|∂f/∂q|·|q| + |∂f/∂t|·|t|), and the exit time, where f crosses 0 at the rate ḟ, is known
   // only to that over |ḟ|. In a viscous medium ḟ at the exit is of order 1/N, so this grows
-  // like N (particle-on-circle: 1e-9 at N = 1e6, 1e-2 at N = 1e13).
+  // like N.
   // The round-off of f_k at x (point_ evaluated there).
   double f_round_off(const State& x, int k) const {
     return std::numeric_limits<double>::epsilon() *
@@ -267,9 +266,8 @@ class Run {
 
   // A medium whose depth is not resolved: a constraint in the medium at the end whose deepest f
   // since its entry is within kDepthResolution times the round-off of f. Its exit function (−f)
-  // arms only once f < 0 has been computed, so an exit that round-off hides is never found
-  // (particle-on-circle, viscous, N = 1e14: f rounds to 0 all the way and the run ended ok
-  // without a lift-off, where the limit leaves at 1.8656).
+  // arms only once f < 0 has been computed, so an exit that round-off hides is never found (a run
+  // would end ok without its lift-off; docs/internals.md).
   static constexpr double kDepthResolution = 100.0;
   void note_unresolved_depth(const State& x) {
     model_.evaluate(x, modes_, point_);
@@ -554,8 +552,8 @@ class Run {
   // eigenvalue w of W = J A⁻¹ Jᵀ the mode z̈ = −N w (β ż + γ z) has rates of modulus at most
   // max(βN w, √(γN w)). The first step of a stiff phase resolves it: a first step tied to the
   // horizon alone (10⁻⁶ of it) jumped over the transient that follows an event when the horizon
-  // was long, and the exit came out at the limit's time, not the realization's (dk-plane at
-  // N = 1e8 to t = 1e9: 2 + 2.5e-12 where the realization lifts off at 2 + 1e-8).
+  // was long, and the exit came out at the limit's time, not the realization's
+  // (docs/internals.md).
   double fastest_normal_rate(double w_max) const {
     return std::max(opt_.medium.damping * w_max, std::sqrt(opt_.medium.stiffness * w_max));
   }
@@ -690,8 +688,7 @@ class Run {
     // The probe has just computed f at xs (inspect follows it at every sample). Where the samples
     // of f_k have a local minimum, the dense output is searched for it (Brent), so that the
     // record's min_constraint and a medium's depth are the deepest point, not the deepest sample
-    // (Kozlov's wall on bouncing-ball-penalty at N = 1e4: the samples were 1.7e-4 relative too
-    // shallow).
+    // (the samples alone can be shallow by far more than the tolerances; docs/internals.md).
     trail_.assign(static_cast<std::size_t>(m_), Trail{});  // no allocation after the first phase
     const auto inspect = [this, &dense](const State& xs, const Eigen::VectorXd&,
                                         const std::vector<char>&) {
@@ -1106,9 +1103,7 @@ RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settin
   // arrives at speed v rebounds at about v, so velocities of order 1 are the medium's, and
   // atol/√N sat below the round-off of the spring force γN f, a difference of O(1) coordinates.
   // The balls ahead of a penalty chain's compression wave, all but at rest, then held every step
-  // to that noise (n = 30 at N = 1e4: 41 801 steps, 567 now; n = 100 at N = 1e6: 10⁷ steps
-  // before the end of the first collision, 36 287 now; n = 100 at N = 1e4: the final velocities
-  // moved by 3.5e-9 at most, the size of their spread over N).
+  // to that noise (docs/internals.md: the steps this took and takes on ball chains).
   const double alpha = p.at("alpha"), beta = p.at("beta"), gamma = p.at("gamma");
   const bool spring_motion =
       alpha == 0.0 && gamma > 0.0 && beta * beta * std::max(1.0, N) < 4.0 * gamma;

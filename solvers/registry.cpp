@@ -276,6 +276,14 @@ void finish_record(RunRecord& record, const Model& model,
   finish_contact_episodes(record, model.initial_state().t);
 }
 
+void end_before_start(RunRecord& record, Status status, std::string reason, const State& x,
+                      const Model& model, std::chrono::steady_clock::time_point started) {
+  record.status = status;
+  record.reason = std::move(reason);
+  record.final_state = x;
+  finish_record(record, model, started, 0.0);
+}
+
 std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo& info) {
   if (info.kinematic > 0 && !solver.handles_kinematic_constraints()) {
     return "kinematic constraints";

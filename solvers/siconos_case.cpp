@@ -31,10 +31,7 @@ bool ended_at_non_finite_start(RunRecord& record, const Model& model, const Stat
                                std::chrono::steady_clock::time_point started) {
   const auto why = non_finite_start(model, x);
   if (!why) return false;
-  record.status = Status::non_finite;
-  record.reason = *why;
-  record.final_state = x;
-  finish_record(record, model, started, 0.0);
+  end_before_start(record, Status::non_finite, *why, x, model, started);
   return true;
 }
 

@@ -59,6 +59,61 @@ std::optional<std::string> SiconosEventDrivenSolver::refusal(const Model& model,
   return std::nullopt;
 }
 
+namespace {
+
+// The kernel stops at every time of its discretisation: the output times, the horizon, at least
+// one time between (Siconos 4.4 needs three), and one past the horizon, where the run does not go
+// (the kernel's events manager, processing the stop at the horizon, schedules the next time of
+// the discretisation and fails without one).
+std::vector<double> stop_times(double t0, const RunSettings& settings) {
+  std::vector<double> times{t0};
+  for (const double t : settings.output_times) {
+    if (t > times.back() && t < settings.t_end) times.push_back(t);
+  }
+  if (times.size() < 2) times.push_back(t0 + 0.5 * (settings.t_end - t0));
+  times.push_back(settings.t_end);
+  times.push_back(settings.t_end + (settings.t_end - t0));
+  return times;
+}
+
+// The events of a nonsmooth stop at t: an impact where an impulse meets an approach, a contact
+// or a lift-off where a constraint closes or opens (`closed`: each constraint's state before);
+// their kinds joined by '&', "" where there are none.
+std::string nonsmooth_events_at(double t, siconos::EventDrivenSimulation& simulation,
+                                const Eigen::VectorXd& impulse, const Eigen::VectorXd& rate_before,
+                                const Eigen::VectorXd& rate_after, std::vector<char>& closed,
+                                RunRecord& record) {
+  const int m = static_cast<int>(closed.size());
+  std::string kinds;
+  const auto first_event = record.events.size();
+  for (int k = 0; k < m; ++k) {
+    auto& was_closed = closed[static_cast<std::size_t>(k)];
+    const bool is_closed = simulation.closed(k);
+    if (impulse(k) > 0.0 && rate_before(k) < 0.0) {
+      record.events.push_back({.t = t,
+                               .kind = EventKind::impact,
+                               .index = k,
+                               .rate_before = rate_before(k),
+                               .rate_after = rate_after(k)});
+    }
+    if (is_closed && !was_closed) {
+      record.events.push_back({.t = t, .kind = EventKind::contact, .index = k});
+    } else if (!is_closed && was_closed) {
+      record.events.push_back({.t = t, .kind = EventKind::lift_off, .index = k});
+    }
+    was_closed = is_closed ? 1 : 0;
+  }
+  for (auto e = first_event; e < record.events.size(); ++e) {
+    const std::string_view kind = text_of(record.events[e].kind);
+    if (kinds.find(kind) != std::string::npos) continue;
+    if (!kinds.empty()) kinds += '&';
+    kinds += kind;
+  }
+  return kinds;
+}
+
+}  // namespace
+
 RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings& settings) const {
   require_support(*this, model);
   require_siconos_kernel();
@@ -81,17 +136,7 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
   record.min_constraint.assign(static_cast<std::size_t>(m),
                                std::numeric_limits<double>::infinity());
 
-  // The kernel stops at every time of its discretisation: the output times, the horizon, at
-  // least one time between (Siconos 4.4 needs three), and one past the horizon, where the run
-  // does not go (the kernel's events manager, processing the stop at the horizon, schedules the
-  // next time of the discretisation and fails without one).
-  std::vector<double> times{t0};
-  for (const double t : settings.output_times) {
-    if (t > times.back() && t < settings.t_end) times.push_back(t);
-  }
-  if (times.size() < 2) times.push_back(t0 + 0.5 * (settings.t_end - t0));
-  times.push_back(settings.t_end);
-  times.push_back(settings.t_end + (settings.t_end - t0));
+  const std::vector<double> times = stop_times(t0, settings);
 
   std::optional<SiconosCase> bound;  // the case as the bridge's problem
   std::unique_ptr<siconos::EventDrivenSimulation> simulation;
@@ -175,31 +220,8 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
         State before = next;
         before.v = Eigen::Map<const Eigen::VectorXd>(simulation->v_before().data(), n);
         rates(before, rate_before);
-        std::string kinds;
-        const auto first_event = record.events.size();
-        for (int k = 0; k < m; ++k) {
-          auto& was_closed = closed[static_cast<std::size_t>(k)];
-          const bool is_closed = simulation->closed(k);
-          if (impulse(k) > 0.0 && rate_before(k) < 0.0) {
-            record.events.push_back({.t = next.t,
-                                     .kind = EventKind::impact,
-                                     .index = k,
-                                     .rate_before = rate_before(k),
-                                     .rate_after = rate_after(k)});
-          }
-          if (is_closed && !was_closed) {
-            record.events.push_back({.t = next.t, .kind = EventKind::contact, .index = k});
-          } else if (!is_closed && was_closed) {
-            record.events.push_back({.t = next.t, .kind = EventKind::lift_off, .index = k});
-          }
-          was_closed = is_closed ? 1 : 0;
-        }
-        for (auto e = first_event; e < record.events.size(); ++e) {
-          const std::string_view kind = text_of(record.events[e].kind);
-          if (kinds.find(kind) != std::string::npos) continue;
-          if (!kinds.empty()) kinds += '&';
-          kinds += kind;
-        }
+        const std::string kinds = nonsmooth_events_at(next.t, *simulation, impulse, rate_before,
+                                                      rate_after, closed, record);
         if (!kinds.empty()) {
           deliver(before, kinds + "-");
           deliver(next, kinds + "+");

@@ -19,6 +19,85 @@
 
 namespace crbench {
 
+namespace {
+
+// The step times of moreau-jean: t0 + k h, the last step shortened to end at the horizon. At
+// least two steps: Siconos 4.4's TimeStepping aborts the process (an assertion on a NaN next
+// time) with a discretisation of one step; a horizon within one step is then cut in two halves.
+// Building them is held to max_wall_time (the record's status and reason say so when it is not).
+std::vector<double> step_times(double t0, double t_end, double h, double steps_needed,
+                               std::chrono::steady_clock::time_point started, double max_wall_time,
+                               RunRecord& record) {
+  const double span = t_end - t0;
+  std::vector<double> times{t0};
+  if (steps_needed < 2.0) {
+    times.push_back(t0 + 0.5 * span);
+    record.warnings.push_back("the horizon is within one step of h = " + format_number(h) +
+                              ": two steps of " + format_number(0.5 * span) +
+                              " (Siconos needs at least two)");
+  } else {
+    // The kernel takes every step's time up front: at a long horizon and a small h that is
+    // hundreds of millions of times and gigabytes before the first step (docs/internals.md).
+    // Building them is held to max_wall_time as the steps are.
+    const auto count = static_cast<long>(steps_needed);
+    const WallTimeBudget grid_time(started, max_wall_time);
+    times.reserve(static_cast<std::size_t>(count) + 1);
+    for (long k = 1; k < count; ++k) {
+      if (k % (1L << 16) == 0 && grid_time.exceeded()) {
+        record.status = Status::wall_time_exceeded;
+        record.reason = "the solve took more than max_wall_time = " + format_number(max_wall_time) +
+                        " s building the " + format_number(steps_needed) +
+                        " step times that Siconos takes before the first step (" +
+                        std::to_string(k) + " built); stopped at t = " + format_number(t0);
+        break;
+      }
+      times.push_back(t0 + static_cast<double>(k) * h);
+    }
+  }
+  times.push_back(t_end);
+  return times;
+}
+
+// Episodes as moreau-jean keeps them (its record's episode_definition): an impulse that starts
+// with an approach is an impact, one that persists past its step a contact, and the step without
+// one after a contact its lift-off.
+enum class Episode : char { none, impact, open };
+
+// The step from t to t_next with the kernel's impulses: the record's impulses, smallest
+// constraint values and events.
+void record_step(const Model& model, double t, double t_next, const Eigen::VectorXd& impulse,
+                 const Eigen::VectorXd& rate_before, const Eigen::VectorXd& rate_after,
+                 const Eigen::VectorXd& f_next, std::vector<Episode>& episode, RunRecord& record) {
+  for (int k = 0; k < static_cast<int>(episode.size()); ++k) {
+    record.constraint_impulse[static_cast<std::size_t>(k)] += impulse(k);
+    auto& slot = record.min_constraint[static_cast<std::size_t>(k)];
+    slot = std::min(slot, f_next(k));
+    // A bilateral constraint acts at every step with an impulse of either sign: no episodes.
+    if (model.is_bilateral(k)) continue;
+    auto& state = episode[static_cast<std::size_t>(k)];
+    if (impulse(k) > 0.0 && state == Episode::none) {
+      const bool impact = rate_before(k) < 0.0;
+      record.events.push_back({.t = t_next,
+                               .kind = impact ? EventKind::impact : EventKind::contact,
+                               .index = k,
+                               .rate_before = rate_before(k),
+                               .rate_after = rate_after(k)});
+      state = impact ? Episode::impact : Episode::open;
+    } else if (impulse(k) > 0.0 && state == Episode::impact) {
+      // The impulse persists after the impact step: the episode goes on as a contact.
+      record.events.push_back({.t = t, .kind = EventKind::contact, .index = k});
+      state = Episode::open;
+    } else if (!(impulse(k) > 0.0)) {
+      if (state == Episode::open) {
+        record.events.push_back({.t = t, .kind = EventKind::lift_off, .index = k});
+      }
+      state = Episode::none;
+    }
+  }
+}
+
+}  // namespace
+
 std::string SiconosMoreauJeanSolver::description() const {
   return "Ideal model by the Siconos kernel (4.4): the case as a LagrangianDS (its mass matrix, "
          "forces and Jacobians), one LagrangianScleronomousR per unilateral constraint, "
@@ -76,43 +155,15 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
   const double span = settings.t_end - t0;
   const double steps_needed = std::ceil(span / p.at("h") - 1e-9);
   if (steps_needed > p.at("max_steps")) {
-    record.status = Status::too_many_steps;
-    record.reason = format_number(steps_needed) + " steps of h = " + format_number(p.at("h")) +
-                    " are needed and max_steps is " + format_number(p.at("max_steps"));
-    record.final_state = x;
+    end_before_start(record, Status::too_many_steps,
+                     format_number(steps_needed) + " steps of h = " + format_number(p.at("h")) +
+                         " are needed and max_steps is " + format_number(p.at("max_steps")),
+                     x, model, started);
     return record;
   }
-  // The times of moreau-jean: t0 + k h, the last step shortened to end at the horizon. At least
-  // two steps: Siconos 4.4's TimeStepping aborts the process (an assertion on a NaN next time)
-  // with a discretisation of one step; a horizon within one step is then cut in two halves.
   const double h = p.at("h");
-  std::vector<double> times{t0};
-  if (steps_needed < 2.0) {
-    times.push_back(t0 + 0.5 * span);
-    record.warnings.push_back("the horizon is within one step of h = " + format_number(h) +
-                              ": two steps of " + format_number(0.5 * span) +
-                              " (Siconos needs at least two)");
-  } else {
-    // The kernel takes every step's time up front: at a long horizon and a small h that is
-    // hundreds of millions of times (pendulum-string with g = 1e-9: 5 GB and 10 s before the
-    // first step). Building them is held to max_wall_time as the steps are.
-    const auto count = static_cast<long>(steps_needed);
-    const WallTimeBudget grid_time(started, settings.max_wall_time);
-    times.reserve(static_cast<std::size_t>(count) + 1);
-    for (long k = 1; k < count; ++k) {
-      if (k % (1L << 16) == 0 && grid_time.exceeded()) {
-        record.status = Status::wall_time_exceeded;
-        record.reason =
-            "the solve took more than max_wall_time = " + format_number(settings.max_wall_time) +
-            " s building the " + format_number(steps_needed) +
-            " step times that Siconos takes before the first step (" + std::to_string(k) +
-            " built); stopped at t = " + format_number(t0);
-        break;
-      }
-      times.push_back(t0 + static_cast<double>(k) * h);
-    }
-  }
-  times.push_back(settings.t_end);
+  const std::vector<double> times =
+      step_times(t0, settings.t_end, h, steps_needed, started, settings.max_wall_time, record);
   record.tolerances = {{"h", h}, {"theta", theta}};
   record.episode_definition = kStepEpisodeDefinition;
   record.min_constraint.assign(static_cast<std::size_t>(m),
@@ -134,8 +185,6 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
     bound->set_wall_time_bound(started, settings.max_wall_time);
     const auto simulation = siconos::MoreauJeanTimeStepping::create(bound->problem(), theta, times);
 
-    // Episodes as moreau-jean keeps them (its record's episode_definition).
-    enum class Episode : char { none, impact, open };
     std::vector<Episode> episode(static_cast<std::size_t>(m), Episode::none);
     Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), rate_before(m), rate_after(m);
     Point point;
@@ -175,33 +224,8 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
       }
       const Eigen::VectorXd f_next = rates(next, rate_after);
       last_step = next.t - x.t;
-      for (int k = 0; k < m; ++k) {
-        impulse(k) = simulation->impulse(k);
-        record.constraint_impulse[static_cast<std::size_t>(k)] += impulse(k);
-        auto& slot = record.min_constraint[static_cast<std::size_t>(k)];
-        slot = std::min(slot, f_next(k));
-        // A bilateral constraint acts at every step with an impulse of either sign: no episodes.
-        if (model.is_bilateral(k)) continue;
-        auto& state = episode[static_cast<std::size_t>(k)];
-        if (impulse(k) > 0.0 && state == Episode::none) {
-          const bool impact = rate_before(k) < 0.0;
-          record.events.push_back({.t = next.t,
-                                   .kind = impact ? EventKind::impact : EventKind::contact,
-                                   .index = k,
-                                   .rate_before = rate_before(k),
-                                   .rate_after = rate_after(k)});
-          state = impact ? Episode::impact : Episode::open;
-        } else if (impulse(k) > 0.0 && state == Episode::impact) {
-          // The impulse persists after the impact step: the episode goes on as a contact.
-          record.events.push_back({.t = x.t, .kind = EventKind::contact, .index = k});
-          state = Episode::open;
-        } else if (!(impulse(k) > 0.0)) {
-          if (state == Episode::open) {
-            record.events.push_back({.t = x.t, .kind = EventKind::lift_off, .index = k});
-          }
-          state = Episode::none;
-        }
-      }
+      for (int k = 0; k < m; ++k) impulse(k) = simulation->impulse(k);
+      record_step(model, x.t, next.t, impulse, rate_before, rate_after, f_next, episode, record);
       x = next;
       ++record.steps;
       if (!(start_size > 0.0)) {

@@ -101,8 +101,8 @@ class WallTimeBudget {
     return interrupt_requested() || std::chrono::steady_clock::now() > deadline_;
   }
   // The same, reporting the solve's time t to on_progress about once a second. For a step loop:
-  // it reads the clock at the first call and every kClockPeriod-th after (a few steps cost
-  // microseconds; reading the clock at each was 2% of a small solve).
+  // it reads the clock at the first call and every kClockPeriod-th after (a step can cost little
+  // more than reading the clock; docs/internals.md).
   bool exceeded(double t) const {
     if (calls_++ % kClockPeriod != 0) return false;
     const auto now = std::chrono::steady_clock::now();
@@ -284,6 +284,10 @@ std::optional<std::string> non_finite_start(const Model& model, const State& x);
 // contact episodes with the lift-off time (finish_contact_episodes).
 void finish_record(RunRecord& record, const Model& model,
                    std::chrono::steady_clock::time_point started, double output_seconds);
+// A run that ends before its first step: its status and reason, the initial state x as the final
+// one, and the record finished (finish_record, no output time).
+void end_before_start(RunRecord& record, Status status, std::string reason, const State& x,
+                      const Model& model, std::chrono::steady_clock::time_point started);
 
 // InputError when the case has constraints the solver does not compute (called by such a
 // solver's run, so that no caller can get a run that ignores them).
