@@ -839,7 +839,7 @@ ModelJudgement judge_model(
     // Other observables with a stated order (the distance of z from its viscous limit beside
     // the lift-off of Proposition 3) must be confirmed too.
     if (!others.empty()) {
-      others.insert(others.begin(), {"lift_off_time", &*lift_off});
+      others.insert(others.begin(), {std::string(kLiftOffTime), &*lift_off});
       join_verdicts(others);
     }
   }
@@ -1019,9 +1019,9 @@ ojson Converge::model_json(std::size_t mi, GroupedLines& grouped, ObservableTabl
     ObservableLadder ladder = analyse_observable(o, m, ref, lines, rules);
     const LadderAnalysis& analysis = ladder.analysis;
     observables[o] = observable_json(o, m, ladder, lines, tables.tables[o], tables.unit_column[o]);
-    if (o == "lift_off_time") lift_off = analysis;
-    if (o != "lift_off_time" && analysis.expected_order) stated_others.emplace_back(o, analysis);
-    if (o != "lift_off_time" && !deviation && (analysis.expected_order || !m.has_ladder)) {
+    if (o == kLiftOffTime) lift_off = analysis;
+    if (o != kLiftOffTime && analysis.expected_order) stated_others.emplace_back(o, analysis);
+    if (o != kLiftOffTime && !deviation && (analysis.expected_order || !m.has_ladder)) {
       deviation = std::make_pair(o, analysis);
     }
   }
@@ -1054,7 +1054,7 @@ ojson Converge::model_json(std::size_t mi, GroupedLines& grouped, ObservableTabl
   // The observable the verdict rests on (the report's overview shows its fit): the lift-off,
   // else the first other observable with a stated order, else the first deviation.
   if (!lift_off && !stated_others.empty()) deviation = stated_others.front();
-  jm["judged_observable"] = lift_off    ? ojson("lift_off_time")
+  jm["judged_observable"] = lift_off    ? ojson(std::string(kLiftOffTime))
                             : deviation ? ojson(deviation->first)
                                         : ojson();
 

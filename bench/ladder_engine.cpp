@@ -51,7 +51,7 @@ LadderReference run_reference(const ReferenceSpec& spec, const Model& model) {
   ref.v = run.v;
   ref.z = first_contact_z(run);
   for (const auto& o : spec.observables) {
-    if (o == "lift_off_time" || observable(o).judged == ObservableClass::tends_to_zero) continue;
+    if (o == kLiftOffTime || observable(o).judged == ObservableClass::tends_to_zero) continue;
     if (const auto x = measure(o, run, model); x && run.record.status == Status::ok) {
       ref.values[o] = *x;
     }
@@ -77,7 +77,7 @@ void complete_by_run(const ReferenceSpec& spec, const Model& model, LadderRefere
   const bool lacks_lift_off = !ref.lift_off, lacks_motion = ref.q.empty();
   for (const auto& o : spec.observables) {
     const bool lacking =
-        o == "lift_off_time" ? lacks_lift_off : observable(o).grid.has_value() && lacks_motion;
+        o == kLiftOffTime ? lacks_lift_off : observable(o).grid.has_value() && lacks_motion;
     if (!lacking) continue;
     const auto u = run.uncertainty.find(o);
     if (run.status == Status::ok && u != run.uncertainty.end()) {
@@ -104,7 +104,7 @@ LadderReference closed_form_reference(const ReferenceSpec& spec, const Model& mo
   for (const auto& o : spec.observables) ref.uncertainty[o] = 0.0;
   // The ideal model never goes below f = 0; its impact velocities and energy are not among the
   // case's facts.
-  ref.values["penetration_depth"] = 0.0;
+  ref.values[std::string(kPenetrationDepth)] = 0.0;
   if (const auto* exact = facts.trajectory(spec.limit_model)) {
     const double t0 = model.initial_state().t, t1 = spec.run.t_end.value_or(model.horizon());
     ref.q = sample_motion(*exact, t0, t1, spec.run.samples);
@@ -205,7 +205,7 @@ LadderReference make_reference(const ReferenceSpec& spec, const Model& model) {
   ref.tolerances = "exact: " + spec.source;
   ref.what = spec.source;
   for (const auto& [o, value] : spec.values) {
-    if (o == "lift_off_time") {
+    if (o == kLiftOffTime) {
       ref.lift_off = value;
     } else {
       ref.values[o] = value;
@@ -221,7 +221,7 @@ std::optional<double> observe_one(const std::string& o, const GridRun& run, cons
 }
 
 std::optional<double> reference_value(const std::string& o, const LadderReference& reference) {
-  if (o == "lift_off_time") return reference.lift_off;
+  if (o == kLiftOffTime) return reference.lift_off;
   const ObservableSpec& spec = observable(o);
   if (spec.judged == ObservableClass::tends_to_zero) return 0.0;
   if (const auto v = reference.values.find(o); v != reference.values.end()) return v->second;

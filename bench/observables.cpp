@@ -347,16 +347,16 @@ std::string impulse_units(const Model& model) {
 
 using C = ObservableClass;
 const std::vector<ObservableSpec> kObservables{
-    {"lift_off_time", C::limit_value, true, std::nullopt,
+    {kLiftOffTime, C::limit_value, true, std::nullopt,
      "error = value - reference lift-off; lift-off: the end of the last contact episode", time_unit,
      lift_off_time},
     grid_row<kMax, false>(
-        "max_q_deviation", true,
+        kMaxQDeviation, true,
         "the largest sup-norm distance of q from the reference motion over a {samples}-point grid "
         "of the horizon",
         coordinate_units),
     grid_row<kFinal, false>(
-        "final_q_deviation", true,
+        kFinalQDeviation, true,
         "the sup-norm distance of q from the reference motion at the end of the horizon",
         coordinate_units),
     grid_row<kL2, false>(
@@ -369,7 +369,7 @@ const std::vector<ObservableSpec> kObservables{
         "the sup-norm distance of q' from the reference run's at the end of the horizon; a closed "
         "form gives no q'",
         velocity_units),
-    {"penetration_depth", C::reference_order, false, std::nullopt,
+    {kPenetrationDepth, C::reference_order, false, std::nullopt,
      "the largest depth max(0, -f) below a unilateral constraint over every step; reference: 0 "
      "for the ideal model, else the reference run's",
      constraint_units, penetration_depth},

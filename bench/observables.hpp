@@ -56,6 +56,14 @@ struct ObservableSpec {
   std::optional<double> (*measure)(const Observation& x);  // nullopt where the run has none
 };
 
+// The observables the harness's own logic names, spelt once (their rows use these): the lift-off,
+// which a reference carries apart from its values; the q deviations verify and work–precision
+// measure; the penetration depth, which the ideal model's closed form sets to 0.
+inline constexpr std::string_view kLiftOffTime = "lift_off_time";
+inline constexpr std::string_view kMaxQDeviation = "max_q_deviation";
+inline constexpr std::string_view kFinalQDeviation = "final_q_deviation";
+inline constexpr std::string_view kPenetrationDepth = "penetration_depth";
+
 // Every observable, in the order the documentation lists them.
 const std::vector<ObservableSpec>& observable_table();
 // The row of `name`; nullptr for a name that is not an observable.
@@ -73,7 +81,7 @@ std::string observable_caption(const ObservableSpec& spec, int samples);
 // z of the first contact's constraint on the grid over the window of the z observables, NaN
 // elsewhere; empty without z or contact (the z observables: docs/theory.md §5).
 std::vector<double> first_contact_z(const GridRun& run);
-// "z_deviation": max over the grid points in both runs' windows of |z − z_reference|.
+// The z deviation: max over the grid points in both runs' windows of |z − z_reference|.
 std::optional<double> z_deviation(const GridRun& run, const std::vector<double>& reference_z);
 
 // Per coordinate, the distance of q (or v) from a reference on the same grid: the largest over

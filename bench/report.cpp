@@ -18,6 +18,7 @@
 
 #include "crbench/bench/chain_outcome.hpp"
 #include "crbench/bench/cross_validation.hpp"
+#include "crbench/bench/observables.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
 #include "crbench/bench/sweep.hpp"
@@ -502,8 +503,8 @@ std::string studies_overview(const std::vector<StudyOutcome>& studies) {
     const std::string observable = st.summary["observables"].front().get<std::string>();
     const std::string shown_by_default =
         std::find(st.summary["observables"].begin(), st.summary["observables"].end(),
-                  "lift_off_time") != st.summary["observables"].end()
-            ? std::string("lift_off_time")
+                  std::string(kLiftOffTime)) != st.summary["observables"].end()
+            ? std::string(kLiftOffTime)
             : observable;
     for (const auto& m : st.summary["models"]) {
       const auto& x = m["extrapolation"];
@@ -515,7 +516,7 @@ std::string studies_overview(const std::vector<StudyOutcome>& studies) {
       std::ostringstream limit;
       const auto& rows = m["observables"][shown]["rows"];
       if (rows.size() == 1 && m["axis"].is_null() && rows[0]["error"].is_number()) {
-        limit << (shown == "lift_off_time" ? "error " : shown + " ")
+        limit << (shown == kLiftOffTime ? "error " : shown + " ")
               << scientific(std::abs(rows[0]["error"].get<double>()), 2) << " vs "
               << m["reference"]["kind"].get<std::string>();
       } else if (x["limit"].is_number()) {

@@ -11,6 +11,7 @@
 #include "crbench/bench/convergence.hpp"
 #include "crbench/bench/ladder.hpp"
 #include "crbench/bench/ladder_engine.hpp"
+#include "crbench/bench/observables.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/model_parameters.hpp"
@@ -71,7 +72,7 @@ LadderReference prediction_of(const LadderPlan& plan, const Model& model,
 // ladder's max_q_deviation from it must fall at the theory's order 1 (Kozlov 1992 (6)–(7)).
 int verify_kinematic(const VerifyRequest& request, const std::vector<double>& ladder,
                      const Model& model, std::ostream& out) {
-  const std::string o = "max_q_deviation";
+  const std::string o(kMaxQDeviation);
   const LadderPlan plan = N_plan(request);
   const LadderReference prediction = prediction_of(plan, model, o);
   const LadderRun run = run_ladder(plan, ladder, prediction, {o});
@@ -95,7 +96,7 @@ int verify_kinematic(const VerifyRequest& request, const std::vector<double>& la
     const LadderRow& row = analysis.rows[i];
     rows.push_back({{"N", ladder[i]},
                     {"status", inputs[i].status},
-                    {"max_q_deviation", optional_number(row.value)},
+                    {o, optional_number(row.value)},
                     {"local_order", optional_number(row.local_order)},
                     {"discretization_error", optional_number(row.discretization)},
                     {"flagged", row.flagged},
@@ -145,7 +146,7 @@ std::optional<StatedOrder> stated_step_order(LadderAxis axis, const std::string&
     // power law (where the true time is a step end, the error is 0). The deviation at the horizon
     // has no stated order: a run that ends at rest on the constraint (bouncing-ball-siconos)
     // converges there faster than its flight.
-    if (observable != "max_q_deviation") return std::nullopt;
+    if (observable != kMaxQDeviation) return std::nullopt;
     return StatedOrder{1.0,
                        "Moreau-Jean time stepping: positions of order 1 in h across contact "
                        "transitions and impacts (Acary & Brogliato 2008, section 10.1)"};
@@ -157,6 +158,11 @@ std::optional<StatedOrder> stated_step_order(LadderAxis axis, const std::string&
   // order printed (NO RATE STATED).
   (void)observable;
   return std::nullopt;
+}
+
+// What a step ladder measures: the lift-off, and the final and the largest q deviation.
+std::vector<std::string> step_observables() {
+  return {std::string(kLiftOffTime), std::string(kFinalQDeviation), std::string(kMaxQDeviation)};
 }
 
 // An h or rtol ladder of one solver, and what its runs share: the case, the solver's
@@ -220,7 +226,7 @@ struct StepLadder {
     spec.run = plan().base;
     spec.tight_factor = request.tight_factor;
     spec.estimate_error = true;
-    spec.observables = {"lift_off_time", "final_q_deviation", "max_q_deviation"};
+    spec.observables = step_observables();
     if (in_h) {
       spec.run.solver_name = "event-driven";
       spec.run.solver_assignments.clear();
@@ -254,7 +260,7 @@ StepObservable step_observable(const StepLadder& step, const std::string& o,
   const std::vector<LadderInput>& inputs = run.inputs.at(o);
   LadderRules rules;
   rules.digits = request.digits;
-  const bool is_lift_off = o == "lift_off_time";
+  const bool is_lift_off = o == kLiftOffTime;
   const std::optional<StatedOrder> stated = stated_step_order(request.axis, o);
   const LadderAnalysis analysis =
       judge_rows(o, inputs, ref, stated ? std::optional<double>(stated->order) : std::nullopt,
@@ -317,13 +323,12 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
                        std::ostream& out) {
   const StepLadder step(request, ladder);
   const LadderReference ref = step.reference();
-  const LadderRun run = run_ladder(step.plan(), ladder, ref,
-                                   {"lift_off_time", "final_q_deviation", "max_q_deviation"});
+  const LadderRun run = run_ladder(step.plan(), ladder, ref, step_observables());
   nlohmann::ordered_json observed = nlohmann::ordered_json::object();
   std::ostringstream text;
   bool all_confirmed = true;
   int stated_count = 0;
-  for (const std::string o : {"lift_off_time", "final_q_deviation", "max_q_deviation"}) {
+  for (const std::string& o : step_observables()) {
     const StepObservable one = step_observable(step, o, ladder, run, ref, text);
     if (one.stated) {
       ++stated_count;
@@ -456,7 +461,7 @@ int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& lad
   }
 
   // The prediction.
-  const std::string o = "lift_off_time";
+  const std::string o(kLiftOffTime);
   const LadderPlan plan = N_plan(request);
   const LadderReference reference = prediction_of(plan, *model, o);
   const RunRecord& prediction = reference.record;

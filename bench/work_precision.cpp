@@ -15,6 +15,7 @@
 #include "crbench/bench/ladder.hpp"
 #include "crbench/bench/ladder_engine.hpp"
 #include "crbench/bench/number_text.hpp"
+#include "crbench/bench/observables.hpp"
 #include "crbench/bench/points.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/cases/registry.hpp"
@@ -105,9 +106,9 @@ std::optional<std::string> set_reference(const Model& model, CaseSetup& setup) {
   spec.run.samples = setup.samples;
   spec.tight_factor = kReferenceFactor;
   spec.estimate_error = true;
-  spec.observables = {"max_q_deviation"};
+  spec.observables = {std::string(kMaxQDeviation)};
   const LadderReference fine = make_reference(spec, model);
-  const auto estimate = fine.uncertainty.find("max_q_deviation");
+  const auto estimate = fine.uncertainty.find(std::string(kMaxQDeviation));
   if (fine.status != Status::ok || estimate == fine.uncertainty.end()) {
     return "event-driven at rtol 1e-14 ended with " + to_string(fine.status) + " (" +
            fine.record.reason + ")";
