@@ -353,3 +353,31 @@ TEST_CASE("records say how crbench was built: commit, build type, compiler", "[c
 }
 
 }  // namespace cli_tests
+
+namespace cli_tests {
+
+// docs/architecture.md names the files a newcomer touches for a case, a solver, an observable, a
+// study field and a ladder experiment: every file it names exists, and so does every function of
+// the ladder engine its recipe names.
+TEST_CASE("docs/architecture.md names files and functions that exist", "[cli][docs]") {
+  const std::string root = CRBENCH_SOURCE_DIR;
+  const std::string doc = crbench::testing::read_text_file(root + "/docs/architecture.md");
+  const std::regex path(
+      R"((bench|solvers|cases|scripts|tests|docs|python|cmake)/[A-Za-z0-9_./-]+\.(cpp|hpp|py|md|json|cmake))");
+  int checked = 0;
+  for (std::sregex_iterator it(doc.begin(), doc.end(), path), end; it != end; ++it) {
+    INFO(it->str());
+    CHECK(std::filesystem::exists(root + "/" + it->str()));
+    ++checked;
+  }
+  CHECK(checked >= 20);
+  const std::string engine = crbench::testing::read_text_file(root + "/bench/ladder_engine.hpp");
+  for (const char* name : {"LadderPlan", "rung_request", "tight_twin", "ReferenceSpec",
+                           "make_reference", "ladder_input", "run_ladder", "judge_rows"}) {
+    INFO(name);
+    CHECK(doc.find(name) != std::string::npos);
+    CHECK(engine.find(name) != std::string::npos);
+  }
+}
+
+}  // namespace cli_tests
