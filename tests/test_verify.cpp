@@ -80,6 +80,33 @@ TEST_CASE("verify does not confirm what the ladder does not support", "[verify]"
   CHECK(j["digits_of_agreement"].get<double>() < 8.0);
 }
 
+TEST_CASE("verify refuses the tolerances a study refuses, naming the flag", "[verify]") {
+  // rtol / tight_factor below the smallest rtol the solvers take: the tight twin would not be
+  // tighter by the stated factor. A study refuses it (study.tolerances.tight_factor); so does
+  // verify.
+  const auto tight = crbench::testing::cli({"verify", "--case", "dk-plane", "--rtol", "1e-14"});
+  CHECK(tight.status == 2);
+  CHECK(tight.err.find("--tight-factor: --rtol / --tight-factor = 1e-16") != std::string::npos);
+  nlohmann::json study = nlohmann::json::parse(R"({
+    "name": "t", "case": "dk-plane", "N": {"from": 100, "to": 10000},
+    "tolerances": {"rtol": 1e-14},
+    "models": [{"label": "viscous", "solver": "realization", "set": {"preset": "viscous"}}]
+  })");
+  CHECK_THROWS_AS(crbench::parse_study(study), crbench::InputError);
+  study["tolerances"]["tight_factor"] = 10;
+  CHECK_NOTHROW(crbench::parse_study(study));
+  CHECK(crbench::testing::cli({"verify", "--case", "dk-plane", "--rtol", "1e-14", "--tight-factor",
+                               "10", "--to", "1e4"})
+            .status != 2);  // accepted (its verdict is not this test's)
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--rtol", "1"}, {"--rtol", "0"}, {"--atol", "-1"}}) {
+    const auto refused = crbench::testing::cli({"verify", "--case", "dk-plane", flag, value});
+    INFO(flag << " " << value << ": " << refused.err);
+    CHECK(refused.status == 2);
+    CHECK(refused.err.find(flag + ": " + value + " must be in") != std::string::npos);
+  }
+}
+
 TEST_CASE("verify: bad ladders are input errors", "[verify]") {
   CHECK(verify({"--N-from", "1e4", "--N-to", "1e3"}).first == 2);
   CHECK(verify({"--N-from", "0"}).first == 2);
