@@ -675,17 +675,15 @@ ObservableLadder analyse_observable(const std::string& o, const StudyModel& m,
   const bool own_axis = m.has_ladder && m.axis != LadderAxis::N;
   out.rung_key = own_axis ? axis_name(m.axis, m.ladder_parameter) : std::string("N");
   for (const ojson* line : lines) {
-    LadderInput in;
-    in.rung = optional_of(line->value(out.rung_key, ojson()));
-    if (m.has_ladder) in.reference_uncertainty = row_reference_uncertainty(m.axis, o, ref);
-    in.status = status_in(*line).value_or(Status::internal_error);
-    in.reason = line->value("reason", std::string());
-    in.value = optional_of(line->value("values", ojson::object()).value(o, ojson()));
-    in.warnings = line->value("warnings", std::vector<std::string>());
-    if (parse_text<Status>(line->value("tight_status", std::string())) == Status::ok) {
-      in.tight = optional_of(line->value("tight_values", ojson::object()).value(o, ojson()));
-    }
-    out.inputs.push_back(in);
+    RowMeasurement row{
+        .rung = optional_of(line->value(out.rung_key, ojson())),
+        .status = status_in(*line).value_or(Status::internal_error),
+        .reason = line->value("reason", std::string()),
+        .warnings = line->value("warnings", std::vector<std::string>()),
+        .value = optional_of(line->value("values", ojson::object()).value(o, ojson())),
+        .tight_status = parse_text<Status>(line->value("tight_status", std::string())),
+        .tight = optional_of(line->value("tight_values", ojson::object()).value(o, ojson()))};
+    out.inputs.push_back(ladder_input(o, m.has_ladder ? m.axis : LadderAxis::N, row, ref));
   }
   const auto expected = m.expected_order.find(o);
   out.analysis = judge_rows(

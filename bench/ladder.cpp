@@ -129,6 +129,14 @@ std::string rung_label(LadderAxis axis, double rung, const std::string& paramete
 double tight_rtol(double rtol, double factor) { return std::max(rtol / factor, kRtolSpec.min); }
 double tight_atol(double atol, double factor) { return atol / factor; }
 
+void require_tight_rtol(double rtol, double factor, const std::string& factor_field,
+                        const std::string& ratio_text) {
+  if (rtol / factor >= kRtolSpec.min) return;
+  throw InputError(factor_field + ": " + ratio_text + " = " + format_number(rtol / factor) +
+                   " is below " + format_number(kRtolSpec.min) +
+                   ", the smallest rtol the solvers accept");
+}
+
 std::string N_label(double N) {
   if (!(N > 0.0) || !std::isfinite(N)) return format_number(N);
   const double tenths = std::round(std::log10(N) * 10.0);

@@ -52,6 +52,15 @@ struct LadderRules {
 double tight_rtol(double rtol, double factor);
 double tight_atol(double atol, double factor);
 
+// The factor a ladder's tight twin divides the tolerances by.
+inline const ParamSpec kTightFactorSpec{.name = "tight_factor", .min = 2.0, .max = 1e4};
+
+// The tight twin must be tighter by the stated factor: rtol / factor not below the smallest rtol
+// the solvers accept (tight_rtol would clamp it silently). An InputError blaming `factor_field`,
+// with the ratio written as `ratio_text` (e.g. "rtol / tight_factor"), otherwise.
+void require_tight_rtol(double rtol, double factor, const std::string& factor_field,
+                        const std::string& ratio_text);
+
 struct LadderInput {
   std::optional<double> rung;   // N, h or rtol of the row; nullopt: an ideal model (one row)
   Status status = Status::ok;   // the solve's status

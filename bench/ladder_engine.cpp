@@ -235,20 +235,32 @@ std::optional<double> row_reference_uncertainty(LadderAxis axis, const std::stri
   return u != reference.uncertainty.end() ? u->second : std::numeric_limits<double>::infinity();
 }
 
+LadderInput ladder_input(const std::string& o, LadderAxis axis, RowMeasurement row,
+                         const LadderReference& reference) {
+  LadderInput in;
+  in.rung = row.rung;
+  in.status = row.status;
+  in.reason = std::move(row.reason);
+  in.value = row.value;
+  if (row.tight_status == Status::ok) in.tight = row.tight;
+  in.warnings = std::move(row.warnings);
+  in.reference_uncertainty = row_reference_uncertainty(axis, o, reference);
+  return in;
+}
+
 LadderInput ladder_input(const std::string& o, LadderAxis axis, std::optional<double> rung,
                          const GridRun& row, const GridRun* tight, const Model& model,
                          const LadderReference& reference) {
-  LadderInput in;
-  in.rung = rung;
-  in.status = row.record.status;
-  in.reason = row.record.reason;
-  in.value = observe_one(o, row, model, reference);
-  if (tight && tight->record.status == Status::ok) {
-    in.tight = observe_one(o, *tight, model, reference);
+  RowMeasurement m{.rung = rung,
+                   .status = row.record.status,
+                   .reason = row.record.reason,
+                   .warnings = row.record.warnings,
+                   .value = observe_one(o, row, model, reference)};
+  if (tight) {
+    m.tight_status = tight->record.status;
+    if (*m.tight_status == Status::ok) m.tight = observe_one(o, *tight, model, reference);
   }
-  in.warnings = row.record.warnings;
-  in.reference_uncertainty = row_reference_uncertainty(axis, o, reference);
-  return in;
+  return ladder_input(o, axis, std::move(m), reference);
 }
 
 LadderAnalysis judge_rows(const std::string& o, const std::vector<LadderInput>& inputs,
@@ -270,13 +282,17 @@ LadderRun run_ladder(const LadderPlan& plan, const std::vector<double>& rungs,
   LadderRun out;
   std::vector<std::optional<double>> each(rungs.begin(), rungs.end());
   if (each.empty()) each.push_back(std::nullopt);
+  // The case changes from row to row only on a ladder in one of its parameters.
+  const bool rung_on_case = plan.axis == LadderAxis::parameter && plan.parameter_on_case;
+  std::unique_ptr<Model> model =
+      rung_on_case ? nullptr : make_model(plan.base.case_name, plan.base.case_assignments);
   for (const auto& rung : each) {
     const RunRequest r = rung_request(plan, rung);
     out.rows.push_back(solve_on_grid(r));
     out.tight.push_back(has_tight_twins(plan.axis)
                             ? std::optional<GridRun>(solve_on_grid(tight_twin(plan, r)))
                             : std::nullopt);
-    const auto model = make_model(r.case_name, r.case_assignments);
+    if (rung_on_case) model = make_model(r.case_name, r.case_assignments);
     const GridRun* tight = out.tight.back() ? &*out.tight.back() : nullptr;
     for (const auto& o : observables) {
       out.inputs[o].push_back(

@@ -123,7 +123,23 @@ std::optional<double> reference_value(const std::string& observable,
 std::optional<double> row_reference_uncertainty(LadderAxis axis, const std::string& observable,
                                                 const LadderReference& reference);
 
-// One row's input to the analysis: its run and, where it has one, its tight twin's.
+// A row as measured: its rung, its run's outcome and one observable's value at the settings'
+// tolerances and in its tight twin (a study keeps these in its points' lines).
+struct RowMeasurement {
+  std::optional<double> rung;
+  Status status = Status::ok;
+  std::string reason;
+  std::vector<std::string> warnings;
+  std::optional<double> value;
+  std::optional<Status> tight_status;  // none: the row has no tight twin
+  std::optional<double> tight;
+};
+
+// One row's input to the analysis: the tight value only where the twin's run succeeded, and on
+// an h or rtol ladder the reference's error estimate.
+LadderInput ladder_input(const std::string& observable, LadderAxis axis, RowMeasurement row,
+                         const LadderReference& reference);
+// The same from the row's run and, where it has one, its tight twin's.
 LadderInput ladder_input(const std::string& observable, LadderAxis axis, std::optional<double> rung,
                          const GridRun& row, const GridRun* tight, const Model& model,
                          const LadderReference& reference);

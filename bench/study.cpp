@@ -598,14 +598,11 @@ Study parse_study(const nlohmann::json& j) {
     Fields t(*tol, "study.tolerances");
     study.rtol = t.number("rtol", study.rtol, kRtolSpec);
     study.atol = t.number("atol", study.atol, kAtolSpec);
-    study.tight_factor = t.number("tight_factor", study.tight_factor, range(2.0, 1e4));
+    study.tight_factor = t.number("tight_factor", study.tight_factor, kTightFactorSpec);
     t.finish();
   }
-  if (study.rtol / study.tight_factor < kRtolSpec.min) {
-    throw InputError("study.tolerances.tight_factor: rtol / tight_factor = " +
-                     format_number(study.rtol / study.tight_factor) + " is below " +
-                     format_number(kRtolSpec.min) + ", the smallest rtol the solvers accept");
-  }
+  require_tight_rtol(study.rtol, study.tight_factor, "study.tolerances.tight_factor",
+                     "rtol / tight_factor");
   study.samples = static_cast<int>(top.number("samples", study.samples, range(11.0, 1e6)));
   study.digits = top.number("digits", study.digits, range(1.0, 15.0));
   study.max_wall_time = top.number("max_wall_time", study.max_wall_time, kMaxWallTimeSpec);

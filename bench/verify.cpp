@@ -443,16 +443,12 @@ std::vector<double> checked_ladder(const VerifyRequest& request) {
     throw InputError("--atol: " + format_number(request.atol) + " must be in " +
                      kAtolSpec.range_text());
   }
-  if (!(request.tight_factor >= 2.0 && request.tight_factor <= 1e4)) {
-    throw InputError("--tight-factor: " + format_number(request.tight_factor) +
-                     " must be in [2, 1e4] (as a study's tolerances.tight_factor)");
+  if (!kTightFactorSpec.admits(request.tight_factor)) {
+    throw InputError("--tight-factor: " + format_number(request.tight_factor) + " must be in " +
+                     kTightFactorSpec.range_text() + " (as a study's tolerances.tight_factor)");
   }
-  if (request.rtol / request.tight_factor < kRtolSpec.min) {
-    throw InputError("--tight-factor: --rtol / --tight-factor = " +
-                     format_number(request.rtol / request.tight_factor) + " is below " +
-                     format_number(kRtolSpec.min) +
-                     ", the smallest rtol the solvers accept (as in a study)");
-  }
+  require_tight_rtol(request.rtol, request.tight_factor, "--tight-factor",
+                     "--rtol / --tight-factor");
   if (request.digits < 1 || request.digits > 15) {
     throw InputError("--digits: " + std::to_string(request.digits) +
                      " must be a whole number in [1, 15]");
