@@ -80,6 +80,7 @@ int list_command(bool as_json, std::ostream& out) {
                             {"description", c.info.description},
                             {"dof", c.info.dof},
                             {"constraints", c.info.constraints},
+                            {"constraint_names", c.info.constraint_names},
                             {"switches", c.info.switch_names},
                             {"params", params_json(c.info.params)},
                             {"solver_settings", settings_json(c.info.solver_settings)}});
@@ -105,6 +106,12 @@ int list_command(bool as_json, std::ostream& out) {
   for (const auto& c : case_registry()) {
     out << "  " << c.info.name << "  (n = " << c.info.dof << ", m = " << c.info.constraints
         << ")\n    " << c.info.description << "\n";
+    if (!c.info.constraint_names.empty()) {
+      // A chain case names one, numbered per contact (contact0, contact1, ...).
+      std::string names;
+      for (const auto& name : c.info.constraint_names) names += (names.empty() ? "" : ", ") + name;
+      out << "    constraints (--constraint, \"constraint\"): " << names << "\n";
+    }
     print_params(out, c.info.params, false);
     for (const auto& s : c.info.solver_settings) {
       out << "    carries for " << s.solver << ": " << flag_name(s.name) << " " << s.value << "  ("
@@ -326,10 +333,10 @@ int RunCommand::execute(std::ostream& out, std::ostream& err) {
 struct VerifyCommand {
   CLI::App* command = nullptr;
   VerifyRequest request;
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, solver_sets;
   std::map<std::string, std::string> model_text;
   std::string from_text, to_text, per_decade_text, digits_text, rtol_text, atol_text, tight_text,
-      axis_text, N_text, t_end_text;
+      axis_text, N_text, t_end_text, constraint_text;
 
   void add_to(CLI::App& app);
   int execute(std::ostream& out);
@@ -347,6 +354,10 @@ void VerifyCommand::add_to(CLI::App& app) {
                         "as for crbench run --solver realization / limit");
   }
   command->add_option("--theta", model_text["theta"], "moreau-jean's theta (an h ladder)");
+  command->add_option("--solver-set", solver_sets,
+                      "any other setting of the ladder's solver KEY=VALUE (repeatable), as its "
+                      "--KEY VALUE in crbench run: restitution=0 for moreau-jean; an N ladder "
+                      "gives it to the realization and to the limit model");
   command->add_option("--axis", axis_text,
                       "the ladder: N (the realization against the limit model, the default), h "
                       "(a fixed-step solver's step) or rtol (an adaptive solver's tolerance)");
@@ -365,6 +376,9 @@ void VerifyCommand::add_to(CLI::App& app) {
   command->add_option("--rtol", rtol_text, "relative tolerance (default 1e-12)");
   command->add_option("--atol", atol_text, "absolute tolerance (default 1e-14)");
   command->add_option("--t-end", t_end_text, "end of every run's horizon (default: the case's)");
+  command->add_option("--constraint", constraint_text,
+                      "the constraint (its name or index) whose lift-off is measured (default: "
+                      "the whole system's, the end of the last contact of any constraint)");
   command->add_flag("--json", request.json, "print the verdict table as JSON");
 }
 
@@ -372,6 +386,9 @@ int VerifyCommand::execute(std::ostream& out) {
   for (const auto& a : sets) request.case_assignments.push_back(parse_assignment(a, "--set"));
   for (const auto& [name, value] : model_text) {
     if (!value.empty()) request.model_assignments.push_back({name, value});
+  }
+  for (const auto& a : solver_sets) {
+    request.model_assignments.push_back(parse_assignment(a, "--solver-set"));
   }
   const auto whole = [](const std::string& flag, const std::string& value) {
     const double x = parse_finite(flag, value);
@@ -390,6 +407,7 @@ int VerifyCommand::execute(std::ostream& out) {
   if (!rtol_text.empty()) request.rtol = parse_finite("--rtol", rtol_text);
   if (!atol_text.empty()) request.atol = parse_finite("--atol", atol_text);
   if (!t_end_text.empty()) request.t_end = parse_finite("--t-end", t_end_text);
+  if (!constraint_text.empty()) request.constraint = constraint_text;
   return run_verify(request, out);
 }
 

@@ -243,6 +243,7 @@ class Converge {
       samples_[m.label] = grid_samples(m, *model);
       ReferenceSpec spec;
       spec.kind = m.reference;
+      spec.constraint = m.constraint;
       spec.values = m.reference_values;
       spec.source = m.reference_source;
       spec.limit_model = m.limit_model;
@@ -903,6 +904,13 @@ ObservableTables Converge::observable_tables(const std::string& tolerance_captio
     t.caption = (single_case_study() ? "Case " + study_.case_name + ", observable "
                                      : std::string("Observable ")) +
                 o + what + ". " + tolerance_caption;
+    // The models that measure it on one constraint.
+    std::string on_one;
+    for (const auto& m : study_.models) {
+      if (!m.constraint || !observable(o).per_constraint) continue;
+      on_one += (on_one.empty() ? "" : ", ") + m.label + ": constraint " + m.constraint_name;
+    }
+    if (!on_one.empty()) t.caption += " Measured on one constraint (" + on_one + ").";
     // Units from the cases: in the header when every model's case gives the same, else a column.
     std::vector<std::string> units;
     for (const auto& m : study_.models) {
@@ -979,6 +987,8 @@ ojson Converge::model_head(const StudyModel& m, const LadderReference& ref) cons
   jm["set"] = set;
   jm["note"] = m.note;
   if (m.t_end) jm["t_end"] = *m.t_end;
+  // The per-constraint observables' constraint, where the model names one.
+  if (m.constraint) jm["constraint"] = m.constraint_name;
   jm["reference"] = {{"kind", ref.kind},
                      {"status", ref.status},
                      {"lift_off_time", number_or_null(ref.lift_off)},

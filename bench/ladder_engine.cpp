@@ -34,10 +34,11 @@ LadderReference run_reference(const ReferenceSpec& spec, const Model& model) {
         // No estimate: the rows are flagged REFERENCE.
       } else if (observable(o).grid) {
         // The coarse run's deviation from the fine one.
-        d = observable(o).measure(Observation{coarse, model, run.q, run.v, first_contact_z(run)});
+        d = observable(o).measure(
+            Observation{coarse, model, run.q, run.v, first_contact_z(run), spec.constraint});
       } else {
-        const auto fine = measure(o, run, model);
-        const auto rough = measure(o, coarse, model);
+        const auto fine = measure(o, run, model, spec.constraint);
+        const auto rough = measure(o, coarse, model, spec.constraint);
         if (fine && rough) d = std::abs(*fine - *rough);
         if (!fine && !rough) d = 0.0;
       }
@@ -46,13 +47,15 @@ LadderReference run_reference(const ReferenceSpec& spec, const Model& model) {
   }
   if (run.record.status != Status::ok) ref.what += ": ended with " + to_string(run.record.status);
   ref.status = run.record.status;
-  ref.lift_off = run.record.lift_off_time;
+  ref.constraint = spec.constraint;
+  ref.lift_off = lift_off_of(run.record, spec.constraint);
   ref.q = run.q;
   ref.v = run.v;
   ref.z = first_contact_z(run);
   for (const auto& o : spec.observables) {
     if (o == kLiftOffTime || observable(o).judged == ObservableClass::tends_to_zero) continue;
-    if (const auto x = measure(o, run, model); x && run.record.status == Status::ok) {
+    if (const auto x = measure(o, run, model, spec.constraint);
+        x && run.record.status == Status::ok) {
       ref.values[o] = *x;
     }
   }
@@ -99,7 +102,9 @@ LadderReference closed_form_reference(const ReferenceSpec& spec, const Model& mo
   const Facts facts = model.facts();
   LadderReference ref;
   ref.kind = spec.kind;
-  ref.lift_off = facts.lift_off_time(spec.limit_model);
+  ref.constraint = spec.constraint;
+  ref.lift_off = facts.lift_off_time(
+      spec.limit_model, spec.constraint ? model.constraint_name(*spec.constraint) : std::string());
   ref.tolerances = "closed form";
   for (const auto& o : spec.observables) ref.uncertainty[o] = 0.0;
   // The ideal model never goes below f = 0; its impact velocities and energy are not among the
@@ -193,6 +198,8 @@ std::string digest(const LadderReference& r) {
     s << "|";
     for (const auto& [name, value] : *map) s << name << "=" << value << ",";
   }
+  // Only where one is named, so that a whole-system reference keeps its digest.
+  if (r.constraint) s << "|constraint " << *r.constraint;
   return s.str();
 }
 
@@ -202,6 +209,7 @@ LadderReference make_reference(const ReferenceSpec& spec, const Model& model) {
   // Numbers the theory gives (`source` says which): no run, no error of their own.
   LadderReference ref;
   ref.kind = spec.kind;
+  ref.constraint = spec.constraint;
   ref.tolerances = "exact: " + spec.source;
   ref.what = spec.source;
   for (const auto& [o, value] : spec.values) {
@@ -217,7 +225,8 @@ LadderReference make_reference(const ReferenceSpec& spec, const Model& model) {
 
 std::optional<double> observe_one(const std::string& o, const GridRun& run, const Model& model,
                                   const LadderReference& reference) {
-  return observable(o).measure(Observation{run, model, reference.q, reference.v, reference.z});
+  return observable(o).measure(
+      Observation{run, model, reference.q, reference.v, reference.z, reference.constraint});
 }
 
 std::optional<double> reference_value(const std::string& o, const LadderReference& reference) {

@@ -57,6 +57,9 @@ std::vector<Eigen::VectorXd> sample_motion(const ClosedFormTrajectory& motion, d
 // What a ladder's rows are measured against.
 struct LadderReference {
   std::string kind;  // "value", "closed-form" or the solver of a run
+  // The constraint whose quantities the rows measure (ObservableSpec::per_constraint) and whose
+  // lift-off `lift_off` is; none: the whole system.
+  std::optional<int> constraint;
   Status status = Status::ok;
   std::optional<double> lift_off;
   std::vector<Eigen::VectorXd> q;  // on the ladder's grid; empty when not known
@@ -88,6 +91,8 @@ std::string digest(const LadderReference& reference);
 struct ReferenceSpec {
   // "value" (numbers the theory gives), "closed-form" (the case's facts) or the solver of a run.
   std::string kind;
+  // The constraint the ladder measures (LadderReference::constraint); none: the whole system.
+  std::optional<int> constraint;
   std::map<std::string, double> values;  // "value": observable → number
   std::string source;                    // "value": where the numbers come from
   std::string limit_model;               // "closed-form": the facts' model

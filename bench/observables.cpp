@@ -111,7 +111,12 @@ namespace {
 
 // --- Measures (docs/theory.md §5) ---
 
-std::optional<double> lift_off_time(const Observation& x) { return x.run.record.lift_off_time; }
+std::optional<double> lift_off_time(const Observation& x) {
+  return lift_off_of(x.run.record, x.constraint);
+}
+
+// Whether constraint k counts: every one without a selection, else the selected one.
+bool counts(const Observation& x, int k) { return !x.constraint || *x.constraint == k; }
 
 // The deviations from the reference motion: the largest coordinate's (max, final: the sup norm)
 // or the Euclidean norm of the coordinates' root mean squares (l2).
@@ -136,15 +141,17 @@ constexpr char kL2[] = "l2";
 template <const char* Mode, bool Velocity>
 ObservableSpec grid_row(std::string_view name, bool by_default, std::string_view caption,
                         std::string (*unit)(const Model&)) {
-  return {name, ObservableClass::tends_to_zero, by_default, GridDeviation{Mode, Velocity}, caption,
-          unit, grid_deviation<Mode, Velocity>};
+  return {name,  ObservableClass::tends_to_zero, by_default,
+          false, GridDeviation{Mode, Velocity},  caption,
+          unit,  grid_deviation<Mode, Velocity>};
 }
 
 // Max over the unilateral constraints of max(0, −min f) over every step.
 std::optional<double> penetration_depth(const Observation& x) {
   std::optional<double> depth;
   for (int k = 0; k < x.model.constraint_count(); ++k) {
-    if (x.model.is_bilateral(k) || k >= static_cast<int>(x.run.record.min_constraint.size())) {
+    if (x.model.is_bilateral(k) || !counts(x, k) ||
+        k >= static_cast<int>(x.run.record.min_constraint.size())) {
       continue;
     }
     const double f = x.run.record.min_constraint[static_cast<std::size_t>(k)];
@@ -157,7 +164,8 @@ std::optional<double> penetration_depth(const Observation& x) {
 // the medium (the realization), whichever comes first.
 std::optional<double> post_impact_velocity(const Observation& x) {
   for (const Event& e : x.run.record.events) {
-    if ((e.kind == EventKind::impact || e.kind == EventKind::exit_medium) && e.rate_after) {
+    if ((e.kind == EventKind::impact || e.kind == EventKind::exit_medium) && e.rate_after &&
+        counts(x, e.index)) {
       return e.rate_after;
     }
   }
@@ -203,8 +211,10 @@ std::optional<double> kinematic_drift(const Observation& x) {
 // (RunRecord::constraint_impulse), nullopt for a case without constraints f.
 std::optional<double> total_impulse(const Observation& x) {
   std::optional<double> largest;
-  for (const double p : x.run.record.constraint_impulse) {
-    largest = std::max(largest.value_or(0.0), std::abs(p));
+  const std::vector<double>& impulse = x.run.record.constraint_impulse;
+  for (std::size_t k = 0; k < impulse.size(); ++k) {
+    if (counts(x, static_cast<int>(k)))
+      largest = std::max(largest.value_or(0.0), std::abs(impulse[k]));
   }
   return largest;
 }
@@ -286,7 +296,7 @@ std::optional<double> z_spring(const Observation& x) {
 std::optional<double> first_contact_time(const Observation& x) {
   const double t0 = x.run.t.empty() ? x.run.record.final_state.t : x.run.t.front();
   for (const ContactEpisode& e : x.run.record.contact_episodes) {
-    if (e.start > t0) return e.start;
+    if (e.start > t0 && counts(x, e.constraint)) return e.start;
   }
   return std::nullopt;
 }
@@ -347,7 +357,7 @@ std::string impulse_units(const Model& model) {
 
 using C = ObservableClass;
 const std::vector<ObservableSpec> kObservables{
-    {kLiftOffTime, C::limit_value, true, std::nullopt,
+    {kLiftOffTime, C::limit_value, true, true, std::nullopt,
      "error = value - reference lift-off; lift-off: the end of the last contact episode", time_unit,
      lift_off_time},
     grid_row<kMax, false>(
@@ -369,46 +379,46 @@ const std::vector<ObservableSpec> kObservables{
         "the sup-norm distance of q' from the reference run's at the end of the horizon; a closed "
         "form gives no q'",
         velocity_units),
-    {kPenetrationDepth, C::reference_order, false, std::nullopt,
+    {kPenetrationDepth, C::reference_order, false, true, std::nullopt,
      "the largest depth max(0, -f) below a unilateral constraint over every step; reference: 0 "
      "for the ideal model, else the reference run's",
      constraint_units, penetration_depth},
-    {"post_impact_velocity", C::limit_value, false, std::nullopt,
+    {"post_impact_velocity", C::limit_value, false, true, std::nullopt,
      "the constraint rate f' just after the first impact, or at the first exit from the medium; "
      "error = value - the reference run's",
      constraint_rate_units, post_impact_velocity},
-    {"energy_drift", C::limit_value, false, std::nullopt,
+    {"energy_drift", C::limit_value, false, false, std::nullopt,
      "max over the grid of |E(t) - E(t0)|, E = T + V of the case without a medium's energy: "
      "impacts with restitution below 1 and dampers lose energy by design; error = value - the "
      "reference run's",
      energy_unit, energy_drift},
-    {"kinematic_drift", C::tends_to_zero, false, std::nullopt,
+    {"kinematic_drift", C::tends_to_zero, false, false, std::nullopt,
      "max over the grid of |a q' + b| over the kinematic rows that always hold; a one-sided row "
      "counts its violation only",
      no_unit, kinematic_drift},
-    {"total_impulse", C::limit_value, false, std::nullopt,
+    {"total_impulse", C::limit_value, false, true, std::nullopt,
      "the largest over the constraints of |integral of lambda_k dt + impact impulses P_k| over "
      "the run, per constraint in each record's constraint_impulse; error = value - the "
      "reference run's",
      impulse_units, total_impulse},
-    {"z_first_zero", C::limit_value, false, std::nullopt,
+    {"z_first_zero", C::limit_value, false, false, std::nullopt,
      "the limit model's first zero of z, of any constraint; error = value - the reference",
      time_unit, z_first_zero},
-    {"z_deviation", C::tends_to_zero, false, std::nullopt,
+    {"z_deviation", C::tends_to_zero, false, false, std::nullopt,
      "max over the grid of |z - z_ref| along the first contact, before the first zero of z in "
      "either run",
      no_unit, z_deviation_measure},
-    {"z_oscillation_remainder", C::tends_to_zero, false, std::nullopt,
+    {"z_oscillation_remainder", C::tends_to_zero, false, false, std::nullopt,
      "max over the grid, along the first contact before the first zero of z, of |z(t) - "
      "(lambda(t0) cos((t - t0)/nu) - lambda(t))/gamma|, nu = sqrt(alpha/gamma): the remainder "
      "of Deryabin & Kozlov 1995 (4.2), models (alpha, 0, gamma)",
      no_unit, z_spring<ZSpring::oscillation>},
-    {"z_period_average_deviation", C::tends_to_zero, false, std::nullopt,
+    {"z_period_average_deviation", C::tends_to_zero, false, false, std::nullopt,
      "max over the grid, along the first contact before the first zero of z, of |<z>(t) + "
      "lambda(t)/gamma|, <z> the average of z over the fast period [t - pi nu, t + pi nu]: "
      "Deryabin & Kozlov 1995 (4.3), models (alpha, 0, gamma)",
      no_unit, z_spring<ZSpring::average>},
-    {"first_contact_time", C::limit_value, false, std::nullopt,
+    {"first_contact_time", C::limit_value, false, true, std::nullopt,
      "the start of the first contact episode after the run's start: an impact, an entry into "
      "the medium; error = value - the reference",
      time_unit, first_contact_time},
@@ -445,10 +455,11 @@ std::vector<std::string> default_observables() {
   return out;
 }
 
-std::optional<double> measure(std::string_view name, const GridRun& run, const Model& model) {
+std::optional<double> measure(std::string_view name, const GridRun& run, const Model& model,
+                              std::optional<int> constraint) {
   const std::vector<Eigen::VectorXd> none;
   const std::vector<double> no_z;
-  return observable(name).measure(Observation{run, model, none, none, no_z});
+  return observable(name).measure(Observation{run, model, none, none, no_z, constraint});
 }
 
 std::string observable_caption(const ObservableSpec& spec, int samples) {

@@ -43,12 +43,18 @@ struct Observation {
   const std::vector<Eigen::VectorXd>& reference_q;
   const std::vector<Eigen::VectorXd>& reference_v;
   const std::vector<double>& reference_z;
+  // The constraint a per-constraint observable is measured on (its index); none: the whole
+  // system (every constraint).
+  std::optional<int> constraint;
 };
 
 struct ObservableSpec {
   std::string_view name;
   ObservableClass judged;
   bool by_default;  // measured by a study that names no observables
+  // Measured on one constraint where a study or verify names one (Observation::constraint), on
+  // the whole system otherwise.
+  bool per_constraint;
   std::optional<GridDeviation> grid;
   // The table caption's sentence after the name; "{samples}" stands for the grid's point count.
   std::string_view caption;
@@ -73,8 +79,10 @@ const ObservableSpec& observable(std::string_view name);
 // The names, in the table's order; those measured by default.
 std::vector<std::string> observable_names();
 std::vector<std::string> default_observables();
-// An observable of one run measured without a reference (a deviation then has none: nullopt).
-std::optional<double> measure(std::string_view name, const GridRun& run, const Model& model);
+// An observable of one run measured without a reference (a deviation then has none: nullopt),
+// on the whole system or on one constraint.
+std::optional<double> measure(std::string_view name, const GridRun& run, const Model& model,
+                              std::optional<int> constraint = std::nullopt);
 // The caption sentence with the grid's point count filled in.
 std::string observable_caption(const ObservableSpec& spec, int samples);
 

@@ -247,10 +247,12 @@ void read_reference(Fields& m, const Study& study, const Model& model_case, Stud
   } else if (sm.reference == "closed-form") {
     // Only here: some cases' facts take quadratures (particle-on-circle's viscous lift-off).
     const Facts model_facts = facts_of(model_case);
-    if (!model_facts.lift_off_time(sm.limit_model) && !model_facts.trajectory(sm.limit_model)) {
+    if (!model_facts.lift_off_time(sm.limit_model, sm.constraint_name) &&
+        !model_facts.trajectory(sm.limit_model)) {
       throw InputError(m.path("reference") + ": case " + sm.case_name +
-                       " has no closed-form lift-off or trajectory for model '" + sm.limit_model +
-                       "'");
+                       " has no closed-form lift-off" +
+                       (sm.constraint ? " of constraint " + sm.constraint_name : std::string()) +
+                       " or trajectory for model '" + sm.limit_model + "'");
     }
   } else if (sm.reference != "limit" || sm.axis == LadderAxis::parameter) {
     // A solver; "limit" too on a parameter ladder (the limit solver at the parameter's limit).
@@ -397,6 +399,10 @@ StudyModel read_model(const Study& study, const nlohmann::json& entry, std::size
     model_case = make_model(sm.case_name, sm.case_assignments);
   } catch (const InputError& e) {
     throw InputError(m.path("params") + ": " + e.what());
+  }
+  if (m.find("constraint")) {
+    sm.constraint = model_case->constraint_index(m.text("constraint"), m.path("constraint"));
+    sm.constraint_name = model_case->constraint_name(*sm.constraint);
   }
   sm.t_end = study.t_end;
   if (m.find("t_end")) sm.t_end = m.number("t_end", std::nullopt, range(0.0, 1e9, false));

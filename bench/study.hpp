@@ -35,6 +35,10 @@ struct StudyModel {
   std::string reference_source;
   // The horizon of every run of this model (the study's t_end, or the case's horizon).
   std::optional<double> t_end;
+  // The constraint whose quantities the per-constraint observables measure ("constraint": its
+  // name or index), and its name; none: the whole system.
+  std::optional<int> constraint;
+  std::string constraint_name;
   // A solver reference's own parameters and choices ("reference_set"; otherwise its defaults and
   // the case's carried settings): Newton's restitution 1 for a penalty contact's elastic limit.
   std::vector<Assignment> reference_assignments;

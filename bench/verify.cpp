@@ -55,12 +55,25 @@ LadderPlan N_plan(const VerifyRequest& request) {
   return plan;
 }
 
+// The constraint --constraint names (its index), none without one.
+std::optional<int> selected_constraint(const VerifyRequest& request, const Model& model) {
+  if (!request.constraint) return std::nullopt;
+  return model.constraint_index(*request.constraint, "--constraint");
+}
+
+// "" for the whole system, " of constraint wall" for one.
+std::string constraint_words(std::optional<int> k, const Model& model) {
+  return k ? " of constraint " + model.constraint_name(*k) : std::string();
+}
+
 // The limit model's prediction: the limit solver with the same model at the tight tolerances, far
-// more accurate than the ladder's rows (a study's "limit" reference).
+// more accurate than the ladder's rows (a study's "limit" reference); the lift-off of the
+// constraint --constraint names, if any.
 LadderReference prediction_of(const LadderPlan& plan, const Model& model,
-                              const std::string& observable) {
+                              const std::string& observable, std::optional<int> constraint) {
   ReferenceSpec spec;
   spec.kind = "limit";
+  spec.constraint = constraint;
   spec.run = plan.base;
   spec.run.solver_name = "limit";
   spec.tight_factor = plan.tight_factor;
@@ -73,8 +86,13 @@ LadderReference prediction_of(const LadderPlan& plan, const Model& model,
 int verify_kinematic(const VerifyRequest& request, const std::vector<double>& ladder,
                      const Model& model, std::ostream& out) {
   const std::string o(kMaxQDeviation);
+  if (request.constraint) {
+    throw InputError("--constraint: " + request.case_name +
+                     " has kinematic constraints; its ladder measures the whole motion "
+                     "(max_q_deviation), not one constraint's lift-off");
+  }
   const LadderPlan plan = N_plan(request);
-  const LadderReference prediction = prediction_of(plan, model, o);
+  const LadderReference prediction = prediction_of(plan, model, o, std::nullopt);
   const LadderRun run = run_ladder(plan, ladder, prediction, {o});
   const std::vector<LadderInput>& inputs = run.inputs.at(o);
   LadderRules rules;
@@ -223,6 +241,7 @@ struct StepLadder {
     const bool solver_is_its_model = std::none_of(parameters.begin(), parameters.end(),
                                                   [](const ParamSpec& p) { return p.name == "N"; });
     ReferenceSpec spec;
+    spec.constraint = selected_constraint(request, *model);
     spec.run = plan().base;
     spec.tight_factor = request.tight_factor;
     spec.estimate_error = true;
@@ -268,7 +287,9 @@ StepObservable step_observable(const StepLadder& step, const std::string& o,
                  is_lift_off ? "the case has no lift-off for the " + step.limit_model + " model"
                              : "no reference motion");
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  text << "\n" << o << (is_lift_off ? "" : " [case units of q]") << "\n";
+  text << "\n"
+       << o << (is_lift_off ? constraint_words(ref.constraint, *step.model) : " [case units of q]")
+       << "\n";
   text << std::left << std::setw(10) << axis << std::setw(24)
        << (is_lift_off ? "value" : "deviation") << std::setw(12) << "error" << std::setw(10)
        << "order" << std::setw(12) << "ref.err" << std::setw(8) << "steps"
@@ -349,6 +370,7 @@ int verify_step_ladder(const VerifyRequest& request, const std::vector<double>& 
     j["crbench_version"] = version;
     j["build"] = build_json();
     j["case"] = request.case_name;
+    if (ref.constraint) j["constraint"] = model->constraint_name(*ref.constraint);
     j["params"] = model->params();
     j["solver"] = request.solver;
     j["axis"] = axis;
@@ -473,8 +495,9 @@ int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& lad
 
   // The prediction.
   const std::string o(kLiftOffTime);
+  const std::optional<int> constraint = selected_constraint(request, *model);
   const LadderPlan plan = N_plan(request);
-  const LadderReference reference = prediction_of(plan, *model, o);
+  const LadderReference reference = prediction_of(plan, *model, o, constraint);
   const RunRecord& prediction = reference.record;
   const TheoremOutcome theorem = prediction.theorem.value_or(TheoremOutcome{});
   const bool theorem_applies = theorem.applies;
@@ -539,6 +562,7 @@ int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& lad
     j["crbench_version"] = version;
     j["build"] = build_json();
     j["case"] = request.case_name;
+    if (constraint) j["constraint"] = model->constraint_name(*constraint);
     j["params"] = prediction.params;
     j["model"] = prediction.solver_params;
     for (const auto& [name, value] : prediction.solver_choices) j["model"][name] = value;
@@ -571,8 +595,8 @@ int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& lad
     j["verdict"] = verdict.text;
     out << j.dump(2) << "\n";
   } else {
-    out << request.case_name << ": predicted lift-off " << text_of(tau_pred) << " (" << rule_text
-        << ")\n"
+    out << request.case_name << ": predicted lift-off" << constraint_words(constraint, *model)
+        << " " << text_of(tau_pred) << " (" << rule_text << ")\n"
         << "expected order " << (expected_order ? format_number(*expected_order) : "none stated")
         << (stated ? " (" + stated->source + ")" : std::string()) << "\n"
         << table.str() << "least-squares order " << text_of(analysis.fitted_order, 4)

@@ -17,7 +17,8 @@ namespace crbench {
 struct VerifyRequest {
   std::string case_name;
   std::vector<Assignment> case_assignments;
-  // --preset/--alpha/--beta/--gamma/--interaction/--kappa/--k, given to both solvers.
+  // --preset/--alpha/--beta/--gamma/--interaction/--kappa/--k/--theta and each --solver-set,
+  // given to the ladder's solver (on an N ladder to the realization and the limit model).
   std::vector<Assignment> model_assignments;
   // The ladder: N of the realization (the default), h of a fixed-step solver or rtol of an
   // adaptive one.
@@ -38,6 +39,9 @@ struct VerifyRequest {
   double tight_factor = 100.0;
   // The end of every run's horizon (default: the case's).
   std::optional<double> t_end;
+  // The constraint whose lift-off the ladder measures, by name or index (--constraint); none:
+  // the whole system's.
+  std::optional<std::string> constraint;
   bool json = false;
 };
 

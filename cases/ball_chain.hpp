@@ -86,6 +86,7 @@ struct BallChain {
         .dof = 5,
         .coordinates = {{"x", "length"}},
         .constraint_units = {"length"},
+        .constraint_names = {"contact"},
         .constraints = 4,
         .switches = 0,
         .solver_settings = {{"event-driven", "restitution", "1", "Newton's cradle is elastic"},

@@ -97,6 +97,7 @@ struct BodyWithChannel : NoForce<2> {
         .dof = n,
         .coordinates = {{"s", "length"}, {"phi", "angle (rad)"}},
         .constraint_units = {"length", "length"},
+        .constraint_names = {"channel_start", "channel_end"},
         .constraints = m,
         .switches = switches,
     };

@@ -50,6 +50,7 @@ struct BouncingBallPenalty : NoForce<1>, UnitMetric<1> {
         .dof = n,
         .coordinates = {{"y", "length"}},
         .constraint_units = {"length"},
+        .constraint_names = {"floor"},
         .constraints = m,
         .switches = switches,
         .solver_settings = {{"realization", "preset", "kozlov-impact", "the case's realization"},

@@ -65,6 +65,7 @@ struct BouncingBallSiconos : NoForce<3> {
         .dof = n,
         .coordinates = {{"height", "length"}, {"lateral", "length"}, {"rotation", "angle (rad)"}},
         .constraint_units = {"length"},
+        .constraint_names = {"floor"},
         .constraints = m,
         .switches = switches,
         .solver_settings = {{"moreau-jean", "h", "0.005", "BouncingBallTS's time step"},

@@ -59,6 +59,10 @@ struct CaseInfo {
   // The unit of each constraint value f_k (the unilateral rows, then the bilateral ones); empty:
   // none stated.
   std::vector<std::string> constraint_units;
+  // The name of each constraint f_k (an identifier, in the same order), by which a user selects
+  // its quantities (its lift-off, impulse, penetration); empty: f0, f1, .... A chain case gives
+  // one, expanded to one per contact (name0, name1, ...).
+  std::vector<std::string> constraint_names;
   int constraints = 0;  // m
   int switches = 0;     // number of switching functions of the piecewise force
   std::vector<std::string> switch_names;
@@ -93,6 +97,9 @@ struct LiftOffFact {
   std::string model;
   double time = 0.0;
   std::string source;
+  // The constraint (its name) whose lift-off this is; empty: the whole system's (the end of the
+  // last contact episode of any constraint, RunRecord::lift_off_time).
+  std::string constraint = {};
 };
 
 // An exact trajectory q(t) of one model; `realization_N` is used by realization closed forms
@@ -122,9 +129,11 @@ struct Facts {
     return std::nullopt;
   }
 
-  std::optional<double> lift_off_time(std::string_view model) const {
+  // The lift-off of the whole system (`constraint` empty) or of one constraint, by its name.
+  std::optional<double> lift_off_time(std::string_view model,
+                                      std::string_view constraint = {}) const {
     for (const auto& f : lift_off) {
-      if (f.model == model) return f.time;
+      if (f.model == model && f.constraint == constraint) return f.time;
     }
     return std::nullopt;
   }
@@ -406,6 +415,11 @@ class Model {
   std::string coordinate_unit(int i) const;
   // f_k's unit, or "" where the case states none.
   std::string constraint_unit(int k) const;
+  // f_k's name (CaseInfo::constraint_names), or "f<k>" where the case names none.
+  std::string constraint_name(int k) const;
+  // The constraint a user names by its name or its index ("wall", "0"); an InputError naming
+  // `field` and the case's constraints otherwise.
+  int constraint_index(const std::string& name_or_index, const std::string& field) const;
 };
 
 }  // namespace crbench

@@ -63,6 +63,7 @@ struct DkCounterexample : UnitMetric<2> {
         .dof = n,
         .coordinates = {{"x", "length"}, {"y", "length"}},
         .constraint_units = {"length"},
+        .constraint_names = {"plane"},
         .constraints = m,
         .switches = switches,
         .switch_names = {"t - switch_time"},

@@ -40,6 +40,7 @@ struct DkPlane : UnitMetric<2> {
         .dof = n,
         .coordinates = {{"x", "length"}, {"y", "length"}},
         .constraint_units = {"length"},
+        .constraint_names = {"plane"},
         .constraints = m,
         .switches = switches,
         .switch_names = {"x"},

@@ -68,6 +68,7 @@ struct OscillatorAtWall : NoForce<1> {
         .dof = n,
         .coordinates = {{"q", "length"}},
         .constraint_units = {"length"},
+        .constraint_names = {"wall"},
         .constraints = m,
         .switches = switches,
     };

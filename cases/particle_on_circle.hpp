@@ -60,6 +60,7 @@ struct ParticleOnCircle : NoForce<2> {
         .dof = n,
         .coordinates = {{"r", "length"}, {"theta", "angle (rad)"}},
         .constraint_units = {"length"},
+        .constraint_names = {"circle"},
         .constraints = m,
         .switches = switches,
     };

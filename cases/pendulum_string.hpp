@@ -55,6 +55,7 @@ struct PendulumString : NoForce<2> {
         .dof = n,
         .coordinates = {{"r", "length"}, {"theta", "angle (rad)"}},
         .constraint_units = {"length"},
+        .constraint_names = {"string"},
         .constraints = m,
         .switches = switches,
     };

@@ -56,4 +56,22 @@ std::string Model::constraint_unit(int k) const {
   return k < static_cast<int>(u.size()) ? u[static_cast<std::size_t>(k)] : std::string();
 }
 
+std::string Model::constraint_name(int k) const {
+  const auto& names = info().constraint_names;
+  if (k < static_cast<int>(names.size())) return names[static_cast<std::size_t>(k)];
+  return "f" + std::to_string(k);
+}
+
+int Model::constraint_index(const std::string& name_or_index, const std::string& field) const {
+  std::string known;
+  for (int k = 0; k < constraint_count(); ++k) {
+    const std::string name = constraint_name(k);
+    if (name == name_or_index || std::to_string(k) == name_or_index) return k;
+    known += (known.empty() ? "" : ", ") + name + " (" + std::to_string(k) + ")";
+  }
+  throw InputError(
+      field + ": '" + name_or_index + "' is not a constraint of " + info().name +
+      (known.empty() ? std::string(", which has none") : "; its constraints are " + known));
+}
+
 }  // namespace crbench

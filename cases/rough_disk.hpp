@@ -103,6 +103,7 @@ struct RoughDisk : NoForce<3>, PlanarBodyMetric {
         .dof = n,
         .coordinates = {{"x", "length"}, {"y", "length"}, {"phi", "angle (rad)"}},
         .constraint_units = {"length"},
+        .constraint_names = {"plane"},
         .constraints = m,
         .switches = switches,
         .kinematic_condition = {0},

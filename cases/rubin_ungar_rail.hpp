@@ -59,6 +59,7 @@ struct RubinUngarRail : NoForce<2>, UnitMetric<2>, NoUnilateralConstraints<2> {
         .dof = n,
         .coordinates = {{"x", "length"}, {"y", "length"}},
         .constraint_units = {"length"},
+        .constraint_names = {"rail"},
         .constraints = m,
         .switches = switches,
     };

@@ -66,6 +66,7 @@ struct SkateWall : NoForce<3>, SkateBlade, PlanarBodyMetric {
         .dof = n,
         .coordinates = {{"x", "length"}, {"y", "length"}, {"phi", "angle (rad)"}},
         .constraint_units = {"length"},
+        .constraint_names = {"wall"},
         .constraints = m,
         .switches = switches,
     };

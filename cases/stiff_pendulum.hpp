@@ -54,6 +54,7 @@ struct StiffPendulum : NoForce<2>, UnitMetric<2>, NoUnilateralConstraints<2> {
         .dof = n,
         .coordinates = {{"x", "length"}, {"y", "length"}},
         .constraint_units = {"length"},
+        .constraint_names = {"rod"},
         .constraints = m,
         .switches = switches,
     };

@@ -70,6 +70,7 @@ struct VibratingTable : NoForce<1>, UnitMetric<1> {
         .dof = n,
         .coordinates = {{"y", "length"}},
         .constraint_units = {"length"},
+        .constraint_names = {"table"},
         .constraints = m,
         .switches = switches,
         .solver_settings = {{"moreau-jean", "restitution", "0",

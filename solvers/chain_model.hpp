@@ -38,6 +38,11 @@ class ChainModel final : public Model {
     if (info_.constraint_units.size() == 1) {
       info_.constraint_units.assign(static_cast<std::size_t>(m_), info_.constraint_units.front());
     }
+    if (info_.constraint_names.size() == 1) {
+      const std::string each = info_.constraint_names.front();
+      info_.constraint_names.clear();
+      for (int k = 0; k < m_; ++k) info_.constraint_names.push_back(each + std::to_string(k));
+    }
   }
 
   const CaseInfo& info() const override { return info_; }

@@ -1187,9 +1187,7 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
   finish_record(record, model, started, run.output_seconds());
   // Where the limit model's rules decide nothing (a double zero of z, λ = 0 at a zero), no
   // lift-off is predicted: the record says why (LimitZ::prediction_rule) instead of a number.
-  if (record.theorem && record.theorem->rule == PredictionRule::none) {
-    record.lift_off_time.reset();
-  }
+  if (record.theorem && record.theorem->rule == PredictionRule::none) withhold_lift_offs(record);
   return record;
 }
 

@@ -825,12 +825,15 @@ void Run::finish(std::chrono::steady_clock::time_point started) {
     // The kept events tell only the start: the lift-off follows from the episodes' states.
     const bool in_contact =
         std::find(episode_.begin(), episode_.end(), Episode::open) != episode_.end();
+    // Each constraint's lift-off would need the episodes that were not kept: withheld.
+    withhold_lift_offs(record_);
     record_.lift_off_time = in_contact ? std::nullopt : last_episode_end_;
     record_.diagnostics["events_not_kept"] = events_not_kept_;
     record_.warnings.push_back("the record keeps the first " + std::to_string(events_kept_) +
                                " events and counted " + std::to_string(events_not_kept_) +
                                " more (diagnostics.events_not_kept): contact_episodes covers the "
-                               "kept events only; lift_off_time is computed from every step");
+                               "kept events only; lift_off_time is computed from every step, "
+                               "constraint_lift_off_time is withheld");
   }
 }
 

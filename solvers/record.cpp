@@ -72,11 +72,43 @@ void finish_contact_episodes(RunRecord& record, double t0) {
       [](const ContactEpisode& a, const ContactEpisode& b) { return a.start < b.start; });
   record.contact_episodes = episodes;
   record.lift_off_definition = kLiftOffDefinition;
+  // Each constraint's lift-off, and the whole system's: the end of the last episode, provided
+  // none is still open.
+  const std::size_t m = record.constraint_names.size();
+  std::vector<bool> open_at_end(m, false), touched(m, false);
+  std::vector<double> last_end(m, -std::numeric_limits<double>::infinity());
+  double last = -std::numeric_limits<double>::infinity();
+  for (const auto& x : episodes) {
+    const auto k = static_cast<std::size_t>(x.constraint);
+    if (x.end) last = std::max(last, *x.end);
+    if (k >= m) continue;
+    touched[k] = true;
+    if (x.end) {
+      last_end[k] = std::max(last_end[k], *x.end);
+    } else {
+      open_at_end[k] = true;
+    }
+  }
+  record.constraint_lift_off_time.assign(m, std::nullopt);
+  for (std::size_t k = 0; k < m; ++k) {
+    if (touched[k] && !open_at_end[k]) record.constraint_lift_off_time[k] = last_end[k];
+  }
   record.lift_off_time.reset();
   if (open_count > 0 || episodes.empty()) return;
-  double last = -std::numeric_limits<double>::infinity();
-  for (const auto& x : episodes) last = std::max(last, *x.end);
   record.lift_off_time = last;
+}
+
+std::optional<double> lift_off_of(const RunRecord& record, std::optional<int> constraint) {
+  if (!constraint) return record.lift_off_time;
+  const auto k = static_cast<std::size_t>(*constraint);
+  return *constraint >= 0 && k < record.constraint_lift_off_time.size()
+             ? record.constraint_lift_off_time[k]
+             : std::nullopt;
+}
+
+void withhold_lift_offs(RunRecord& record) {
+  record.lift_off_time.reset();
+  for (auto& t : record.constraint_lift_off_time) t.reset();
 }
 
 std::string tolerance_text(const ParamValues& tolerances) {
@@ -103,6 +135,12 @@ nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   if (!r.warnings.empty()) j["warnings"] = r.warnings;
   j["lift_off_time"] = r.lift_off_time ? number(*r.lift_off_time) : nlohmann::ordered_json();
   j["lift_off_definition"] = r.lift_off_definition;
+  nlohmann::ordered_json each = nlohmann::ordered_json::array();
+  for (const auto& t : r.constraint_lift_off_time) {
+    each.push_back(t ? number(*t) : nlohmann::ordered_json());
+  }
+  j["constraint_lift_off_time"] = each;
+  j["constraint_lift_off_definition"] = kConstraintLiftOffDefinition;
   nlohmann::ordered_json episodes = nlohmann::ordered_json::array();
   for (const auto& x : r.contact_episodes) {
     episodes.push_back({{"constraint", x.constraint},
@@ -132,6 +170,7 @@ nlohmann::ordered_json to_json(const RunRecord& r, bool include_wall_time) {
   for (const auto& c : r.coordinates) coordinates.push_back({{"name", c.name}, {"unit", c.unit}});
   j["coordinates"] = coordinates;
   j["constraint_units"] = r.constraint_units;
+  j["constraint_names"] = r.constraint_names;
   j["final_state"] = {{"t", number(r.final_state.t)},
                       {"q", vector_json(r.final_state.q)},
                       {"v", vector_json(r.final_state.v)}};

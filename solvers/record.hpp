@@ -37,6 +37,11 @@ inline constexpr const char* kLiftOffDefinition =
     "the end of the last contact episode, provided no constraint is in contact from then to the "
     "end of the run; null when the run ends in contact or never touches a constraint";
 
+// The same definition for one constraint: its lift-off, whatever the other constraints do.
+inline constexpr const char* kConstraintLiftOffDefinition =
+    "per constraint: the end of its last contact episode, provided it is not in contact from then "
+    "to the end of the run; null when it ends in contact or never touches";
+
 // The limit model's outcome for its own prediction, set by the limit solver alone: whether
 // Deryabin & Kozlov 1995 Theorem 1 applies, by which rule the lift-off is predicted, and why not
 // where it does not apply.
@@ -63,7 +68,9 @@ struct RunRecord {
   std::optional<TheoremOutcome> theorem;  // the limit solver's (also in diagnostics, for the JSON)
   std::optional<double> lift_off_time;    // kLiftOffDefinition, from contact_episodes
   std::string lift_off_definition;        // kLiftOffDefinition
-  std::string episode_definition;         // what a contact episode is for this solver
+  // Per constraint f_k, its own lift-off (kConstraintLiftOffDefinition), from contact_episodes.
+  std::vector<std::optional<double>> constraint_lift_off_time;
+  std::string episode_definition;  // what a contact episode is for this solver
   std::vector<ContactEpisode> contact_episodes;
   std::vector<Event> events;
   std::vector<double> min_constraint;  // per constraint, over the run
@@ -76,6 +83,7 @@ struct RunRecord {
   // and the units of its constraint values.
   std::vector<CoordinateSpec> coordinates;
   std::vector<std::string> constraint_units;
+  std::vector<std::string> constraint_names;
   State final_state;
   long steps = 0;
   long rhs_evaluations = 0;
@@ -87,14 +95,22 @@ struct RunRecord {
 };
 
 // Fills contact_episodes from the events and sets lift_off_time and lift_off_definition
-// (kLiftOffDefinition). Events: "contact" and "enter_medium" open an episode, "lift_off" and
-// "exit_medium" close it, an "impact" is an episode of zero duration unless a "contact" at the same
-// time keeps it open; an episode that closes without having opened began at t0 (a run that starts
-// in contact or in the medium).
+// (kLiftOffDefinition), and constraint_lift_off_time for each of the record's constraint_names.
+// Events: "contact" and "enter_medium" open an episode, "lift_off" and "exit_medium" close it, an
+// "impact" is an episode of zero duration unless a "contact" at the same time keeps it open; an
+// episode that closes without having opened began at t0 (a run that starts in contact or in the
+// medium).
 void finish_contact_episodes(RunRecord& record, double t0);
 
 // `include_wall_time` = false drops the only fields that differ between identical runs
 // (wall_time_s, output_time_s), for byte-for-byte comparison.
+// The lift-off of the whole system (nullopt) or of constraint k (nullopt where the record has
+// no such constraint).
+std::optional<double> lift_off_of(const RunRecord& record, std::optional<int> constraint);
+// Withholds every lift-off of the record (the whole system's and each constraint's), where the
+// solver cannot state one.
+void withhold_lift_offs(RunRecord& record);
+
 nlohmann::ordered_json to_json(const RunRecord& record, bool include_wall_time = true);
 
 // "rtol 1e-12, atol 1e-14, ..." for tables and summaries.

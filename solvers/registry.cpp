@@ -259,6 +259,7 @@ RunRecord start_record(const Model& model, const std::string& solver, const RunS
   }
   for (int k = 0; k < model.constraint_count(); ++k) {
     record.constraint_units.push_back(model.constraint_unit(k));
+    record.constraint_names.push_back(model.constraint_name(k));
   }
   record.solver = solver;
   record.params = model.params();

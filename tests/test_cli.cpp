@@ -262,7 +262,20 @@ TEST_CASE("Every built-in case names its coordinates and their units, and the re
       CHECK(names.insert(name).second);
       CHECK(!model->coordinate_unit(i).empty());
     }
-    for (int k = 0; k < model->constraint_count(); ++k) CHECK(!model->constraint_unit(k).empty());
+    std::set<std::string> constraint_names;
+    for (int k = 0; k < model->constraint_count(); ++k) {
+      CHECK(!model->constraint_unit(k).empty());
+      // Named by the case (not the fallback f<k>), an identifier, once.
+      const std::string name = model->constraint_name(k);
+      CHECK(name != "f" + std::to_string(k));
+      CHECK((std::isalpha(static_cast<unsigned char>(name[0])) != 0));
+      CHECK(name.find_first_not_of(
+                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+            std::string::npos);
+      CHECK(constraint_names.insert(name).second);
+      CHECK(model->constraint_index(name, "test") == k);
+      CHECK(model->constraint_index(std::to_string(k), "test") == k);
+    }
   }
   // The record and the text output name them.
   const CliResult json =
@@ -278,6 +291,7 @@ TEST_CASE("Every built-in case names its coordinates and their units, and the re
   // A chain case has one coordinate per body.
   const auto chain = crbench::make_model("ball-chain", {{"n", "3"}});
   CHECK(chain->coordinate_name(2) == "x2");
+  CHECK(chain->constraint_name(1) == "contact1");
 }
 
 TEST_CASE("converge exits 1 when a model is NOT CONFIRMED, 0 when all are, and writes README.md",

@@ -150,6 +150,18 @@ void check_facts(const std::string& case_name, const std::string& solver_name) {
     CHECK(std::abs(*record.lift_off_time - *fact) <= tol.lift_off);
     ++checked;
   }
+  // Each constraint's lift-off, where the case states one (a wall left while the floor holds).
+  for (const LiftOffFact& f : facts.lift_off) {
+    if (f.model != limit_model || f.constraint.empty()) continue;
+    const int k = model->constraint_index(f.constraint, "fact");
+    const auto run = lift_off_of(record, k);
+    INFO("lift-off fact of constraint " << f.constraint << ": " << f.time << ", run "
+                                        << (run ? format_number(*run) : std::string("none"))
+                                        << ", tolerance " << tol.lift_off);
+    REQUIRE(run);
+    CHECK(std::abs(*run - f.time) <= tol.lift_off);
+    ++checked;
+  }
   if (exact && compared == 0) {
     // The formula holds only for a realization at finite N (realization_N), or only where this
     // run does not go: nothing to compare.
