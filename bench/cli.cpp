@@ -430,6 +430,9 @@ int jobs_from(const std::string& text) {
 struct FileCommand {
   CLI::App* command = nullptr;
   std::string path, out, jobs_text;
+  // The program's own name (argv[0] without its folder): crbench, or a program of one's own built
+  // with its cases, which a study's README must name to be run again.
+  std::string program = "crbench";
   bool resume = false, no_figures = false;
 
   // `file` names the file's kind: "study", "sweep".
@@ -470,7 +473,7 @@ int converge_command(const FileCommand& c, std::ostream& out, std::ostream& err)
   options.progress_line = mpi::is_root() && isatty(fileno(stderr)) != 0;
   const ConvergeResult result = run_study(study, options);
   if (!mpi::is_root()) return 0;
-  write_study_readme(study, result, options.out_dir, c.path, "");
+  write_study_readme(study, result, options.out_dir, c.path, c.program, "");
   for (const auto& m : result.summary["models"]) {
     out << "  " << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>() << "\n";
   }
@@ -557,6 +560,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   VerifyCommand verify;
   verify.add_to(app);
   FileCommand converge, sweep;
+  if (argc > 0 && argv[0] != nullptr) {
+    const std::string own = std::filesystem::path(argv[0]).filename().string();
+    if (!own.empty()) converge.program = sweep.program = own;
+  }
   converge.add_to(app, "converge",
                   "run a study file: convergence tables in N, Richardson limits, figures", "study",
                   "skip the figures (scripts/figures.py)");

@@ -244,7 +244,7 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
     options.jobs = jobs;
     options.log = &progress;
     const ConvergeResult result = run_study(study, options);
-    write_study_readme(study, result, dir, "bench/studies/" + file.filename().string(),
+    write_study_readme(study, result, dir, "bench/studies/" + file.filename().string(), "crbench",
                        "../../timing.md");
     outcomes.push_back(
         {study.name, file.filename().string(), result.summary, result.points_internal_error});
@@ -262,12 +262,12 @@ std::string verdict_head(const std::string& verdict) {
 
 void write_study_readme(const Study& study, const ConvergeResult& result,
                         const std::filesystem::path& dir, const std::string& study_file,
-                        const std::string& timing) {
+                        const std::string& program, const std::string& timing) {
   namespace fs = std::filesystem;
   std::ostringstream md;
   md << "# Study `" << study.name << "`\n\n"
      << "Study file: `" << study_file << "`; " << result.points_total
-     << " points. Run it alone with `crbench converge --study " << study_file << "`.\n\n"
+     << " points. Run it alone with `" << program << " converge --study " << study_file << "`.\n\n"
      << study.description << "\n\n"
      << "The convergence method (flags, extrapolation, error bars, verdicts) is "
         "docs/theory.md §4 in the repository.\n\n"

@@ -15,11 +15,12 @@ struct Study;
 struct ConvergeResult;
 
 // A study's README.md in `dir`: its description, the models table, the figures written there and
-// every observable's table. `study_file` is the path a reader runs it with; `timing`, where the
-// run's wall times are summarized (empty: nowhere).
+// every observable's table. `study_file` is the path a reader runs it with, and `program` the
+// program that ran it (crbench, or a program of one's own with its own cases); `timing`, where
+// the run's wall times are summarized (empty: nowhere).
 void write_study_readme(const Study& study, const ConvergeResult& result,
                         const std::filesystem::path& dir, const std::string& study_file,
-                        const std::string& timing);
+                        const std::string& program, const std::string& timing);
 
 // The first solver a study file names that this build does not have (an engine built without
 // its package), if any: such a study is left out of the report.

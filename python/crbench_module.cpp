@@ -382,7 +382,7 @@ py::dict converge(const py::object& given, const std::optional<std::string>& out
   options.figures = figures;
   const ConvergeResult result = interruptible([&]() {
     ConvergeResult done = run_study(study, options);
-    write_study_readme(study, done, options.out_dir, origin, "");
+    write_study_readme(study, done, options.out_dir, origin, "crbench", "");
     return done;
   });
   return summary_of(result, options.out_dir);

@@ -32,6 +32,18 @@ grep -q "ellipse-cap" "$work/list-cli.txt" ||
 "$work/build/own-case-cli" run --case ellipse-cap --solver event-driven --json > "$work/run.json"
 grep -q '"status": *"ok"' "$work/run.json" ||
   { echo "FAIL: own-case-cli run --case ellipse-cap is not ok:"; head -c 600 "$work/run.json"; exit 1; }
+# A study run by one's own program names that program in its README (crbench has no ellipse-cap).
+cat > "$work/own-study.json" <<'STUDY'
+{"name": "own", "description": "own_case.sh: the ideal row of ellipse-cap.", "case": "ellipse-cap",
+ "samples": 101, "observables": ["lift_off_time"],
+ "models": [{"label": "classical", "solver": "event-driven", "reference": "event-driven"}]}
+STUDY
+"$work/build/own-case-cli" converge --study "$work/own-study.json" --out "$work/own-study" \
+  --no-figures --jobs 1 > "$work/own-study.txt" ||
+  { echo "FAIL: own-case-cli converge:"; cat "$work/own-study.txt"; exit 1; }
+grep -q "own-case-cli converge --study $work/own-study.json" "$work/own-study/README.md" ||
+  { echo "FAIL: the own program's study README does not name it:";
+    grep -i "run it alone" "$work/own-study/README.md"; cat "$work/own-study.txt"; exit 1; }
 # Above N = 1e5 the realization's exit nears the round-off floor of f (flagged DISCRETIZATION).
 "$work/build/own-case" verify --case ellipse-cap --N-from 1e3 --N-to 1e5 --per-decade 2 --digits 5 |
   tee "$work/verify.txt"
