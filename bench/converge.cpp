@@ -882,6 +882,16 @@ ojson Converge::summary_head(const Model& model) const {
       format_number(study_.digits) +
       " relative; an ideal model when its error is at most 1e-10 relative and its row is not "
       "flagged";
+  // Models with digits of their own (the study's otherwise).
+  std::string own_digits;
+  for (const auto& m : study_.models) {
+    if (!m.digits) continue;
+    own_digits += (own_digits.empty() ? "" : ", ") + m.label + " " + format_number(*m.digits);
+  }
+  if (!own_digits.empty()) {
+    summary["confirmation_rule"] = summary["confirmation_rule"].get<std::string>() +
+                                   "; these models name their own digits: " + own_digits;
+  }
   summary["ladder"] = study_.ladder;
   summary["observables"] = study_.observables;
   // Each observable's unit in the study's case (figure axes).
@@ -989,6 +999,8 @@ ojson Converge::model_head(const StudyModel& m, const LadderReference& ref) cons
   if (m.t_end) jm["t_end"] = *m.t_end;
   // The per-constraint observables' constraint, where the model names one.
   if (m.constraint) jm["constraint"] = m.constraint_name;
+  // Its own digits, where it names them (the study's otherwise: confirmation_rule).
+  if (m.digits) jm["digits"] = *m.digits;
   jm["reference"] = {{"kind", ref.kind},
                      {"status", ref.status},
                      {"lift_off_time", number_or_null(ref.lift_off)},
@@ -1018,7 +1030,7 @@ ojson Converge::model_json(std::size_t mi, GroupedLines& grouped, ObservableTabl
   ojson jm = model_head(m, ref);
   ojson observables = ojson::object();
   LadderRules rules;
-  rules.digits = study_.digits;
+  rules.digits = m.digits.value_or(study_.digits);
   std::optional<LadderAnalysis> lift_off;
   std::optional<std::pair<std::string, LadderAnalysis>> deviation;  // the first with an order
   // Every observable but the lift-off whose order the theory states, in the study's order.

@@ -404,6 +404,7 @@ StudyModel read_model(const Study& study, const nlohmann::json& entry, std::size
     sm.constraint = model_case->constraint_index(m.text("constraint"), m.path("constraint"));
     sm.constraint_name = model_case->constraint_name(*sm.constraint);
   }
+  if (m.find("digits")) sm.digits = m.number("digits", std::nullopt, range(1.0, 15.0));
   sm.t_end = study.t_end;
   if (m.find("t_end")) sm.t_end = m.number("t_end", std::nullopt, range(0.0, 1e9, false));
   if (sm.t_end && !(*sm.t_end > model_case->initial_state().t)) {

@@ -39,6 +39,9 @@ struct StudyModel {
   // name or index), and its name; none: the whole system.
   std::optional<int> constraint;
   std::string constraint_name;
+  // The digits its extrapolated limit must be confirmed to, where the model names its own
+  // ("digits"); none: the study's.
+  std::optional<double> digits;
   // A solver reference's own parameters and choices ("reference_set"; otherwise its defaults and
   // the case's carried settings): Newton's restitution 1 for a penalty contact's elastic limit.
   std::vector<Assignment> reference_assignments;

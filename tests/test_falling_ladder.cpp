@@ -204,4 +204,37 @@ TEST_CASE(
                          "--solver-set: 'restitution' is not of the form KEY=VALUE");
 }
 
+TEST_CASE("a study model may require its own digits - the study's apply to the others",
+          "[falling-ladder][study][cli]") {
+  const auto dir = testing::fresh_dir("falling_ladder_digits");
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "digits.json").string();
+  std::ofstream(path) << R"({"name": "digits", "description": "per-model digits",
+    "case": "falling-ladder", "params": {"g": 0.1}, "N": {"from": 100, "to": 1e6},
+    "samples": 101, "observables": ["lift_off_time"],
+    "models": [
+      {"label": "five", "solver": "realization", "set": {"alpha": 1, "beta": 0, "gamma": 1},
+       "constraint": "wall", "digits": 5, "expected_order": {"lift_off_time": 1}},
+      {"label": "fifteen", "solver": "realization", "set": {"alpha": 1, "beta": 0, "gamma": 1},
+       "constraint": "wall", "digits": 15, "expected_order": {"lift_off_time": 1}},
+      {"label": "study", "solver": "realization", "set": {"alpha": 1, "beta": 0, "gamma": 1},
+       "constraint": "wall", "expected_order": {"lift_off_time": 1}}]})";
+  const testing::CliResult r =
+      testing::cli({"converge", "--study", path, "--out", (dir / "out").string(), "--no-figures"});
+  INFO(r.out << r.err);
+  const auto j = nlohmann::json::parse(testing::read_text_file(dir / "out" / "study.json"));
+  const auto verdict = [&](int i) {
+    return j["models"][i]["observables"]["lift_off_time"]["verdict"].get<std::string>();
+  };
+  CHECK(j["models"][0]["digits"] == 5.0);
+  CHECK(j["models"][1]["digits"] == 15.0);
+  CHECK_FALSE(j["models"][2].contains("digits"));
+  CHECK(verdict(0).rfind("CONFIRMED", 0) == 0);
+  CHECK(verdict(1).rfind("NOT CONFIRMED", 0) == 0);
+  CHECK_THAT(verdict(1), Catch::Contains("15 required"));
+  CHECK_THAT(j["confirmation_rule"].get<std::string>(),
+             Catch::Contains("these models name their own digits: five 5, fifteen 15"));
+  CHECK(r.status == 1);  // "fifteen" is NOT CONFIRMED
+}
+
 }  // namespace falling_ladder_tests
