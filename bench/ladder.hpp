@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "crbench/bench/verdict.hpp"
+#include "crbench/cases/params.hpp"
 #include "crbench/solvers/outcome.hpp"
 
 namespace crbench {
