@@ -431,7 +431,7 @@ struct FileCommand {
   CLI::App* command = nullptr;
   std::string path, out, jobs_text;
   // The program's own name (argv[0] without its folder): crbench, or a program of one's own built
-  // with its cases, which a study's README must name to be run again.
+  // with its cases, which a study's README must name to be run again (converge's README).
   std::string program = "crbench";
   bool resume = false, no_figures = false;
 
@@ -562,7 +562,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   FileCommand converge, sweep;
   if (argc > 0 && argv[0] != nullptr) {
     const std::string own = std::filesystem::path(argv[0]).filename().string();
-    if (!own.empty()) converge.program = sweep.program = own;
+    if (!own.empty()) converge.program = own;
   }
   converge.add_to(app, "converge",
                   "run a study file: convergence tables in N, Richardson limits, figures", "study",

@@ -132,7 +132,9 @@ struct FallingLadder : NoForce<3> {
   // After the release the rod slides on the floor alone: ẋ keeps its value at the release and,
   // with y = l sin θ, energy gives (l²/2)(cos²θ + 1/3) θ̇² + g l sin θ = C. The rod lies flat
   // (θ = 0) after ∫_0^θr dθ/|θ̇| more, an integrand without singularity (|θ̇| > 0 down to 0).
-  double landing_time() const {
+  double landing_time() const { return landing_time(release_time()); }
+  // The same from a release time already computed (the horizon needs both).
+  double landing_time(double release) const {
     const double theta_r = release_angle();
     const double rate2 = 1.5 * g / l * (std::sin(theta0) - std::sin(theta_r));
     const double C = 0.5 * l * l * (std::cos(theta_r) * std::cos(theta_r) + 1.0 / 3.0) * rate2 +
@@ -141,14 +143,14 @@ struct FallingLadder : NoForce<3> {
       const double c = std::cos(theta);
       return std::sqrt(0.5 * l * l * (c * c + 1.0 / 3.0) / (C - g * l * std::sin(theta)));
     };
-    return release_time() + boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
-                                inverse_rate, 0.0, theta_r, 5, 1e-15);
+    return release + boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
+                         inverse_rate, 0.0, theta_r, 5, 1e-15);
   }
   // Past the release, three quarters of the way to the rod lying flat (its top end would then go
   // through the floor, which is not a constraint here).
   double horizon() const {
     const double release = release_time();
-    return release + 0.75 * (landing_time() - release);
+    return release + 0.75 * (landing_time(release) - release);
   }
 
   Facts facts() const {

@@ -74,24 +74,21 @@ void finish_contact_episodes(RunRecord& record, double t0) {
   record.lift_off_definition = kLiftOffDefinition;
   // Each constraint's lift-off, and the whole system's: the end of the last episode, provided
   // none is still open.
+  // A constraint's entry: nullopt until it has an episode, nullopt again once one stays open.
   const std::size_t m = record.constraint_names.size();
-  std::vector<bool> open_at_end(m, false), touched(m, false);
-  std::vector<double> last_end(m, -std::numeric_limits<double>::infinity());
+  std::vector<bool> open_at_end(m, false);
+  record.constraint_lift_off_time.assign(m, std::nullopt);
   double last = -std::numeric_limits<double>::infinity();
   for (const auto& x : episodes) {
     const auto k = static_cast<std::size_t>(x.constraint);
     if (x.end) last = std::max(last, *x.end);
     if (k >= m) continue;
-    touched[k] = true;
-    if (x.end) {
-      last_end[k] = std::max(last_end[k], *x.end);
-    } else {
-      open_at_end[k] = true;
-    }
+    if (!x.end) open_at_end[k] = true;
+    auto& t = record.constraint_lift_off_time[k];
+    if (x.end) t = std::max(t.value_or(*x.end), *x.end);
   }
-  record.constraint_lift_off_time.assign(m, std::nullopt);
   for (std::size_t k = 0; k < m; ++k) {
-    if (touched[k] && !open_at_end[k]) record.constraint_lift_off_time[k] = last_end[k];
+    if (open_at_end[k]) record.constraint_lift_off_time[k].reset();
   }
   record.lift_off_time.reset();
   if (open_count > 0 || episodes.empty()) return;
