@@ -89,10 +89,12 @@ int list_command(bool as_json, std::ostream& out) {
     for (const auto& s : solver_registry()) {
       nlohmann::json choices = nlohmann::json::array();
       for (const auto& c : s->choices()) {
-        choices.push_back({{"name", c.name},
-                           {"options", c.options},
-                           {"default", c.default_value},
-                           {"description", c.description}});
+        nlohmann::json choice = {{"name", c.name},
+                                 {"options", c.options},
+                                 {"default", c.default_value},
+                                 {"description", c.description}};
+        if (!c.open_form.empty()) choice["form"] = c.open_form;
+        choices.push_back(std::move(choice));
       }
       j["solvers"].push_back({{"name", s->name()},
                               {"description", s->description()},
@@ -122,11 +124,9 @@ int list_command(bool as_json, std::ostream& out) {
   for (const auto& s : solver_registry()) {
     out << "  " << s->name() << "\n    " << s->description() << "\n";
     for (const auto& c : s->choices()) {
-      std::string options;
-      for (const auto& o : c.options) options += (options.empty() ? "" : " | ") + o;
       out << "    " << std::left << std::setw(26) << flag_name(c.name) << " default "
-          << std::setw(8) << c.default_value << " one of " << options << "  " << c.description
-          << "\n";
+          << std::setw(8) << c.default_value << " one of " << c.accepted_text() << "  "
+          << c.description << "\n";
     }
     print_params(out, s->parameters(), true);
   }
@@ -202,10 +202,8 @@ std::optional<int> solver_help(int argc, const char* const* argv, std::ostream& 
       << (s->takes_tolerances() ? ", --rtol R (default 1e-12), --atol A (default 1e-14)" : "")
       << ".\n\nParameters of " << s->name() << " (--NAME VALUE):\n";
   for (const auto& c : s->choices()) {
-    std::string options;
-    for (const auto& o : c.options) options += (options.empty() ? "" : " | ") + o;
     out << "    " << std::left << std::setw(26) << flag_name(c.name) << " default " << std::setw(8)
-        << c.default_value << " one of " << options << "  " << c.description << "\n";
+        << c.default_value << " one of " << c.accepted_text() << "  " << c.description << "\n";
   }
   print_params(out, s->parameters(), true);
   return 0;
@@ -349,7 +347,8 @@ void VerifyCommand::add_to(CLI::App& app) {
       "error down a ladder in h or rtol, with the fitted order");
   command->add_option("--case", request.case_name, "case name")->required();
   command->add_option("--set", sets, "case parameter KEY=VALUE (repeatable)");
-  for (const char* name : {"preset", "alpha", "beta", "gamma", "interaction", "kappa", "k"}) {
+  for (const char* name : {"preset", "alpha", "beta", "gamma", "interaction", "kappa", "k",
+                           "realize", "ideal_restitution"}) {
     command->add_option(flag_name(name), model_text[name],
                         "as for crbench run --solver realization / limit");
   }

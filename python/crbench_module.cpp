@@ -194,6 +194,7 @@ py::list solvers() {
       cd["options"] = c.options;
       cd["default"] = c.default_value;
       cd["description"] = c.description;
+      if (!c.open_form.empty()) cd["form"] = c.open_form;  // any text of this form
       choices.append(cd);
     }
     d["choices"] = choices;

@@ -199,7 +199,7 @@ class Run {
               break;
             case EventLayout::Block::constraint:
               if (!is_active(index)) break;
-              if (dynamic_z()) {
+              if (z_carries(index)) {
                 const double lambda = lambda_of(x, index);
                 if (!z_->lifts_off_at_zero(x, index, lambda, last_mu_)) break;
               }
@@ -395,8 +395,8 @@ class Run {
         continue;
       }
       const double lambda = lambda_active(it - active_.begin());
-      g(events_.constraint(k)) = dynamic_z() ? z_->lift_off_function(x, k) : lambda;
-      if (dynamic_z()) {
+      g(events_.constraint(k)) = z_carries(k) ? z_->lift_off_function(x, k) : lambda;
+      if (z_carries(k)) {
         if (const auto z_rate = z_->z_maximum_function(x, k)) g(events_.z_maximum(k)) = *z_rate;
         g(events_.lambda_zero(k)) = lambda;
       }
@@ -427,6 +427,8 @@ class Run {
   }
 
   bool dynamic_z() const { return z_ && z_->dynamic(); }
+  // The limit model's z decides constraint k's lift-off (not a constraint left ideal).
+  bool z_carries(int k) const { return z_ && z_->carries(k); }
   bool is_bilateral(int k) const { return k >= m_ - bilateral_; }
 
   // What event function i measures, for the record's warnings.
@@ -446,7 +448,7 @@ class Run {
         break;
     }
     if (!is_active(index)) return "f of constraint " + k;
-    return (dynamic_z() ? "z of constraint " : "lambda of constraint ") + k;
+    return (z_carries(index) ? "z of constraint " : "lambda of constraint ") + k;
   }
 
   std::string event_name(Eigen::Index i) const {
@@ -464,7 +466,7 @@ class Run {
         break;
     }
     if (!is_active(index)) return "contact";
-    return dynamic_z() ? "z_zero" : "lift_off";
+    return z_carries(index) ? "z_zero" : "lift_off";
   }
 
   double lambda_of(const State& x, int k) {
@@ -681,6 +683,13 @@ class Run {
         std::max({max_projection_, dq_pos.lpNorm<Eigen::Infinity>(), dv.lpNorm<Eigen::Infinity>()});
   }
 
+  // Newton's restitution of constraint k at an impact with Λ = |∇f|²_{A⁻¹}: the limit model's law,
+  // or, for a constraint the model leaves ideal, its own.
+  double restitution(int k, double Lambda) const {
+    if (opt_.limit && !opt_.limit->realizes(k)) return opt_.limit->ideal_restitution;
+    return opt_.impact_law.restitution(Lambda);
+  }
+
   // The impact at x of the constraints `impacting` (the `approaching` ones, at rest or closing,
   // take part): the impulse, the new velocity, the impact events; `rate` becomes the constraint
   // rates after it.
@@ -728,7 +737,8 @@ class Run {
     Eigen::VectorXd b(lcp_rows + eq_rows);
     for (Eigen::Index r = 0; r < holonomic; ++r) {
       const double before = rate(approaching[static_cast<std::size_t>(r)]);
-      b(r) = before + opt_.impact_law.restitution(D.W(r, r)) * std::min(before, 0.0);
+      b(r) = before + restitution(approaching[static_cast<std::size_t>(r)], D.W(r, r)) *
+                          std::min(before, 0.0);
     }
     b.segment(holonomic, ku_) = g_before.head(ku_);
     for (Eigen::Index j = 0; j < eq_rows; ++j) {
@@ -803,7 +813,8 @@ class Run {
     for (int k = m_ - bilateral_; k < m_; ++k) next_active.push_back(k);
     if (dynamic_z()) {
       for (const int k : active_) {
-        if (!is_bilateral(k) && std::find(leaving.begin(), leaving.end(), k) == leaving.end()) {
+        if (!is_bilateral(k) && z_carries(k) &&
+            std::find(leaving.begin(), leaving.end(), k) == leaving.end()) {
           next_active.push_back(k);
         }
       }
@@ -1043,19 +1054,8 @@ std::vector<ParamSpec> EventDrivenSolver::parameters() const {
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<ParamSpec> params = impact_law_params();
   const std::vector<ParamSpec> own{
-      {.name = "contact_distance_tol",
-       .default_value = 1e-10,
-       .min = 0.0,
-       .max = 1e-3,
-       .min_inclusive = false,
-       .description = "|f| below which a constraint counts as touching"},
-      {.name = "contact_velocity_tol",
-       .default_value = 1e-8,
-       .min = 0.0,
-       .max = 1e-2,
-       .min_inclusive = false,
-       .description =
-           "|f'| below which an arrival is tangential (smaller impacts end plastically)"},
+      kContactDistanceTolSpec,
+      kContactVelocityTolSpec,
       kEventTimeToleranceSpec,
       {.name = "accumulation_count",
        .default_value = 1000,

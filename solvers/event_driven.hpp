@@ -16,6 +16,14 @@ struct LimitCoefficients {
   double alpha = 0.0;
   double beta = 0.0;
   double gamma = 0.0;
+  // The constraints the model realizes (one flag each; empty: all). The others are ideal in the
+  // limit as in the realization: they leave where λ reaches 0 and take Newton's law with
+  // `ideal_restitution` at impacts.
+  std::vector<char> realized = {};
+  double ideal_restitution = 0.0;
+  bool realizes(int k) const {
+    return realized.empty() || realized[static_cast<std::size_t>(k)] != 0;
+  }
 };
 
 // Motion with unilateral constraints, phase by phase: the classical model, or, with `limit`

@@ -43,6 +43,7 @@ std::vector<ParamSpec> LimitSolver::parameters() const {
   }
   const std::vector<ParamSpec> own = model_coefficient_params();
   params.insert(params.begin(), own.begin(), own.end());
+  params.push_back(ideal_restitution_spec());
   return params;
 }
 
@@ -61,11 +62,13 @@ std::vector<ChoiceSpec> LimitSolver::choices() const {
       {"auto", "dop853", "dopri5", "odeint-dopri5"}, "auto",
       "auto by default: dop853 where alpha > 0 (the oscillating z-equation sets the step: about a "
       "fifth of dopri5's steps at rtol 1e-12), dopri5 otherwise"));
+  choices.push_back(realize_choice());
   return choices;
 }
 
 void LimitSolver::finalize(ParamValues& params, ChoiceValues& choices,
                            const std::vector<std::string>& assigned) const {
+  finalize_realized_set(params, choices, assigned, "solver limit", {"ideal_restitution"});
   const std::string preset = choices.at("preset");
   const bool restitution_given =
       std::find(assigned.begin(), assigned.end(), "restitution") != assigned.end();
@@ -202,6 +205,8 @@ std::optional<std::string> LimitSolver::refusal(const Model& model,
 RunRecord LimitSolver::solve(const Model& model, const RunSettings& settings) const {
   const ParamValues& p = settings.solver_params;
   if (const auto why = refusal(model, settings)) throw InputError(*why);
+  // Checked first: it refuses an ideal constraint where the paths below have none.
+  const std::vector<char> realized = realized_constraints(model, settings, "solver limit");
   if (model.bilateral_count() > 0) return run_bilateral_limit(model, settings, name());
   if (model.unilateral_kinematic_count() > 0) {
     // The one-sided friction −βN min(g, 0) aᵀ (α = 0: check_kinematic_model) tends to the ideal
@@ -217,13 +222,17 @@ RunRecord LimitSolver::solve(const Model& model, const RunSettings& settings) co
     run_kinematic_limit(model, settings, p.at("alpha"), p.at("beta"), record);
     return record;
   }
-  const LimitCoefficients c{.alpha = p.at("alpha"), .beta = p.at("beta"), .gamma = p.at("gamma")};
+  LimitCoefficients c{.alpha = p.at("alpha"), .beta = p.at("beta"), .gamma = p.at("gamma")};
   // The obstacle's limit is classical; so is α = β = 0 (z = −λ/γ vanishes with λ). The record
   // still carries the theorem's diagnostics in both cases.
   const bool classical =
       settings.solver_choices.at("interaction") == "obstacle" || (c.alpha == 0.0 && c.beta == 0.0);
-  return run_contact_dynamics(model, settings, name(),
-                              classical ? LimitCoefficients{0.0, 0.0, 1.0} : c);
+  if (classical) c = LimitCoefficients{0.0, 0.0, 1.0};
+  if (settings.solver_choices.count("realize")) {
+    c.realized = realized;
+    c.ideal_restitution = p.at("ideal_restitution");
+  }
+  return run_contact_dynamics(model, settings, name(), c);
 }
 
 }  // namespace crbench

@@ -39,6 +39,8 @@ class LimitZ {
 
   // z is carried and decides the lift-off.
   bool dynamic() const { return c_.alpha > 0.0 || c_.beta > 0.0; }
+  // z is carried for constraint k and decides its lift-off (a constraint left ideal has none).
+  bool carries(int k) const { return dynamic() && c_.realizes(k); }
 
   Eigen::VectorXd initial_aux() const {
     return dynamic() ? Eigen::VectorXd::Zero(2 * m_) : Eigen::VectorXd();
@@ -59,6 +61,7 @@ class LimitZ {
   void derivative(const std::vector<int>& active, const Eigen::VectorXd& lambda, const double* aux,
                   double* daux) const {
     for (std::size_t r = 0; r < active.size(); ++r) {
+      if (!c_.realizes(active[r])) continue;
       const auto k = static_cast<std::size_t>(active[r]);
       const double l = lambda(static_cast<Eigen::Index>(r));
       const double z = aux[k], z_rate = aux[static_cast<std::size_t>(m_) + k];
@@ -82,6 +85,7 @@ class LimitZ {
   // The most negative z of each contact so far: the scale of "z ≈ 0".
   void track_extreme(const State& x, const std::vector<int>& active) {
     for (const int k : active) {
+      if (!c_.realizes(k)) continue;
       auto& extreme = z_extreme_[index(k)];
       extreme = std::min(extreme, x.aux(k));
     }
@@ -144,6 +148,7 @@ class LimitZ {
 
   // λ may also stop being positive by a jump (a force switch), not only by crossing 0.
   void note_lambda(int k, double t, double lambda) {
+    if (!c_.realizes(k)) return;
     auto& zero = lambda_zero_[index(k)];
     if (std::isnan(zero) && lambda <= 0.0) zero = t;
   }
@@ -168,6 +173,7 @@ class LimitZ {
   // At the end of the run, with the constraints still in contact.
   void finish(const State& x, const std::vector<int>& active) {
     for (const int k : dynamic() ? active : std::vector<int>{}) {
+      if (!c_.realizes(k)) continue;
       fails("no zero of z before the horizon t = " + format_number(x.t) + " (constraint " +
             std::to_string(k) + " in contact since t = " + format_number(contact_start_[index(k)]) +
             ")");

@@ -116,6 +116,92 @@ inline void apply_model_preset(ParamValues& params, ChoiceValues& choices,
   if (coefficients_given) choices["preset"] = kCustomPreset;
 }
 
+// Which unilateral constraints are realized (the others stay ideal: enforced with their
+// multipliers, Newton impacts with ideal_restitution), shared by `realization` and `limit` so
+// that the model and its limit realize the same ones.
+inline ChoiceSpec realize_choice() {
+  return {.name = "realize",
+          .options = {},
+          .default_value = "all",
+          .description =
+              "the unilateral constraints realized by the medium, by name or index "
+              "(crbench list names them); the others stay ideal",
+          .open_form = "all | NAME[,NAME...]"};
+}
+
+inline ParamSpec ideal_restitution_spec() {
+  return {.name = "ideal_restitution",
+          .default_value = 0.0,
+          .min = 0.0,
+          .max = 1.0,
+          .description =
+              "Newton restitution of the impacts of the constraints left ideal by "
+              "--realize (with --realize only)"};
+}
+
+// Where every constraint is realized, `realize` and `ideal_restitution` play no part and leave
+// the parameters (a record of such a run is what it was before the choice existed).
+// `ideal_only`: the parameters that serve the ideal constraints alone.
+inline void finalize_realized_set(ParamValues& params, ChoiceValues& choices,
+                                  const std::vector<std::string>& assigned,
+                                  const std::string& owner,
+                                  const std::vector<std::string>& ideal_only) {
+  const auto it = choices.find("realize");
+  if (it == choices.end() || it->second != "all") return;
+  for (const auto& name : ideal_only) {
+    if (std::find(assigned.begin(), assigned.end(), name) != assigned.end()) {
+      std::string flag = name;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      throw InputError(owner + ": --" + flag +
+                       " applies to the constraints --realize leaves ideal; with --realize all "
+                       "(the default) there are none");
+    }
+    params.erase(name);
+  }
+  choices.erase(it);
+}
+
+// The realized constraints of `model` under settings' `realize` (absent: all), one flag per
+// constraint. InputError (exit 2) naming the field for a name that is no constraint of the case,
+// a repeated one, a bilateral constraint left ideal (it is two-sided: realized always), and an
+// ideal constraint in a case with kinematic constraints (not computed).
+inline std::vector<char> realized_constraints(const Model& model, const RunSettings& settings,
+                                              const std::string& owner) {
+  const int m = model.constraint_count();
+  const auto it = settings.solver_choices.find("realize");
+  if (it == settings.solver_choices.end() || it->second == "all") {
+    return std::vector<char>(static_cast<std::size_t>(m), 1);
+  }
+  std::vector<char> realized(static_cast<std::size_t>(m), 0);
+  const std::string field = owner + ": realize";
+  const std::string& text = it->second;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, comma - start);
+    if (name.empty()) {
+      throw InputError(field + ": '" + text +
+                       "' must be 'all' or constraint names or indices separated by commas");
+    }
+    auto& flag = realized[static_cast<std::size_t>(model.constraint_index(name, field))];
+    if (flag) throw InputError(field + ": '" + name + "' is named twice in '" + text + "'");
+    flag = 1;
+    start = comma + 1;
+  }
+  for (int k = 0; k < m; ++k) {
+    if (realized[static_cast<std::size_t>(k)]) continue;
+    if (model.is_bilateral(k)) {
+      throw InputError(field + ": the bilateral constraint " + model.constraint_name(k) +
+                       " is two-sided and always realized; name it in '" + text + "'");
+    }
+    if (model.kinematic_count() > 0) {
+      throw InputError(field + ": an ideal unilateral constraint (" + model.constraint_name(k) +
+                       ") beside kinematic constraints is not computed; give --realize all");
+    }
+  }
+  return realized;
+}
+
 // The name of the limit a model converges to, for the facts it is checked against: the obstacle
 // and α = β = 0 give the classical model (Deryabin & Kozlov 1995, end of §6; Theorem 1), (0, β, 0)
 // the model of Theorem 2.
@@ -137,6 +223,7 @@ struct StatedOrder {
   double order = 1.0;
   std::string source;
 };
+
 inline std::optional<StatedOrder> stated_lift_off_order(const ParamValues& params,
                                                         const ChoiceValues& choices) {
   const double alpha = params.at("alpha"), beta = params.at("beta"), gamma = params.at("gamma");

@@ -42,6 +42,7 @@
 #include "crbench/solvers/dopri5.hpp"
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/impulse_quadrature.hpp"
+#include "crbench/solvers/lcp.hpp"
 #include "crbench/solvers/model_parameters.hpp"
 #include "crbench/solvers/phase.hpp"
 #include "crbench/solvers/realization_dynamics.hpp"
@@ -67,6 +68,12 @@ struct Options {
   double atol_velocity;   // velocities in the stiff phases
   // Underdamped spring phases by DOP853 (false: by the Rosenbrock method, as the stiff ones).
   bool explicit_oscillation;
+  // The unilateral constraints left ideal (--realize), one flag each (empty: none), with their
+  // impact law and contact tolerances.
+  std::vector<char> ideal = {};
+  double ideal_restitution = 0.0;
+  double distance_tol = 0.0;
+  double velocity_tol = 0.0;
 };
 
 // The steps of the stiff phases by kind, for the record.
@@ -165,12 +172,14 @@ class Run {
                                std::numeric_limits<double>::infinity());
     engaged_.assign(static_cast<std::size_t>(model_.kinematic_count()), 1);
     sparse_rhs_ = opt_.medium.mass == 0.0 && model_.kinematic_count() == 0 &&
-                  model_.switch_count() == 0 && model_.sparse_terms(x, sparse_terms_);
+                  model_.switch_count() == 0 && !mixed_ && model_.sparse_terms(x, sparse_terms_);
     // Its Jacobian too where the model gives the Hessians (no bound on n, unlike the AD one).
     sparse_jacobian_ = sparse_rhs_ && model_.sparse_hessians(x, sparse_terms_);
     if (sparse_rhs_) rec_.diagnostics["sparse_right_hand_side"] = true;
     if (sparse_jacobian_) rec_.diagnostics["sparse_jacobian"] = true;
     end_run_on_failure(rec_, [&] {
+      impulse_.start(m_, x.t);  // sized for the impulses of ideal impacts at the start
+      if (mixed_) resolve_ideal(x, {});
       classify(x);
       classify_kinematic(x);
       update_minimum(model_.constraint_values(x.t, x.q));
@@ -180,7 +189,12 @@ class Run {
         update_minimum(model_.constraint_values(x.t, x.q));
         if (end.horizon) break;
         emit(x, "event-");
+        std::vector<int> leaving;
         for (const Eigen::Index i : end.crossed) {
+          if (i < m_ && is_ideal(static_cast<int>(i))) {
+            release_if_held(x, static_cast<int>(i), leaving);
+            continue;
+          }
           // An entry or exit decides whether the obstacle pushes (enter, apply_event); its
           // pushing function crossing 0 at the same time is the same event (the undamped
           // penalty spring: f = 0 and λ = −Nγf = 0 together at the exit).
@@ -189,6 +203,7 @@ class Run {
               std::find(end.crossed.begin(), end.crossed.end(), i - m_) != end.crossed.end();
           if (!part_of_entry_or_exit) apply_event(x, i);
         }
+        if (mixed_) resolve_ideal(x, leaving);
         emit(x, "event+");
         if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
           throw RunFailure{Status::too_many_events, "more than " + format_number(opt_.max_events) +
@@ -294,9 +309,9 @@ class Run {
   void classify(const State& x) {
     model_.evaluate(x, modes_, point_);
     const Eigen::VectorXd rate = point_.constraint_rate(x.v);
-    const ConstrainedAcceleration free_motion = constrained_acceleration(point_, {});
-    const Eigen::VectorXd free_f_dd = point_.J * free_motion.qdd + point_.d;
+    const Eigen::VectorXd free_f_dd = point_.J * free_acceleration(x) + point_.d;
     for (int k = 0; k < m_; ++k) {
+      if (is_ideal(k)) continue;
       if (model_.is_bilateral(k)) {
         // A bilateral constraint is realized on both sides of f = 0, all the time (Kozlov 1992
         // §4: V_N = γN f²/2, Φ_N = βN ḟ²/2), without entry or exit.
@@ -345,13 +360,13 @@ class Run {
     // The obstacle pushes when its reaction would be positive, or, at zero, when the free motion
     // would go deeper.
     Eigen::VectorXd would_be;
-    acceleration<double>(point_, x.v, in_medium_, pushing_, opt_.medium, &would_be);
+    acceleration<double>(point_, x.v, in_medium_, pushing_, opt_.medium, &would_be, held());
     if (would_be(k) > 0.0) return;
     pushing_[static_cast<std::size_t>(k)] = 0;
     if (would_be(k) == 0.0) {
-      const ConstrainedAcceleration free_motion = constrained_acceleration(point_, {});
+      const Eigen::VectorXd free_qdd = free_acceleration(x);
       const double rate = point_.constraint_rate(x.v)(k);
-      if (rate < 0.0 || (rate == 0.0 && point_.J.row(k).dot(free_motion.qdd) + point_.d(k) < 0.0)) {
+      if (rate < 0.0 || (rate == 0.0 && point_.J.row(k).dot(free_qdd) + point_.d(k) < 0.0)) {
         pushing_[static_cast<std::size_t>(k)] = 1;
       }
     }
@@ -397,6 +412,163 @@ class Run {
     }
   }
 
+  // The constraints left ideal (--realize): enforced while held, with their multipliers, as in
+  // event-driven; released where λ reaches 0; Newton impacts in the metric of the medium's
+  // inertia (its added mass included) where one arrives with ḟ < 0. The medium's force is finite,
+  // so it takes no part in an impact.
+  bool is_ideal(int k) const { return mixed_ && opt_.ideal[static_cast<std::size_t>(k)] != 0; }
+  bool is_held(int k) const { return std::find(held_.begin(), held_.end(), k) != held_.end(); }
+  const std::vector<int>* held() const { return held_.empty() ? nullptr : &held_; }
+
+  // q̈ at x (point_ evaluated there) with no realized constraint pushing and the held ones
+  // enforced: the free motion that decides a start inside the medium.
+  Eigen::VectorXd free_acceleration(const State& x) {
+    if (!mixed_) return constrained_acceleration(point_, {}).qdd;
+    const std::vector<char> none(static_cast<std::size_t>(m_), 0);
+    return acceleration<double>(point_, x.v, none, none, opt_.medium, nullptr, held());
+  }
+
+  void release_if_held(const State& x, int k, std::vector<int>& leaving) {
+    const auto it = std::find(held_.begin(), held_.end(), k);
+    if (it == held_.end()) return;  // a contact: resolve_ideal takes it
+    held_.erase(it);
+    leaving.push_back(k);
+    rec_.events.push_back({.t = x.t, .kind = EventKind::lift_off, .index = k});
+  }
+
+  // The ideal constraints at x after an event: impacts of those arriving, then the ones at rest
+  // held where the acceleration-level complementarity 0 ≤ λ ⊥ f̈ ≥ 0 gives λ > 0 (`leaving` have
+  // just been released and stay so); then the held ones projected onto f = 0, ḟ = 0.
+  void resolve_ideal(State& x, const std::vector<int>& leaving) {
+    model_.evaluate(x, modes_, point_);
+    Eigen::VectorXd rate = point_.constraint_rate(x.v);
+    std::vector<int> near, impacting, approaching;
+    for (int k = 0; k < first_bilateral_; ++k) {
+      if (!is_ideal(k)) continue;
+      if (is_held(k) || std::abs(point_.f(k)) <= opt_.distance_tol) near.push_back(k);
+    }
+    for (const int k : near) {
+      if (rate(k) < -opt_.velocity_tol) impacting.push_back(k);
+      if (rate(k) <= opt_.velocity_tol) approaching.push_back(k);
+    }
+    if (!impacting.empty()) ideal_impact(x, impacting, approaching, rate);
+    std::vector<int> resting;
+    for (const int k : near) {
+      if (std::abs(rate(k)) <= opt_.velocity_tol &&
+          std::find(leaving.begin(), leaving.end(), k) == leaving.end()) {
+        resting.push_back(k);
+      }
+    }
+    std::vector<int> next;
+    if (!resting.empty()) {
+      // f̈ = W λ + b on the resting rows, in the metric M of acceleration() (A and the medium's
+      // added mass), b their f̈ with none of them held.
+      model_.evaluate(x, modes_, point_);
+      AccelerationWork<double> work;
+      Eigen::VectorXd qdd;
+      acceleration<double>(point_, x.v, in_medium_, pushing_, opt_.medium, work, qdd, nullptr);
+      const Eigen::MatrixXd J = rows_of(point_.J, resting);
+      const Eigen::MatrixXd X = work.lu.solve(Eigen::MatrixXd(J.transpose()));
+      Eigen::VectorXd b = J * qdd;
+      double terms = 0.0;
+      for (std::size_t r = 0; r < resting.size(); ++r) {
+        const auto i = static_cast<Eigen::Index>(r);
+        b(i) += point_.d(resting[r]);
+        terms = std::max(terms,
+                         J.row(i).cwiseAbs().dot(qdd.cwiseAbs()) + std::abs(point_.d(resting[r])));
+      }
+      const auto lcp = solve_lcp(Eigen::MatrixXd(J * X), b, 1e-12, terms);
+      if (!lcp) {
+        throw RunFailure{Status::lcp_failure,
+                         "no multipliers solve the contact complementarity of the ideal "
+                         "constraints at t = " +
+                             format_number(x.t)};
+      }
+      for (std::size_t r = 0; r < resting.size(); ++r) {
+        if (lcp->x(static_cast<Eigen::Index>(r)) > 0.0) next.push_back(resting[r]);
+      }
+    }
+    for (const int k : held_) {
+      if (std::find(next.begin(), next.end(), k) == next.end()) {
+        rec_.events.push_back({.t = x.t, .kind = EventKind::lift_off, .index = k});
+      }
+    }
+    for (const int k : next) {
+      if (!is_held(k)) rec_.events.push_back({.t = x.t, .kind = EventKind::contact, .index = k});
+    }
+    held_ = next;
+    project_held(x);
+  }
+
+  static Eigen::MatrixXd rows_of(const Eigen::MatrixXd& J, const std::vector<int>& rows) {
+    Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), J.cols());
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      out.row(static_cast<Eigen::Index>(r)) = J.row(rows[r]);
+    return out;
+  }
+
+  // Newton's law with ideal_restitution e on the `approaching` rows (at rest or closing), in the
+  // metric M: 0 ≤ P ⊥ ḟ⁺ + e·min(ḟ⁻, 0) ≥ 0, ḟ⁺ = ḟ⁻ + J_C M⁻¹J_Cᵀ P, q̇⁺ = q̇⁻ + M⁻¹J_Cᵀ P.
+  void ideal_impact(State& x, const std::vector<int>& impacting,
+                    const std::vector<int>& approaching, Eigen::VectorXd& rate) {
+    AccelerationWork<double> work;
+    Eigen::VectorXd qdd;
+    acceleration<double>(point_, x.v, in_medium_, pushing_, opt_.medium, work, qdd, nullptr);
+    const Eigen::MatrixXd J = rows_of(point_.J, approaching);
+    const Eigen::MatrixXd X = work.lu.solve(Eigen::MatrixXd(J.transpose()));
+    Eigen::VectorXd b(static_cast<Eigen::Index>(approaching.size()));
+    for (std::size_t r = 0; r < approaching.size(); ++r) {
+      const double before = rate(approaching[r]);
+      b(static_cast<Eigen::Index>(r)) = before + opt_.ideal_restitution * std::min(before, 0.0);
+    }
+    const auto lcp = solve_lcp(Eigen::MatrixXd(J * X), b);
+    if (!lcp) {
+      throw RunFailure{Status::lcp_failure,
+                       "no impulse solves the impact complementarity of the "
+                       "ideal constraints at t = " +
+                           format_number(x.t)};
+    }
+    emit(x, "impact-");
+    x.v += X * lcp->x;
+    const Eigen::VectorXd after = point_.constraint_rate(x.v);
+    for (std::size_t r = 0; r < approaching.size(); ++r) {
+      impulse_.add(approaching[r], lcp->x(static_cast<Eigen::Index>(r)));
+    }
+    for (const int k : impacting) {
+      rec_.events.push_back({.t = x.t,
+                             .kind = EventKind::impact,
+                             .index = k,
+                             .rate_before = rate(k),
+                             .rate_after = after(k)});
+    }
+    rate = after;
+    emit(x, "impact+");
+  }
+
+  // One Newton step onto f_H = 0 and ḟ_H = 0 in the kinetic metric, removing the drift of the
+  // acceleration-level constraint over the previous phase (a correction at the level of the
+  // integration tolerance; its velocity part is an impulse of the held constraints).
+  void project_held(State& x) {
+    if (held_.empty()) return;
+    model_.evaluate(x, modes_, point_);
+    Delassus D = delassus(point_, held_);
+    Eigen::VectorXd f(static_cast<Eigen::Index>(held_.size()));
+    for (std::size_t r = 0; r < held_.size(); ++r)
+      f(static_cast<Eigen::Index>(r)) = point_.f(held_[r]);
+    x.q -= D.Ainv_Jt * D.W.ldlt().solve(f);
+    model_.evaluate(x, modes_, point_);
+    D = delassus(point_, held_);
+    const Eigen::VectorXd all = point_.constraint_rate(x.v);
+    Eigen::VectorXd rate(static_cast<Eigen::Index>(held_.size()));
+    for (std::size_t r = 0; r < held_.size(); ++r)
+      rate(static_cast<Eigen::Index>(r)) = all(held_[r]);
+    const Eigen::VectorXd correction = -D.W.ldlt().solve(rate);
+    x.v += D.Ainv_Jt * correction;
+    for (std::size_t r = 0; r < held_.size(); ++r) {
+      impulse_.add(held_[r], correction(static_cast<Eigen::Index>(r)));
+    }
+  }
+
   // q̈ of the realized unilateral constraints at x (kinematic rows: kinematic_dynamics), into
   // `qdd`.
   void qdd(const State& x, Eigen::VectorXd& qdd, Eigen::VectorXd* would_be = nullptr) {
@@ -410,7 +582,7 @@ class Run {
   void dense_qdd(const State& x, Eigen::VectorXd& qdd, Eigen::VectorXd* would_be = nullptr) {
     model_.evaluate(x, modes_, rhs_point_);
     acceleration<double>(rhs_point_, x.v, in_medium_, pushing_, opt_.medium, acceleration_work_,
-                         qdd, would_be);
+                         qdd, would_be, held());
   }
 
   // acceleration() in the sparse form of a chain (cases/sparse_terms.hpp: A = diag(mass), F
@@ -457,8 +629,9 @@ class Run {
     Eigen::VectorXd& would_be = probe_would_be_;
     // The obstacle's pushing functions need the would-be reactions, hence q̈; the entries and exits
     // need f alone (a quarter of the cost of a point with its derivatives).
-    const bool reactions = opt_.medium.obstacle && std::any_of(in_medium_.begin(), in_medium_.end(),
-                                                               [](char c) { return c != 0; });
+    const bool reactions =
+        !held_.empty() || (opt_.medium.obstacle && std::any_of(in_medium_.begin(), in_medium_.end(),
+                                                               [](char c) { return c != 0; }));
     if (reactions) {
       qdd(x, probe_qdd_, &would_be);
       probe_f_ = sparse_rhs_ ? sparse_terms_.f : rhs_point_.f;
@@ -475,6 +648,11 @@ class Run {
       g(m_ + k) = 1.0;
       if (k >= first_bilateral_) {
         g(k) = 1.0;  // never an event
+        continue;
+      }
+      // A constraint left ideal: its contact where f reaches 0, its lift-off where λ does.
+      if (is_ideal(k)) {
+        g(k) = is_held(k) ? would_be(k) : probe_f_(k);
         continue;
       }
       if (inside && opt_.medium.obstacle) {
@@ -580,8 +758,11 @@ class Run {
     // Likewise the pushing function (−λ would-be) of an obstacle in the medium that does not push:
     // entered at f = 0 where the undamped spring's would-be reaction −Nγf is exactly 0, it turns
     // negative as f does, and an unarmed function would let the point fall through the medium.
+    // An ideal constraint's f (after a release at f = 0) and λ arm once positive, as in
+    // event-driven.
     for (int k = 0; k < m_; ++k) {
       const auto slot = static_cast<std::size_t>(k);
+      if (is_ideal(k)) continue;
       if (!in_medium_[slot]) {
         threshold[slot] = -std::numeric_limits<double>::infinity();
       } else if (opt_.medium.obstacle && !pushing_[slot]) {
@@ -617,7 +798,7 @@ class Run {
         return;
       }
       realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
-                           jacobian_work_, jac, dfdt, switched_rows());
+                           jacobian_work_, jac, dfdt, switched_rows(), held());
     };
     // Every stepper reads its points as states of the chart and, with kinematic rows, may move to
     // a better chart between two steps.
@@ -723,8 +904,8 @@ class Run {
     };
     const auto probe_fn = [this](const State& xs, Eigen::VectorXd& g) { probe(xs, g); };
     impulse_.start(m_, x.t);
-    const bool pushes =
-        std::any_of(pushing_.begin(), pushing_.end(), [](char c) { return c != 0; });
+    const bool pushes = !held_.empty() || std::any_of(pushing_.begin(), pushing_.end(),
+                                                      [](char c) { return c != 0; });
     const auto grid = [&](double t_limit, bool inclusive) {
       impulse_.advance(t_limit, pushes, [&](double t, Eigen::VectorXd& lambda) {
         dense.at(t, impulse_state_);
@@ -734,12 +915,13 @@ class Run {
         } else {
           model_.evaluate(impulse_state_, modes_, impulse_point_);
           acceleration<double>(impulse_point_, impulse_state_.v, in_medium_, pushing_, opt_.medium,
-                               impulse_work_, impulse_qdd_, &impulse_would_be_);
+                               impulse_work_, impulse_qdd_, &impulse_would_be_, held());
         }
         lambda.setZero(m_);
         for (int k = 0; k < m_; ++k) {
           if (pushing_[static_cast<std::size_t>(k)]) lambda(k) = impulse_would_be_(k);
         }
+        for (const int k : held_) lambda(k) = impulse_would_be_(k);
       });
       output_.grid(dense, t_limit, inclusive,
                    [&](const State& xs) { return sample(xs, "", chart_nu(dense.point(xs.t))); });
@@ -764,6 +946,8 @@ class Run {
     spring_state_.v = y.tail(n_);
     if (sparse_rhs_) {
       sparse_acceleration(spring_state_, spring_qdd_, nullptr);
+    } else if (!held_.empty()) {
+      dense_qdd(spring_state_, spring_qdd_);
     } else {
       model_.evaluate(spring_state_, modes_, rhs_point_);
       const Point& p = rhs_point_;
@@ -896,7 +1080,7 @@ class Run {
     s.extra << opt_.N * s.f, nu;
     std::vector<int> rows;
     for (int k = 0; k < m_; ++k) {
-      if (pushing_[static_cast<std::size_t>(k)]) rows.push_back(k);
+      if (pushing_[static_cast<std::size_t>(k)] || is_held(k)) rows.push_back(k);
     }
     if (!rows.empty()) {
       // |∇f_k|_{A⁻¹}² is the diagonal of J A⁻¹ Jᵀ.
@@ -929,6 +1113,10 @@ class Run {
   std::vector<int> modes_;
   std::vector<char> in_medium_;
   std::vector<char> pushing_;
+  // Some constraint is left ideal (Options::ideal), and the ideal ones held now, in order.
+  const bool mixed_ =
+      std::any_of(opt_.ideal.begin(), opt_.ideal.end(), [](char c) { return c != 0; });
+  std::vector<int> held_;
   // Per kinematic row: whether its friction acts (two-sided rows always, one-sided rows where
   // g ≤ 0).
   std::vector<char> engaged_;
@@ -1035,6 +1223,9 @@ std::vector<ParamSpec> RealizationSolver::parameters() const {
       kMaxStepsSpec,
       kMaxEventsSpec,
       kMaxStepFractionSpec,
+      ideal_restitution_spec(),
+      kContactDistanceTolSpec,
+      kContactVelocityTolSpec,
   };
   const auto coefficients = model_coefficient_params();
   params.insert(params.begin() + 1, coefficients.begin(), coefficients.end());
@@ -1053,11 +1244,14 @@ std::vector<ChoiceSpec> RealizationSolver::choices() const {
                          "integrator of the medium phases whose spring is underdamped (alpha = 0, "
                          "beta^2 N w <= 4 gamma): dop853 (order 8, tens of steps per fast period) "
                          "or rosenbrock4 (as the stiff phases; thousands of steps per period)"});
+  choices.push_back(realize_choice());
   return choices;
 }
 
 void RealizationSolver::finalize(ParamValues& params, ChoiceValues& choices,
                                  const std::vector<std::string>& assigned) const {
+  finalize_realized_set(params, choices, assigned, "solver realization",
+                        {"ideal_restitution", "contact_distance_tol", "contact_velocity_tol"});
   const std::string preset = choices.at("preset");
   if (preset == "kozlov-impact") {
     // Stiffness κN and damping force 2k√N ḟ (Kozlov 1992 §5): γ = κ and βN = 2k√N.
@@ -1092,6 +1286,11 @@ RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settin
   const double N = p.at("N");
   if (model.kinematic_count() > 0) check_kinematic_model(model, settings, name(), true);
   if (model.bilateral_count() > 0) check_bilateral_model(model, settings, name());
+  std::vector<char> ideal;
+  if (settings.solver_choices.count("realize")) {
+    ideal = realized_constraints(model, settings, "solver realization");
+    for (char& flag : ideal) flag = flag != 0 ? 0 : 1;
+  }
   // The normal displacement in the medium scales like 1/N (f = z/N, Deryabin & Kozlov 1995
   // (2.6); a static load on a spring, load/(γN w)): the absolute tolerance of positions is scaled
   // with it, so that N·f is resolved to the same relative accuracy for every N. In the stiff
@@ -1121,6 +1320,10 @@ RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settin
       .atol_effective = settings.atol / std::max(1.0, N),
       .atol_velocity = spring_motion ? settings.atol : settings.atol / std::sqrt(std::max(1.0, N)),
       .explicit_oscillation = settings.solver_choices.at("oscillation") == "dop853",
+      .ideal = ideal,
+      .ideal_restitution = ideal.empty() ? 0.0 : p.at("ideal_restitution"),
+      .distance_tol = ideal.empty() ? 0.0 : p.at("contact_distance_tol"),
+      .velocity_tol = ideal.empty() ? 0.0 : p.at("contact_velocity_tol"),
   };
   if (model.constraint_count() == 0) {
     // Kinematic constraints only: no coordinate is a penetration of order 1/N, and the chart's
@@ -1154,6 +1357,13 @@ RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settin
   record.episode_definition =
       "a stay in the medium: from f crossing 0 downward (or the start, inside) to f crossing 0 "
       "upward";
+  if (!ideal.empty()) {
+    record.tolerances["contact_distance_tol"] = options.distance_tol;
+    record.tolerances["contact_velocity_tol"] = options.velocity_tol;
+    record.episode_definition +=
+        "; for a constraint left ideal (realize), from a contact (or an impact) to the lift_off "
+        "event, where its multiplier lambda reaches 0 from above";
+  }
   realization_detail::Run run(model, settings, options, record);
   run.execute();
   finish_record(record, model, started, run.output_seconds());

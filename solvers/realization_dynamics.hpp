@@ -56,16 +56,43 @@ struct AccelerationWork {
   Matrix M;
   Vector r, medium, rate, normal, solve_work;
   Eigen::PartialPivLU<Matrix> lu;
+  // The held ideal constraints' rows, M⁻¹J_Hᵀ, their Delassus matrix and multipliers.
+  Matrix held_J, held_X, held_S;
+  Vector held_rhs, held_lambda;
 };
+
+// q̈ with the ideal constraints `held` (the ones the model leaves ideal, in contact) enforced:
+// M q̈ = r + J_Hᵀλ_H with f̈_H = J_H q̈ + d_H = 0, so λ_H = −(J_H M⁻¹J_Hᵀ)⁻¹(J_H M⁻¹r + d_H)
+// (Deryabin & Kozlov 1995 (1.4) with the medium's force in r and its added mass in M). w.lu holds
+// M's factors.
+template <class S>
+void held_acceleration(const PointT<S>& p, const std::vector<int>& held, AccelerationWork<S>& w,
+                       Eigen::Matrix<S, Eigen::Dynamic, 1>& qdd) {
+  const auto h = static_cast<Eigen::Index>(held.size());
+  w.held_J.resize(h, p.J.cols());
+  for (Eigen::Index r = 0; r < h; ++r) w.held_J.row(r) = p.J.row(held[static_cast<std::size_t>(r)]);
+  using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  w.held_X = w.lu.solve(Matrix(w.held_J.transpose()));
+  qdd = w.lu.solve(w.r);
+  w.held_S = w.held_J * w.held_X;
+  w.held_rhs.resize(h);
+  for (Eigen::Index r = 0; r < h; ++r) {
+    w.held_rhs(r) = -(w.held_J.row(r).dot(qdd) + p.d(held[static_cast<std::size_t>(r)]));
+  }
+  w.held_lambda = w.held_S.partialPivLu().solve(w.held_rhs);
+  qdd += w.held_X * w.held_lambda;
+}
 
 // q̈ and the multipliers λ_k of the pushing constraints, written once for double and Dual.
 // `would_be` receives, for every constraint in the medium, −(α f̈ + β ḟ + γ f)N evaluated with
-// this q̈: λ_k for a pushing constraint, and for a released one the sign its reaction would have.
+// this q̈: λ_k for a pushing constraint, and for a released one the sign its reaction would have;
+// for a held ideal constraint its multiplier.
 template <class S>
 void acceleration(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic, 1>& v,
                   const std::vector<char>& in_medium, const std::vector<char>& pushing,
                   const Medium& k, AccelerationWork<S>& w, Eigen::Matrix<S, Eigen::Dynamic, 1>& qdd,
-                  Eigen::Matrix<S, Eigen::Dynamic, 1>* would_be) {
+                  Eigen::Matrix<S, Eigen::Dynamic, 1>* would_be,
+                  const std::vector<int>* held = nullptr) {
   const Eigen::Index m = p.f.size();
   w.M = p.A;
   // F and the medium's force summed apart, then added: the order of the sums fixes the last bit.
@@ -86,7 +113,9 @@ void acceleration(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic, 1>&
     }
   }
   w.lu.compute(w.M);
-  if constexpr (std::is_same_v<S, double>) {
+  if (held != nullptr && !held->empty()) {
+    held_acceleration<S>(p, *held, w, qdd);
+  } else if constexpr (std::is_same_v<S, double>) {
     solve_small_lu(w.lu, w.r, w.solve_work);
     qdd = w.r;
   } else {
@@ -100,6 +129,11 @@ void acceleration(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic, 1>&
       if (k.mass != 0.0) normal += k.mass * (p.J.row(i).dot(qdd) + p.d(i));
       (*would_be)(i) = -normal;
     }
+    if (held != nullptr) {
+      for (std::size_t r = 0; r < held->size(); ++r) {
+        (*would_be)((*held)[r]) = w.held_lambda(static_cast<Eigen::Index>(r));
+      }
+    }
   }
 }
 
@@ -108,10 +142,11 @@ Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
                                                  const Eigen::Matrix<S, Eigen::Dynamic, 1>& v,
                                                  const std::vector<char>& in_medium,
                                                  const std::vector<char>& pushing, const Medium& k,
-                                                 Eigen::Matrix<S, Eigen::Dynamic, 1>* would_be) {
+                                                 Eigen::Matrix<S, Eigen::Dynamic, 1>* would_be,
+                                                 const std::vector<int>* held = nullptr) {
   AccelerationWork<S> work;
   Eigen::Matrix<S, Eigen::Dynamic, 1> qdd;
-  acceleration<S>(p, v, in_medium, pushing, k, work, qdd, would_be);
+  acceleration<S>(p, v, in_medium, pushing, k, work, qdd, would_be, held);
   return qdd;
 }
 
@@ -189,10 +224,14 @@ void sparse_realization_jacobian(const SparseTerms& terms, const Eigen::VectorXd
                                  const std::vector<char>& pushing, const Medium& medium,
                                  Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt);
 
+// `held`: the ideal constraints in contact (acceleration()); their d enters q̈, and its
+// derivatives, which the dual evaluation lacks, are taken by central differences (identity chart
+// only: the model refuses ideal constraints beside kinematic ones).
 void realization_jacobian(const Model& model, const VelocityChart& chart, double t,
                           const Eigen::VectorXd& y, Modes modes, const std::vector<char>& in_medium,
                           const std::vector<char>& pushing, const Medium& medium,
                           RealizationJacobianWork& w, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt,
-                          const std::vector<double>* row_damping = nullptr);
+                          const std::vector<double>* row_damping = nullptr,
+                          const std::vector<int>* held = nullptr);
 
 }  // namespace crbench

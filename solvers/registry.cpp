@@ -83,7 +83,8 @@ void configure_solver(const Solver& solver, const std::vector<Assignment>& user,
       numeric.push_back(a);
       continue;
     }
-    if (std::find(spec->options.begin(), spec->options.end(), a.value) == spec->options.end()) {
+    if (spec->open_form.empty() &&
+        std::find(spec->options.begin(), spec->options.end(), a.value) == spec->options.end()) {
       std::string accepted;
       for (const auto& o : spec->options) accepted += (accepted.empty() ? "" : ", ") + o;
       throw InputError(owner + ": " + a.key + " '" + a.value + "' is not one of: " + accepted);
@@ -104,7 +105,11 @@ void configure_solver(const Solver& solver, const std::vector<Assignment>& user,
     }
   }
   for (const auto& c : choice_specs) {
-    settings.parameter_sources[c.name] = source_of(c.name, "");
+    // A choice finalize removed (one that plays no part, such as realize with every constraint
+    // realized) has no source either.
+    if (settings.solver_choices.count(c.name)) {
+      settings.parameter_sources[c.name] = source_of(c.name, "");
+    }
   }
 }
 

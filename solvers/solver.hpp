@@ -40,6 +40,16 @@ struct ChoiceSpec {
   // Values Solver::finalize may record that a user cannot choose (a preset overridden by
   // explicit coefficients is recorded as "custom"); Solver::run accepts them in settings.
   std::vector<std::string> recorded = {};
+  // Non-empty: any text is accepted here, of this form (the solver checks it against the case
+  // in Solver::solve, where the case is known); `options` is then empty.
+  std::string open_form = {};
+  // The options as a user reads them: "a | b | c", or the open form.
+  std::string accepted_text() const {
+    if (!open_form.empty()) return open_form;
+    std::string text;
+    for (const auto& o : options) text += (text.empty() ? "" : " | ") + o;
+    return text;
+  }
 };
 using ChoiceValues = std::map<std::string, std::string>;
 
@@ -226,6 +236,22 @@ inline const ParamSpec kEventTimeToleranceSpec{
     .max = 1e-6,
     .min_inclusive = false,
     .description = "absolute tolerance of event times (root refinement)"};
+// When an ideal constraint touches and when its arrival is an impact (event-driven, limit, and the
+// constraints the realization leaves ideal).
+inline const ParamSpec kContactDistanceTolSpec{
+    .name = "contact_distance_tol",
+    .default_value = 1e-10,
+    .min = 0.0,
+    .max = 1e-3,
+    .min_inclusive = false,
+    .description = "|f| below which a constraint counts as touching"};
+inline const ParamSpec kContactVelocityTolSpec{
+    .name = "contact_velocity_tol",
+    .default_value = 1e-8,
+    .min = 0.0,
+    .max = 1e-2,
+    .min_inclusive = false,
+    .description = "|f'| below which an arrival is tangential (smaller impacts end plastically)"};
 // An adaptive solver counts its accepted steps as it goes.
 inline const ParamSpec kMaxStepsSpec{
     .name = "max_steps",
