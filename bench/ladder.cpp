@@ -11,6 +11,7 @@
 #include "crbench/bench/number_text.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/cases/params.hpp"
+#include "crbench/solvers/model_parameters.hpp"
 
 namespace crbench {
 namespace {
@@ -286,7 +287,18 @@ std::string finest_orders_advice(const LadderAnalysis& out, const LadderRules& r
   for (auto row = out.rows.rbegin(); row != out.rows.rend() && finest.size() < 2; ++row) {
     if (!row->flagged && row->local_order) finest.push_back(*row->local_order);
   }
-  if (finest.size() < 2 || !std::all_of(finest.begin(), finest.end(), [&](double p) {
+  if (finest.size() < 2) return "";
+  const bool settled_elsewhere = std::abs(finest[0] - finest[1]) <= 0.5 * rules.order_tolerance &&
+                                 std::all_of(finest.begin(), finest.end(), [&](double p) {
+                                   return std::abs(p - *expected_order) > rules.order_tolerance;
+                                 });
+  if (settled_elsewhere) {
+    return "; the local orders of the two finest trusted rows (" + fixed_text(finest[1], 3) + ", " +
+           fixed_text(finest[0], 3) +
+           ") agree with each other, not with it: a longer ladder would not change the verdict, "
+           "and the stated order may not be this ladder's (docs/theory.md section 3)";
+  }
+  if (!std::all_of(finest.begin(), finest.end(), [&](double p) {
         return std::abs(p - *expected_order) <= rules.order_tolerance;
       })) {
     return "";
@@ -347,6 +359,22 @@ void extrapolate_tail(LadderAnalysis& out, std::optional<double> reference,
   const Extrapolated& x = out.extrapolation;
   if (reference && x.limit) out.digits_of_agreement = digits_of(*x.limit - *reference, *reference);
   if (reference && x.uncertainty) out.digits_supported = digits_of(*x.uncertainty, *reference);
+}
+
+// Where the bar falls like N^-p, the finest N at which it would support the required digits:
+// beyond the realization's range a longer N ladder cannot decide (a slow order such as the
+// obstacle's 1/3 needs N^3 for every further digit); then the advice says so instead.
+std::optional<std::string> reach_advice(const LadderAnalysis& out, const LadderRules& rules) {
+  const Extrapolated& x = out.extrapolation;
+  if (!x.finest_rung || !out.expected_order || !out.digits_supported) return std::nullopt;
+  const double decades = (rules.digits - *out.digits_supported) / *out.expected_order;
+  const double needed = *x.finest_rung * std::pow(10.0, decades);
+  if (needed <= kMaxRealizationN) return std::nullopt;
+  return "; at order " + fixed_text(*out.expected_order, 3) + " the bar would support " +
+         format_number(rules.digits) + " digits only near N = " + scientific_text(needed, 1) +
+         ", past the realization's range (N <= " + format_number(kMaxRealizationN) +
+         "): a longer ladder cannot decide it; fewer digits (verify --digits, a study's digits) "
+         "can";
 }
 
 // The verdict on an extrapolated ladder: the order, then the reference within the error bar,
@@ -413,7 +441,8 @@ Verdict extrapolated_verdict(const LadderAnalysis& out, std::optional<double> re
                            " and the reference lies within the " + limit_text +
                            ", but that error bar supports only " +
                            fixed_text(*out.digits_supported, 1) + " digits of the " +
-                           format_number(rules.digits) + " required" + more);
+                           format_number(rules.digits) + " required" +
+                           (N_axis ? reach_advice(out, rules).value_or(more) : more));
   } else {
     return Verdict::of(VerdictKind::confirmed,
                        order_text + " agrees with the theory's " + format_number(*expected_order) +

@@ -3,13 +3,18 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "crbench/solvers/record.hpp"
 #include "crbench/solvers/solver.hpp"
 
 namespace crbench {
+
+// The largest N the realization accepts (its parameter N's range).
+inline constexpr double kMaxRealizationN = 1e15;
 
 // The preset recorded when alpha, beta or gamma is given explicitly.
 inline const std::string kCustomPreset = "custom";
@@ -224,8 +229,27 @@ struct StatedOrder {
   std::string source;
 };
 
-inline std::optional<StatedOrder> stated_lift_off_order(const ParamValues& params,
-                                                        const ChoiceValues& choices) {
+// Whether the limit's λ jumps through 0 at its lift-off (a force switch at that instant) or
+// crosses 0 continuously; unknown without a lift-off.
+enum class SignChange { jump, crossing, unknown };
+inline SignChange sign_change_at_lift_off(const RunRecord& limit, std::optional<int> constraint) {
+  const std::optional<double> tau = lift_off_of(limit, constraint);
+  if (!tau) return SignChange::unknown;
+  for (const auto& e : limit.events) {
+    if (e.kind == EventKind::switch_function &&
+        std::abs(e.t - *tau) <= 1e-12 * std::max(1.0, std::abs(*tau))) {
+      return SignChange::jump;
+    }
+  }
+  return SignChange::crossing;
+}
+
+// `limit`: the limit model's record (the prediction), which tells the obstacle's two rates apart
+// by how λ changes sign at its lift-off (of `constraint`, or of the whole system); without it the
+// jump is assumed.
+inline std::optional<StatedOrder> stated_lift_off_order(
+    const ParamValues& params, const ChoiceValues& choices, const RunRecord* limit = nullptr,
+    std::optional<int> constraint = std::nullopt) {
   const double alpha = params.at("alpha"), beta = params.at("beta"), gamma = params.at("gamma");
   const bool viscous = alpha == 0.0 && gamma == 0.0 && beta > 0.0;
   if (choices.at("preset") == "kozlov-impact") {
@@ -236,9 +260,17 @@ inline std::optional<StatedOrder> stated_lift_off_order(const ParamValues& param
   }
   if (choices.at("interaction") == "obstacle") {
     if (!viscous) return std::nullopt;
+    if (limit != nullptr && sign_change_at_lift_off(*limit, constraint) == SignChange::crossing) {
+      return StatedOrder{1.0 / 3.0,
+                         "docs/theory.md section 3 (rates): lambda crosses 0 continuously at the "
+                         "lift-off (no force switch there), so the free normal acceleration after "
+                         "the release grows like kappa (t - tau) and the way back from depth "
+                         "O(1/N) takes O(N^-1/3)"};
+    }
     return StatedOrder{0.5,
                        "Deryabin & Kozlov (1995), end of section 6: the obstacle releases at depth "
-                       "O(1/N) and the free flight back takes O(N^-1/2)"};
+                       "O(1/N) and, lambda jumping through 0 (a force switch), the free flight "
+                       "back takes O(N^-1/2)"};
   }
   if (alpha == 0.0 && beta == 0.0) return std::nullopt;  // penalty: no rate stated
   return StatedOrder{1.0,

@@ -1209,7 +1209,7 @@ std::vector<ParamSpec> RealizationSolver::parameters() const {
       {.name = "N",
        .default_value = 1e6,
        .min = 0.0,
-       .max = 1e15,
+       .max = kMaxRealizationN,
        .min_inclusive = false,
        .description =
            "realization parameter: stiffness gamma N, viscosity beta N, added mass alpha N"},

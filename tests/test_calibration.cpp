@@ -319,3 +319,41 @@ TEST_CASE("Coefficients of stated powers: an expansion in x^(1/2) with a missing
 }
 
 }  // namespace calibration_tests
+
+TEST_CASE(
+    "Ladder advice: local orders settled away from the stated one and a bar that only an N past "
+    "the realization's range could shrink are not told to lengthen the ladder",
+    "[ladder-axis]") {
+  using crbench::LadderAxis;
+  // tau_N = 1 + N^(-1/3) exactly, judged against a stated 1/2: the finest local orders agree
+  // with each other (1/3), not with it.
+  std::vector<crbench::LadderInput> inputs;
+  for (const double N : crbench::ladder_rungs(LadderAxis::N, 1e2, 1e6, 1)) {
+    crbench::LadderInput in;
+    in.rung = N;
+    in.value = 1.0 + std::pow(N, -1.0 / 3.0);
+    in.tight = in.value;
+    inputs.push_back(in);
+  }
+  const crbench::LadderRules rules;
+  const auto wrong = crbench::analyse_ladder(inputs, 1.0, 0.5, true, rules, "", LadderAxis::N);
+  INFO(wrong.verdict.text);
+  CHECK_FALSE(wrong.verdict.confirmed());
+  CHECK(wrong.verdict.text.find("agree with each other, not with it: a longer ladder would not "
+                                "change the verdict") != std::string::npos);
+  CHECK(wrong.verdict.text.find("a longer ladder (finer N)") == std::string::npos);
+  // The same rows against their own order 1/3 with a bar of order N^(-1/3) that is not exact:
+  // a perturbation of relative size 1e-4 keeps the bar at a few 1e-5, so 8 digits would need N
+  // near 1e6 * 10^(3 * 4) = 1e18, past 1e15.
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const double N = *inputs[i].rung;
+    inputs[i].value = 1.0 + std::pow(N, -1.0 / 3.0) * (1.0 + 0.1 * std::pow(N, -1.0 / 3.0));
+    inputs[i].tight = inputs[i].value;
+  }
+  const auto slow = crbench::analyse_ladder(inputs, 1.0, 1.0 / 3.0, true, rules, "", LadderAxis::N);
+  INFO(slow.verdict.text);
+  REQUIRE(slow.digits_supported.has_value());
+  CHECK(*slow.digits_supported < 8.0);
+  CHECK(slow.verdict.text.find("a longer ladder cannot decide it; fewer digits") !=
+        std::string::npos);
+}

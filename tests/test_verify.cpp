@@ -315,3 +315,24 @@ TEST_CASE("verify and converge give the same rows and verdict on the same ladder
 }
 
 }  // namespace verify_tests
+
+TEST_CASE(
+    "verify states the obstacle's order from the kind of sign change of lambda at the limit's "
+    "lift-off - 1/3 where it crosses 0 - 1/2 where a force switch makes it jump",
+    "[verify][obstacle]") {
+  const auto order_of = [](const std::string& case_name, const std::string& digits) {
+    const crbench::testing::CliResult r =
+        crbench::testing::cli({"verify", "--case", case_name, "--interaction", "obstacle", "--from",
+                               "1e2", "--to", "1e6", "--digits", digits, "--json"});
+    INFO(r.out << r.err);
+    return nlohmann::json::parse(r.out);
+  };
+  // pendulum-string: the string's tension falls through 0 continuously.
+  const auto string = order_of("pendulum-string", "2");
+  CHECK(string["expected_order"].get<double>() == 1.0 / 3.0);
+  CHECK(string["confirmed"] == true);
+  CHECK(string["least_squares_order"].get<double>() == Approx(1.0 / 3.0).margin(0.05));
+  // dk-plane: the force switch at t = 1 makes lambda jump.
+  const auto plane = order_of("dk-plane", "8");
+  CHECK(plane["expected_order"].get<double>() == 0.5);
+}
