@@ -90,7 +90,15 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
        .description = "tolerance of the projected Gauss-Seidel LCP solver (--lcp pgs; Siconos "
                       "numerics' error measure)"},
   };
-  const std::vector<ParamSpec> law = impact_law_params();
+  std::vector<ParamSpec> law = impact_law_params();
+  law.push_back({.name = "restitution_threshold",
+                 .default_value = 0.0,
+                 .min = 0.0,
+                 .max = 1e3,
+                 .description =
+                     "approach speed |f'| at or below which an active row takes e = 0: a "
+                     "sustained contact rests instead of chattering under Newton's law (the "
+                     "usual treatment of resting contact); 0: e at every step"});
   params.insert(params.begin() + 2, law.begin(), law.end());
   return params;
 }
@@ -112,6 +120,10 @@ std::vector<ChoiceSpec> MoreauJeanSolver::choices() const {
 void MoreauJeanSolver::finalize(ParamValues& params, ChoiceValues& choices,
                                 const std::vector<std::string>& assigned) const {
   apply_impact_law(params, choices, assigned, "solver " + name());
+  // Unset, it plays no part, and the record is what it was before the threshold existed.
+  if (std::find(assigned.begin(), assigned.end(), "restitution_threshold") == assigned.end()) {
+    params.erase("restitution_threshold");
+  }
 }
 
 namespace moreau_jean_detail {
@@ -143,6 +155,9 @@ class Run {
         // ignores it): the diagonal of the step's Delassus matrix J W⁻¹ Jᵀ, which tends to
         // J A⁻¹ Jᵀ as h → 0.
         impact_law_(ImpactLaw::from(settings.solver_params)),
+        restitution_threshold_(settings.solver_params.count("restitution_threshold")
+                                   ? settings.solver_params.at("restitution_threshold")
+                                   : 0.0),
         gamma_(settings.solver_params.at("activation_gamma")),
         keep_impulses_(settings.solver_params.at("impulse_history") >= 0.5),
         n_(model.dof()),
@@ -154,6 +169,9 @@ class Run {
         events_kept_(static_cast<std::size_t>(settings.solver_params.at("events_kept"))),
         output_(settings, h_) {
     record_.tolerances = {{"h", h_}, {"theta", theta_}, {"activation_gamma", gamma_}};
+    if (restitution_threshold_ > 0.0) {
+      record_.tolerances["restitution_threshold"] = restitution_threshold_;
+    }
     if (lcp_options_.method == LcpMethod::pgs) {
       record_.tolerances["lcp_tolerance"] = lcp_options_.pgs_tolerance;
     }
@@ -239,12 +257,20 @@ class Run {
   void account_impulses(double t_next, double dt, Eigen::Index holonomic_rows);
   void close_episodes(double t_next);
   bool advance(double t_next, double dt);
+  // Newton's e of an active row with Λ = `normal_square` and start-of-step rate f' = `rate`: the
+  // law's, or 0 for a resting contact (|f'| <= restitution_threshold_; with the threshold 0 the
+  // product e f' is the law's at every rate).
+  double restitution(double normal_square, double rate) const {
+    return std::abs(rate) > restitution_threshold_ ? impact_law_.restitution(normal_square) : 0.0;
+  }
 
   const Model& model_;
   const RunSettings& settings_;
   RunRecord& record_;
   const double h_, theta_;
   const ImpactLaw impact_law_;
+  // Rows whose approach speed |f'| is at most this take e = 0 (restitution_threshold).
+  const double restitution_threshold_;
   const double gamma_;
   const bool keep_impulses_;
   const int n_, m_, one_sided_;
@@ -513,7 +539,7 @@ bool Run::sparse_step(double t_next, double dt, Eigen::Index& active_rows) {
     }
     normal_norm_(r) = std::sqrt(normal_square_(r));
     b_(r) = terms_.J.row(row(r)).dot(v_next_) + terms_next_.f_t(row(r)) +
-            impact_law_.restitution(normal_square_(r)) * rate_(row(r));
+            restitution(normal_square_(r), rate_(row(r))) * rate_(row(r));
   }
   if (b_.head(active_rows).minCoeff() >= 0.0) {
     // Nothing approaches: P = 0 solves the LCP (and is what its solvers return).
@@ -655,7 +681,8 @@ bool Run::dense_impulses(Eigen::Index holonomic_rows, Eigen::Index rows) {
       for (Eigen::Index c = 0; c < rows; ++c) D_(r, c) = G_.row(r).dot(Winv_Gt_.col(c));
     }
     for (Eigen::Index r = 0; r < holonomic_rows; ++r) {
-      b_(r) += impact_law_.restitution(D_(r, r)) * rate_(active_[static_cast<std::size_t>(r)]);
+      const double rate = rate_(active_[static_cast<std::size_t>(r)]);
+      b_(r) += restitution(D_(r, r), rate) * rate;
     }
     if (rows == 1) {
       if (!single_row_impulse(D_(0, 0))) return false;

@@ -871,8 +871,20 @@ class Run {
     // record's min_constraint and a medium's depth are the deepest point, not the deepest sample
     // (the samples alone can be shallow by far more than the tolerances; docs/internals.md).
     trail_.assign(static_cast<std::size_t>(m_), Trail{});  // no allocation after the first phase
-    const auto inspect = [this, &dense](const State& xs, const Eigen::VectorXd&,
-                                        const std::vector<char>&) {
+    const auto inspect = [this, &dense](const State& xs, const Eigen::VectorXd& g,
+                                        const std::vector<char>& armed) {
+      // An ideal constraint whose f has gone below −contact_distance_tol without having been
+      // seen positive was crossed unseen (as in event-driven): a failure, never a silent
+      // penetration.
+      for (int k = 0; mixed_ && k < first_bilateral_; ++k) {
+        if (is_ideal(k) && !is_held(k) && !armed[static_cast<std::size_t>(k)] &&
+            g(k) < -opt_.distance_tol) {
+          throw RunFailure{Status::missed_contact,
+                           "constraint " + std::to_string(k) +
+                               " (ideal) reached f = " + format_number(g(k)) +
+                               " at t = " + format_number(xs.t) + " without a located contact"};
+        }
+      }
       update_minimum(probe_f_);
       for (int k = 0; k < m_; ++k) {
         Trail& tr = trail_[static_cast<std::size_t>(k)];

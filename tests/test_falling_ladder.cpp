@@ -238,3 +238,58 @@ TEST_CASE("a study model may require its own digits - the study's apply to the o
 }
 
 }  // namespace falling_ladder_tests
+
+namespace falling_ladder_tests {
+
+TEST_CASE(
+    "moreau-jean's restitution threshold: a sustained contact under Newton's e = 1 rests instead "
+    "of chattering - real impacts keep their restitution",
+    "[falling-ladder][moreau-jean]") {
+  const cases::FallingLadder rod(
+      ParamValues{{"l", 1.0}, {"m", 1.0}, {"g", 9.81}, {"theta0", std::numbers::pi / 3.0}});
+  const auto wall = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run",      "--case",      "falling-ladder",
+                                     "--solver", "moreau-jean", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const testing::CliResult r = testing::cli(args);
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    int episodes = 0;
+    for (const auto& e : j["events"]) {
+      if (e["constraint"] == 0 && (e["kind"] == "contact" || e["kind"] == "impact")) ++episodes;
+    }
+    return std::make_pair(j["constraint_lift_off_time"][0].get<double>(), episodes);
+  };
+  for (const double h : {1e-3, 1e-4}) {
+    INFO("h " << h);
+    const std::string step = format_number(h);
+    const auto plastic = wall({"--h", step, "--restitution", "0"});
+    const auto chatter = wall({"--h", step, "--restitution", "1"});
+    const auto resting =
+        wall({"--h", step, "--restitution", "1", "--restitution-threshold", "0.01"});
+    // Below the threshold the rows are plastic: the same steps as e = 0, within h of the release.
+    CHECK(resting == plastic);
+    CHECK(std::abs(resting.first - rod.release_time()) < h);
+    // Without it the wall chatters and lets go early by more than h.
+    CHECK(chatter.second > 10 * resting.second);
+    CHECK(rod.release_time() - chatter.first > h);
+  }
+  // Impacts at speed 1 (ball-chain's elastic cradle with gaps) are above the threshold and keep
+  // e = 1: the same final velocities.
+  const auto cradle = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run",         "--case", "ball-chain", "--set",
+                                     "n=3",         "--set",  "gap=0.5",    "--solver",
+                                     "moreau-jean", "--h",    "1e-3",       "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const testing::CliResult r = testing::cli(args);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out)["final_state"]["v"];
+  };
+  CHECK(cradle({"--restitution-threshold", "0.01"}) == cradle({}));
+  testing::check_refused({"run", "--case", "falling-ladder", "--solver", "moreau-jean",
+                          "--restitution-threshold", "-1"},
+                         "restitution_threshold");
+}
+
+}  // namespace falling_ladder_tests
