@@ -509,9 +509,8 @@ int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& lad
   RunSettings model_settings;
   configure_solver(find_solver("realization"), request.model_assignments, model_settings,
                    &model->info());
-  const std::optional<StatedOrder> stated =
-      stated_lift_off_order(model_settings.solver_params, model_settings.solver_choices,
-                            &prediction, constraint);
+  const std::optional<StatedOrder> stated = stated_lift_off_order(
+      model_settings.solver_params, model_settings.solver_choices, &prediction, constraint);
   const std::optional<double> expected_order =
       stated ? std::optional<double>(stated->order) : std::nullopt;
 
