@@ -451,7 +451,8 @@ class Run {
       if (rate(k) < -opt_.velocity_tol) impacting.push_back(k);
       if (rate(k) <= opt_.velocity_tol) approaching.push_back(k);
     }
-    if (!impacting.empty()) ideal_impact(x, impacting, approaching, rate);
+    const bool impacted = !impacting.empty();
+    if (impacted) ideal_impact(x, impacting, approaching, rate);
     std::vector<int> resting;
     for (const int k : near) {
       if (std::abs(rate(k)) <= opt_.velocity_tol &&
@@ -463,12 +464,10 @@ class Run {
     if (!resting.empty()) {
       // f̈ = W λ + b on the resting rows, in the metric M of acceleration() (A and the medium's
       // added mass), b their f̈ with none of them held.
-      model_.evaluate(x, modes_, point_);
-      AccelerationWork<double> work;
-      Eigen::VectorXd qdd;
-      acceleration<double>(point_, x.v, in_medium_, pushing_, opt_.medium, work, qdd, nullptr);
-      const Eigen::MatrixXd J = rows_of(point_.J, resting);
-      const Eigen::MatrixXd X = work.lu.solve(Eigen::MatrixXd(J.transpose()));
+      if (impacted) model_.evaluate(x, modes_, point_);  // c and d depend on q̇
+      const MetricRows rows = metric_rows(x, resting);
+      const Eigen::MatrixXd& J = rows.J;
+      const Eigen::VectorXd& qdd = rows.qdd;
       Eigen::VectorXd b = J * qdd;
       double terms = 0.0;
       for (std::size_t r = 0; r < resting.size(); ++r) {
@@ -477,7 +476,7 @@ class Run {
         terms = std::max(terms,
                          J.row(i).cwiseAbs().dot(qdd.cwiseAbs()) + std::abs(point_.d(resting[r])));
       }
-      const auto lcp = solve_lcp(Eigen::MatrixXd(J * X), b, 1e-12, terms);
+      const auto lcp = solve_lcp(rows.W, b, 1e-12, terms);
       if (!lcp) {
         throw RunFailure{Status::lcp_failure,
                          "no multipliers solve the contact complementarity of the ideal "
@@ -500,10 +499,22 @@ class Run {
     project_held(x);
   }
 
-  static Eigen::MatrixXd rows_of(const Eigen::MatrixXd& J, const std::vector<int>& rows) {
-    Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), J.cols());
-    for (std::size_t r = 0; r < rows.size(); ++r)
-      out.row(static_cast<Eigen::Index>(r)) = J.row(rows[r]);
+  // The rows J_R of `rows` in the metric M of acceleration() (A and the medium's added mass) at
+  // x (point_ evaluated there): X = M⁻¹J_Rᵀ, W = J_R X, and q̈ with none of the ideal rows held.
+  struct MetricRows {
+    Eigen::MatrixXd J, X, W;
+    Eigen::VectorXd qdd;
+  };
+  MetricRows metric_rows(const State& x, const std::vector<int>& rows) {
+    MetricRows out;
+    AccelerationWork<double> work;
+    acceleration<double>(point_, x.v, in_medium_, pushing_, opt_.medium, work, out.qdd, nullptr);
+    out.J.resize(static_cast<Eigen::Index>(rows.size()), point_.J.cols());
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      out.J.row(static_cast<Eigen::Index>(r)) = point_.J.row(rows[r]);
+    }
+    out.X = work.lu.solve(Eigen::MatrixXd(out.J.transpose()));
+    out.W = out.J * out.X;
     return out;
   }
 
@@ -511,17 +522,13 @@ class Run {
   // metric M: 0 ≤ P ⊥ ḟ⁺ + e·min(ḟ⁻, 0) ≥ 0, ḟ⁺ = ḟ⁻ + J_C M⁻¹J_Cᵀ P, q̇⁺ = q̇⁻ + M⁻¹J_Cᵀ P.
   void ideal_impact(State& x, const std::vector<int>& impacting,
                     const std::vector<int>& approaching, Eigen::VectorXd& rate) {
-    AccelerationWork<double> work;
-    Eigen::VectorXd qdd;
-    acceleration<double>(point_, x.v, in_medium_, pushing_, opt_.medium, work, qdd, nullptr);
-    const Eigen::MatrixXd J = rows_of(point_.J, approaching);
-    const Eigen::MatrixXd X = work.lu.solve(Eigen::MatrixXd(J.transpose()));
+    const MetricRows rows = metric_rows(x, approaching);
     Eigen::VectorXd b(static_cast<Eigen::Index>(approaching.size()));
     for (std::size_t r = 0; r < approaching.size(); ++r) {
       const double before = rate(approaching[r]);
       b(static_cast<Eigen::Index>(r)) = before + opt_.ideal_restitution * std::min(before, 0.0);
     }
-    const auto lcp = solve_lcp(Eigen::MatrixXd(J * X), b);
+    const auto lcp = solve_lcp(rows.W, b);
     if (!lcp) {
       throw RunFailure{Status::lcp_failure,
                        "no impulse solves the impact complementarity of the "
@@ -529,7 +536,7 @@ class Run {
                            format_number(x.t)};
     }
     emit(x, "impact-");
-    x.v += X * lcp->x;
+    x.v += rows.X * lcp->x;
     const Eigen::VectorXd after = point_.constraint_rate(x.v);
     for (std::size_t r = 0; r < approaching.size(); ++r) {
       impulse_.add(approaching[r], lcp->x(static_cast<Eigen::Index>(r)));
