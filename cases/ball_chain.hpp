@@ -9,7 +9,11 @@
 // the last ball leaves at v0, the others at rest. With touching balls the impacts are
 // simultaneous and the outcome depends on the impact law (a simultaneous Newton law on all
 // contacts, as Moreau–Jean's LCP, does not give the cradle's); tests and the docs report what
-// each solver gives.
+// each solver gives. A realization may give contact k the stiffness γN r^−k and the law
+// γN r^−k (−f)^η (`stiffness_ratio` r, `exponent` η: Hertz's 3/2 for elastic spheres): with the
+// balls touching and no forces, the impact's outcome is then the same for every N (time and
+// length scaled by N^(−1/(η+1)) carry one N into another at the same velocities), and depends on
+// r and η.
 //
 // The chain is not a fixed-size Case: n is a parameter up to 1000, and a fixed-size case would
 // carry n×n matrices and (n+1)-long derivative vectors per constraint. It is a chain case
@@ -19,6 +23,7 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <string>
 
 #include "crbench/cases/case.hpp"
 
@@ -30,13 +35,25 @@ struct BallChain {
   double diameter;
   double gap;
   double v0;
+  double stiffness_ratio;
+  double exponent;
 
   explicit BallChain(const ParamValues& p)
       : balls(static_cast<int>(p.at("n"))),
         mass(p.at("m")),
         diameter(p.at("d")),
         gap(p.at("gap")),
-        v0(p.at("v0")) {}
+        v0(p.at("v0")),
+        stiffness_ratio(p.at("stiffness_ratio")),
+        exponent(p.at("exponent")) {
+    // The last contact's scale r^−(n−2) must stay a normal double.
+    if (std::abs(static_cast<double>(balls - 2) * std::log10(stiffness_ratio)) > 300.0) {
+      throw InputError(
+          "stiffness_ratio: r^(n - 2) = 10^" +
+          std::to_string(static_cast<double>(balls - 2) * std::log10(stiffness_ratio)) +
+          " with n = " + std::to_string(balls) + "; accepted: |(n - 2) log10 r| <= 300");
+    }
+  }
 
   static CaseInfo info() {
     return {
@@ -48,7 +65,9 @@ struct BallChain {
             "no forces; impacts by Newton's law with the solver's restitution e (Kugushev & "
             "Sorokina 2002 (1.3)-(1.4)). Momentum m v0 is kept, and energy m v0^2/2 for e = 1. "
             "With gaps the impacts are binary and sequential (e = 1: the last ball leaves at v0); "
-            "touching balls collide simultaneously, and the outcome depends on the impact law. "
+            "touching balls collide simultaneously, and the outcome depends on the impact law; "
+            "under a realization, on the stiffness ratio r and the exponent eta of the contacts' "
+            "springs (gamma N r^-k (-f)^eta on contact k). "
             "n = dof, n - 1 constraints (a chain case: sizes set by the parameter n).",
         .params = {{.name = "n",
                     .default_value = 5,
@@ -82,7 +101,21 @@ struct BallChain {
                     .max = 1e3,
                     .min_inclusive = false,
                     .unit = "length/time",
-                    .description = "initial velocity of the striker, ball 0"}},
+                    .description = "initial velocity of the striker, ball 0"},
+                   {.name = "stiffness_ratio",
+                    .default_value = 1.0,
+                    .min = 1e-3,
+                    .max = 1e3,
+                    .description = "the realization's stiffness of contact k is gamma N r^-k "
+                                   "(k = 0 the striker's), so k_01/k_12 = r; the ideal models do "
+                                   "not depend on it"},
+                   {.name = "exponent",
+                    .default_value = 1.0,
+                    .min = 1.0,
+                    .max = 2.0,
+                    .description = "the realization's contact law, force gamma N r^-k (-f)^eta: "
+                                   "1 linear, 1.5 Hertz (elastic spheres); the ideal models do "
+                                   "not depend on it"}},
         .dof = 5,
         .coordinates = {{"x", "length"}},
         .constraint_units = {"length"},
@@ -100,6 +133,10 @@ struct BallChain {
   }
 
   int dof() const { return balls; }
+  // The realization's spring on contact k (Model::contact_law).
+  ContactLaw contact_law(int k) const {
+    return {.scale = std::pow(stiffness_ratio, -static_cast<double>(k)), .exponent = exponent};
+  }
   double ball_mass(int /*i*/) const { return mass; }
 
   // f_k between ball k (left) and ball k + 1 (right).

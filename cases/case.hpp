@@ -313,6 +313,16 @@ using Dual = Eigen::AutoDiffScalar<DualDerivatives>;
 // The sparse form of a model's terms (cases/sparse_terms.hpp), for the solvers that can use it.
 struct SparseTerms;
 
+// How a realization's medium acts on one unilateral constraint (solvers/realization_dynamics.hpp):
+// its (α, β, γ) times `scale`, and the stiffness force γN·scale·(−f)^exponent in place of −γN f
+// (exponent 1: a linear spring; 3/2: Hertz's law of two elastic spheres). The ideal models do not
+// depend on it; only a realization sees it.
+struct ContactLaw {
+  double scale = 1.0;
+  double exponent = 1.0;
+  bool operator==(const ContactLaw&) const = default;
+};
+
 // The type-erased case with its parameters bound; built by the registry.
 class Model {
  public:
@@ -338,6 +348,9 @@ class Model {
   // (−1: the row does not act, a smooth impact; 0: it holds, sticking; 1: elastic). 0 unless the
   // case says otherwise (`slip_restitution(r)`).
   virtual double slip_restitution(int /*r*/) const { return 0.0; }
+  // The medium's law on unilateral constraint k: linear with unit scale unless the case says
+  // otherwise (`contact_law(k)`: stiffness ratios between contacts, Hertz's exponent).
+  virtual ContactLaw contact_law(int /*k*/) const { return {}; }
   // Row k of f is a bilateral constraint (the last bilateral_count() rows).
   bool is_bilateral(int k) const { return k >= constraint_count() - bilateral_count(); }
 

@@ -147,6 +147,13 @@ class ChainModel final : public Model {
   State initial_state() const override { return case_.initial_state(); }
   double horizon() const override { return case_.horizon(); }
   Facts facts() const override { return case_.facts(); }
+  ContactLaw contact_law(int k) const override {
+    if constexpr (requires { case_.contact_law(k); }) {
+      return case_.contact_law(k);
+    } else {
+      return {};
+    }
+  }
 
   bool sparse_terms(const State& x, SparseTerms& out) const override {
     out.mass.resize(n_);

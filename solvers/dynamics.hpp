@@ -166,6 +166,13 @@ class CaseModel final : public Model {
       return 0.0;
     }
   }
+  ContactLaw contact_law(int k) const override {
+    if constexpr (requires { case_.contact_law(k); }) {
+      return case_.contact_law(k);
+    } else {
+      return {};
+    }
+  }
   State initial_state() const override { return case_.initial_state(); }
   double horizon() const override { return case_.horizon(); }
   Facts facts() const override { return case_.facts(); }

@@ -24,6 +24,9 @@ struct LimitCoefficients {
   bool realizes(int k) const {
     return realized.empty() || realized[static_cast<std::size_t>(k)] != 0;
   }
+  // Each constraint's scale s of (α, β, γ) (ContactLaw; empty: all 1): s(α z'' + β z' + γ z) = −λ.
+  std::vector<double> scale = {};
+  double scale_of(int k) const { return scale.empty() ? 1.0 : scale[static_cast<std::size_t>(k)]; }
 };
 
 // Motion with unilateral constraints, phase by phase: the classical model, or, with `limit`

@@ -202,6 +202,32 @@ std::optional<std::string> LimitSolver::refusal(const Model& model,
   return kinematic_start_refusal(model, settings.solver_params.at("contact_velocity_tol"));
 }
 
+namespace {
+
+// The constraints' scales into the z-equation; a power-law spring (ContactLaw::exponent ≠ 1) has
+// a z-equation of another form (the depth scales as N^(−1/η), not 1/N), which is not computed:
+// refused where z is carried.
+void contact_laws_of_limit(const Model& model, LimitCoefficients& c) {
+  for (int k = 0; k < model.constraint_count(); ++k) {
+    const ContactLaw law = model.contact_law(k);
+    if (law == ContactLaw{} || !c.realizes(k)) continue;
+    if (law.exponent != 1.0) {
+      throw InputError("--case: " + model.info().name + "'s constraint " +
+                       model.constraint_name(k) + " has a power-law spring (exponent " +
+                       format_number(law.exponent) +
+                       "), whose limit is computed only where it is classical; accepted: "
+                       "alpha = beta = 0 or --interaction obstacle");
+    }
+    c.scale.assign(static_cast<std::size_t>(model.constraint_count()), 1.0);
+  }
+  if (c.scale.empty()) return;
+  for (int k = 0; k < model.constraint_count(); ++k) {
+    c.scale[static_cast<std::size_t>(k)] = model.contact_law(k).scale;
+  }
+}
+
+}  // namespace
+
 RunRecord LimitSolver::solve(const Model& model, const RunSettings& settings) const {
   const ParamValues& p = settings.solver_params;
   if (const auto why = refusal(model, settings)) throw InputError(*why);
@@ -228,6 +254,7 @@ RunRecord LimitSolver::solve(const Model& model, const RunSettings& settings) co
   const bool classical =
       settings.solver_choices.at("interaction") == "obstacle" || (c.alpha == 0.0 && c.beta == 0.0);
   if (classical) c = LimitCoefficients{0.0, 0.0, 1.0};
+  if (!classical) contact_laws_of_limit(model, c);
   if (settings.solver_choices.count("realize")) {
     c.realized = realized;
     c.ideal_restitution = p.at("ideal_restitution");

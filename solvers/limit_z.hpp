@@ -63,7 +63,8 @@ class LimitZ {
     for (std::size_t r = 0; r < active.size(); ++r) {
       if (!c_.realizes(active[r])) continue;
       const auto k = static_cast<std::size_t>(active[r]);
-      const double l = lambda(static_cast<Eigen::Index>(r));
+      // s(α z'' + β z' + γ z) = −λ with the constraint's scale s (ContactLaw).
+      const double l = lambda(static_cast<Eigen::Index>(r)) / c_.scale_of(active[r]);
       const double z = aux[k], z_rate = aux[static_cast<std::size_t>(m_) + k];
       if (c_.alpha > 0.0) {
         daux[k] = z_rate;
@@ -203,7 +204,7 @@ class LimitZ {
   // z' at x for constraint k: carried for α > 0, from β z' + γ z = −λ otherwise.
   double z_rate(const State& x, int k, double lambda) const {
     if (c_.alpha > 0.0) return x.aux(m_ + k);
-    return (-lambda - c_.gamma * x.aux(k)) / c_.beta;
+    return (-lambda / c_.scale_of(k) - c_.gamma * x.aux(k)) / c_.beta;
   }
 
   void fails(const std::string& why) {

@@ -616,7 +616,7 @@ class Run {
       double rate = 0.0;
       for (Row it(p.J, k); it; ++it) rate += it.value() * x.v(it.col());
       rate += p.f_t(k);
-      const double normal = opt_.medium.damping * rate + opt_.medium.stiffness * p.f(k);
+      const double normal = opt_.medium.normal<double>(k, rate, p.f(k));
       if (push) {
         for (Row it(p.J, k); it; ++it) medium(it.col()) -= it.value() * normal;
       }
@@ -709,15 +709,25 @@ class Run {
   // turns), and DOP853 takes it in tens of steps per period (solvers/dop853.hpp); overdamped or
   // purely viscous phases stay with the Rosenbrock method. Kinematic rows always make the phase
   // stiff (friction βN without a spring).
+  //
+  // A power law (ContactLaw::exponent ≠ 1) has no fixed frequency: its stiffness grows with the
+  // depth. Undamped, its phase is an oscillation all the same, and goes to DOP853 without the test
+  // of unresolved steps (ω = 0 turns it off); damped, to the Rosenbrock method.
   std::optional<double> underdamped_frequency(double w_max) const {
     if (model_.kinematic_count() > 0 || !(opt_.medium.stiffness > 0.0)) return std::nullopt;
+    if (power_law_) {
+      return opt_.medium.damping == 0.0 && opt_.medium.mass == 0.0 ? std::optional<double>(0.0)
+                                                                   : std::nullopt;
+    }
     const double zeta =
         opt_.medium.damping * w_max / (2.0 * std::sqrt(opt_.medium.stiffness * w_max));
     if (!(zeta <= 1.0)) return std::nullopt;
     return std::sqrt(opt_.medium.stiffness * w_max);
   }
 
-  // The largest eigenvalue w of W over the pushing constraints at x, when positive.
+  // The largest eigenvalue w of W over the pushing constraints at x, when positive; with the
+  // constraints' scales s (ContactLaw), of S^½ W S^½, whose modes are those of z̈ = −N W S(β ż +
+  // γ z).
   std::optional<double> largest_pushing_w(const State& x) {
     std::vector<int> rows;
     for (int k = 0; k < m_; ++k) {
@@ -725,8 +735,15 @@ class Run {
     }
     if (rows.empty()) return std::nullopt;
     model_.evaluate(x, modes_, point_);
-    const double w_max = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(delassus(point_, rows).W,
-                                                                        Eigen::EigenvaluesOnly)
+    Eigen::MatrixXd W = delassus(point_, rows).W;
+    if (!opt_.medium.laws.empty()) {
+      Eigen::VectorXd root(W.rows());
+      for (Eigen::Index r = 0; r < W.rows(); ++r) {
+        root(r) = std::sqrt(opt_.medium.scale(rows[static_cast<std::size_t>(r)]));
+      }
+      W = root.asDiagonal() * W * root.asDiagonal();
+    }
+    const double w_max = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(W, Eigen::EigenvaluesOnly)
                              .eigenvalues()
                              .maxCoeff();
     if (!(w_max > 0.0)) return std::nullopt;
@@ -1151,6 +1168,9 @@ class Run {
   Point rhs_point_;
   // The sparse form of the right-hand side (sparse_acceleration), where the model has one.
   bool sparse_rhs_ = false, sparse_jacobian_ = false;
+  // Some constraint's spring follows a power law (ContactLaw::exponent ≠ 1).
+  const bool power_law_ = std::any_of(opt_.medium.laws.begin(), opt_.medium.laws.end(),
+                                      [](const ContactLaw& law) { return law.exponent != 1.0; });
   SparseTerms sparse_terms_, jacobian_terms_;
   State jacobian_state_;
   Eigen::VectorXd sparse_medium_;
@@ -1344,6 +1364,14 @@ RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settin
       .distance_tol = ideal.empty() ? 0.0 : p.at("contact_distance_tol"),
       .velocity_tol = ideal.empty() ? 0.0 : p.at("contact_velocity_tol"),
   };
+  for (int k = 0; k < model.constraint_count(); ++k) {
+    if (model.contact_law(k) == ContactLaw{}) continue;
+    options.medium.laws.resize(static_cast<std::size_t>(model.constraint_count()));
+    for (int j = 0; j < model.constraint_count(); ++j) {
+      options.medium.laws[static_cast<std::size_t>(j)] = model.contact_law(j);
+    }
+    break;
+  }
   if (model.constraint_count() == 0) {
     // Kinematic constraints only: no coordinate is a penetration of order 1/N, and the chart's
     // ν = N g is of order 1 (its absolute tolerance in the stiff phases is N·atol, that of g);

@@ -30,17 +30,20 @@ void sparse_realization_jacobian(const SparseTerms& terms, const Eigen::VectorXd
     if (pushing.empty() || !pushing[static_cast<std::size_t>(k)]) continue;
     double rate = terms.f_t(k);
     for (Eigen::Index a = 0; a < p; ++a) rate += gradient[a] * v(columns[a]);
-    const double c = medium.damping * rate + medium.stiffness * terms.f(k);
+    const double c = medium.normal<double>(k, rate, terms.f(k));
+    const double scale = medium.scale(k);
+    const double slope = medium.stiffness_slope(k, terms.f(k));
     for (Eigen::Index b = 0; b < p; ++b) {
-      // ∂c/∂q_b = βN (H q̇)_b + γN J_kb (H symmetric).
+      // ∂c/∂q_b = s(βN (H q̇)_b + γN φ'(f) J_kb) (H symmetric; φ(f) = f, or the power law's
+      // sign(f)|f|^η: Medium::normal).
       double Hv = 0.0;
       for (Eigen::Index a = 0; a < p; ++a) Hv += H[a + p * b] * v(columns[a]);
-      const double dc_dq = medium.damping * Hv + medium.stiffness * gradient[b];
+      const double dc_dq = scale * (medium.damping * Hv + slope * gradient[b]);
       for (Eigen::Index a = 0; a < p; ++a) {
         const Eigen::Index i = columns[a];
         const double mass = terms.mass(i);
         jac(n + i, columns[b]) -= (H[a + p * b] * c + gradient[a] * dc_dq) / mass;
-        jac(n + i, n + columns[b]) -= medium.damping * gradient[a] * gradient[b] / mass;
+        jac(n + i, n + columns[b]) -= medium.damping * scale * gradient[a] * gradient[b] / mass;
       }
     }
   }

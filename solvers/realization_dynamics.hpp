@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/LU>
+#include <cmath>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -20,6 +21,32 @@ struct Medium {
   double damping;    // βN
   double stiffness;  // γN
   bool obstacle;     // the reaction acts only while it pushes
+  // The law of each unilateral constraint (Model::contact_law); empty where every one is linear
+  // with unit scale.
+  std::vector<ContactLaw> laws = {};
+
+  double scale(Eigen::Index k) const {
+    return laws.empty() ? 1.0 : laws[static_cast<std::size_t>(k)].scale;
+  }
+  // N(β ḟ + γ f) of constraint k, or N·s(β ḟ − γ(−f)^η) under its law: minus the reaction the
+  // medium puts on it without the added mass. Past f = 0 (the steps that overshoot an exit) the
+  // power law goes on as γ sign(f)|f|^η, continuous with its derivative for η ≥ 1.
+  template <class S>
+  S normal(Eigen::Index k, const S& rate, const S& f) const {
+    if (laws.empty()) return damping * rate + stiffness * f;
+    const ContactLaw& law = laws[static_cast<std::size_t>(k)];
+    if (law.exponent == 1.0) return law.scale * (damping * rate + stiffness * f);
+    using std::abs;
+    using std::pow;
+    const S depth = pow(abs(f), law.exponent);
+    return law.scale * (damping * rate + stiffness * (f < 0.0 ? S(-depth) : depth));
+  }
+  // ∂normal/∂f over the scale: γN for the linear law, γN η|f|^(η−1) for the power law.
+  double stiffness_slope(Eigen::Index k, double f) const {
+    if (laws.empty()) return stiffness;
+    const double eta = laws[static_cast<std::size_t>(k)].exponent;
+    return eta == 1.0 ? stiffness : stiffness * eta * std::pow(std::abs(f), eta - 1.0);
+  }
 };
 
 // The force of the medium's viscosity and stiffness on the pushing constraints,
@@ -33,7 +60,7 @@ void add_medium_force(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic,
   for (Eigen::Index i = 0; i < p.f.size(); ++i) {
     if (!pushing[static_cast<std::size_t>(i)]) continue;
     const S rate = p.J.row(i).dot(v) + p.f_t(i);
-    force -= p.J.row(i).transpose() * (k.damping * rate + k.stiffness * p.f(i));
+    force -= p.J.row(i).transpose() * k.normal<S>(i, rate, p.f(i));
   }
 }
 
@@ -108,8 +135,9 @@ void acceleration(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic, 1>&
     for (Eigen::Index i = 0; i < m; ++i) {
       if (!pushing[static_cast<std::size_t>(i)]) continue;
       w.normal = p.J.row(i).transpose();
-      w.M.noalias() += (k.mass * w.normal) * w.normal.transpose();
-      w.r -= w.normal * (k.mass * p.d(i));
+      const double mass = k.mass * k.scale(i);
+      w.M.noalias() += (mass * w.normal) * w.normal.transpose();
+      w.r -= w.normal * (mass * p.d(i));
     }
   }
   w.lu.compute(w.M);
@@ -125,8 +153,8 @@ void acceleration(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic, 1>&
     would_be->setZero(m);
     for (Eigen::Index i = 0; i < m; ++i) {
       if (!in_medium[static_cast<std::size_t>(i)]) continue;
-      S normal = k.damping * w.rate(i) + k.stiffness * p.f(i);
-      if (k.mass != 0.0) normal += k.mass * (p.J.row(i).dot(qdd) + p.d(i));
+      S normal = k.normal<S>(i, w.rate(i), p.f(i));
+      if (k.mass != 0.0) normal += k.mass * k.scale(i) * (p.J.row(i).dot(qdd) + p.d(i));
       (*would_be)(i) = -normal;
     }
     if (held != nullptr) {

@@ -10,6 +10,7 @@
 
 #include "crbench/bench/observables.hpp"
 #include "crbench/bench/run_support.hpp"
+#include "crbench/cases/dk_plane.hpp"
 #include "support.hpp"
 #include "test_cases.hpp"
 
@@ -506,6 +507,68 @@ TEST_CASE("The (alpha, beta, 0) z tends to -M/beta like alpha (Deryabin & Kozlov
   }
   // Against a reference on another grid there is none.
   CHECK_FALSE(crbench::z_deviation(viscous, {}));
+}
+
+namespace {
+
+// dk-plane with its constraint's (alpha, beta, gamma) scaled by 4 (Model::contact_law).
+struct ScaledDkPlane : cases::DkPlane {
+  using DkPlane::DkPlane;
+  ContactLaw contact_law(int /*k*/) const { return {.scale = 4.0}; }
+};
+
+}  // namespace
+
+TEST_CASE("A constraint's scale s divides the limit's z and leaves its lift-off", "[limit]") {
+  // s(beta z' + gamma z) = -lambda: z is the unscaled z over s, and its zero, the lift-off, stays
+  // (dk-plane's viscous limit: t = 2). The realization with scale s at N is the unscaled one at
+  // s N.
+  const auto plain = make_model("dk-plane", {});
+  const auto scaled = testing::model_of<ScaledDkPlane>();
+  const auto z_at = [](const Model& model, double t) {
+    testing::SolveOptions o;
+    o.solver = "limit";
+    o.solver_params = {{"preset", "viscous"}};
+    o.output_times = {t};
+    double z = std::nan("");
+    o.on_sample = [&](const TrajectorySample& s) {
+      if (s.label.empty() && s.x.t == t) z = s.extra(0);
+    };
+    const RunRecord r = testing::solve(model, o);
+    REQUIRE(r.status == Status::ok);
+    REQUIRE(r.lift_off_time);
+    CHECK(std::abs(*r.lift_off_time - 2.0) <= 1e-12);
+    return z;
+  };
+  const double z_plain = z_at(*plain, 1.5), z_scaled = z_at(*scaled, 1.5);
+  INFO("z(1.5): " << z_plain << " unscaled, " << z_scaled << " scaled by 4");
+  CHECK(z_plain < 0.0);
+  CHECK(std::abs(z_scaled - z_plain / 4.0) <= 1e-12 * std::abs(z_plain));
+  const auto lift_off = [](const Model& model, const char* N) {
+    testing::SolveOptions o;
+    o.solver = "realization";
+    o.solver_params = {{"preset", "viscous"}, {"N", N}};
+    const RunRecord r = testing::solve(model, o);
+    REQUIRE(r.status == Status::ok);
+    REQUIRE(r.lift_off_time);
+    return *r.lift_off_time;
+  };
+  const double at_4e3 = lift_off(*plain, "4e3"), scaled_at_1e3 = lift_off(*scaled, "1e3");
+  INFO("realization: " << at_4e3 << " unscaled at N = 4e3, " << scaled_at_1e3
+                       << " scaled by 4 at N = 1e3");
+  CHECK(std::abs(at_4e3 - scaled_at_1e3) <= 1e-9);
+  CHECK(at_4e3 - 2.0 > 1e-5);
+}
+
+TEST_CASE("The limit refuses a power-law spring where z is carried", "[limit]") {
+  const auto model = make_model("ball-chain", {{"n", "3"}, {"gap", "0.1"}, {"exponent", "1.5"}});
+  testing::SolveOptions o;
+  o.solver = "limit";
+  o.solver_params = {{"preset", "viscous"}};
+  CHECK_THROWS_WITH(testing::solve(*model, o), Catch::Contains("power-law spring (exponent 1.5)") &&
+                                                   Catch::Contains("accepted: alpha = beta = 0"));
+  o.solver_params = {{"preset", "penalty"}};
+  CHECK(testing::solve(*model, o).status == Status::ok);
 }
 
 }  // namespace limit_tests
