@@ -1,0 +1,159 @@
+// corner (cases/corner.hpp): a point hitting two walls at once. Orthogonal walls give the same
+// outcome for every stiffness ratio and law; at 60 degrees the outcome depends on the ratio, is
+// the same for every N, and agrees with an integration apart from the suite.
+#include <array>
+#include <boost/numeric/odeint.hpp>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "support.hpp"
+
+namespace corner_tests {
+
+using namespace crbench;
+
+namespace {
+
+std::unique_ptr<Model> corner(double angle, double r, double eta) {
+  return make_model("corner", {{"angle", format_number(angle)},
+                               {"stiffness_ratio", format_number(r)},
+                               {"exponent", format_number(eta)}});
+}
+
+Eigen::VectorXd final_velocity(const Model& model, const std::string& solver,
+                               std::vector<Assignment> params = {}) {
+  testing::SolveOptions o;
+  o.solver = solver;
+  o.solver_params = std::move(params);
+  const RunRecord r = testing::solve(model, o);
+  INFO(model.info().name << " by " << solver << ": " << r.status << " " << r.reason);
+  REQUIRE(r.status == Status::ok);
+  return r.final_state.v;
+}
+
+// The corner's penalty motion at N = 1 (floor spring (-y)^eta, wall spring (-f_1)^eta / r),
+// integrated apart from the suite: Boost.Odeint's Runge-Kutta-Fehlberg 7(8) on each smooth phase
+// (a fixed set of compressed walls), the phase's end found by bisection in time, until the point
+// is out of both walls and moving away from them.
+Eigen::Vector2d corner_by_odeint(double angle, double r, double eta) {
+  namespace odeint = boost::numeric::odeint;
+  using Y = std::array<double, 4>;  // x, y, vx, vy
+  const std::array<Eigen::Vector2d, 2> normal{Eigen::Vector2d(0.0, 1.0),
+                                              Eigen::Vector2d(std::sin(angle), -std::cos(angle))};
+  const std::array<double, 2> scale{1.0, 1.0 / r};
+  std::array<bool, 2> pressed{true, true};
+  const auto gap = [&](const Y& y, int k) {
+    return normal[static_cast<std::size_t>(k)].dot(Eigen::Vector2d(y[0], y[1]));
+  };
+  const auto rate = [&](const Y& y, int k) {
+    return normal[static_cast<std::size_t>(k)].dot(Eigen::Vector2d(y[2], y[3]));
+  };
+  const auto rhs = [&](const Y& y, Y& dy, double) {
+    Eigen::Vector2d force = Eigen::Vector2d::Zero();
+    for (int k = 0; k < 2; ++k) {
+      if (!pressed[static_cast<std::size_t>(k)]) continue;
+      const double f = gap(y, k);
+      force += scale[static_cast<std::size_t>(k)] * std::copysign(std::pow(std::abs(f), eta), -f) *
+               normal[static_cast<std::size_t>(k)];
+    }
+    dy = {y[2], y[3], force(0), force(1)};
+  };
+  const auto advance = [&](Y y, double t, double span) {
+    if (span > 0.0) {
+      odeint::integrate_adaptive(
+          odeint::make_controlled(1e-15, 1e-14, odeint::runge_kutta_fehlberg78<Y>()), rhs, y, t,
+          t + span, std::min(span, 1e-3));
+    }
+    return y;
+  };
+  const auto switched = [&](const Y& y) {
+    for (int k = 0; k < 2; ++k) {
+      if (pressed[static_cast<std::size_t>(k)] != (gap(y, k) < 0.0)) return true;
+    }
+    return false;
+  };
+  const auto away = [&](const Y& y) {
+    return !pressed[0] && !pressed[1] && rate(y, 0) >= 0.0 && rate(y, 1) >= 0.0;
+  };
+  Y y{0.0, 0.0, -std::cos(angle / 2.0), -std::sin(angle / 2.0)};
+  double t = 0.0;
+  const double chunk = 0.02;
+  while (!away(y) && t < 1e3) {
+    Y next = advance(y, t, chunk);
+    double span = chunk;
+    if (switched(next)) {
+      double lo = 0.0, hi = chunk;
+      while (hi - lo > 1e-15 * std::max(1.0, t)) {
+        const double mid = 0.5 * (lo + hi);
+        (switched(advance(y, t, mid)) ? hi : lo) = mid;
+      }
+      next = advance(y, t, hi);
+      span = hi;
+      for (int k = 0; k < 2; ++k) pressed[static_cast<std::size_t>(k)] = gap(next, k) < 0.0;
+    }
+    y = next;
+    t += span;
+  }
+  REQUIRE(away(y));
+  return {y[2], y[3]};
+}
+
+}  // namespace
+
+TEST_CASE("corner: orthogonal walls return the velocity reversed for every ratio and law",
+          "[corner]") {
+  const double angle = std::numbers::pi / 2.0;
+  const Facts facts = corner(angle, 1.0, 1.0)->facts();
+  REQUIRE(facts.value("x velocity after the impact (orthogonal walls)"));
+  REQUIRE(facts.value("y velocity after the impact (orthogonal walls)"));
+  const Eigen::Vector2d reversed(*facts.value("x velocity after the impact (orthogonal walls)"),
+                                 *facts.value("y velocity after the impact (orthogonal walls)"));
+  CHECK(std::abs(reversed.norm() - *facts.value("speed after the impact (elastic)")) <= 1e-15);
+  for (const double eta : {1.0, 1.5}) {
+    for (const double r : {0.1, 1.0, 10.0}) {
+      const auto model = corner(angle, r, eta);
+      const Eigen::VectorXd v =
+          final_velocity(*model, "realization", {{"preset", "penalty"}, {"N", "1e6"}});
+      INFO("eta = " << eta << ", r = " << r << ": " << v.transpose());
+      CHECK((v - reversed).cwiseAbs().maxCoeff() <= 1e-10);
+    }
+  }
+  // The simultaneous Newton law at e = 1 (the case's restitution) agrees.
+  const auto model = corner(angle, 1.0, 1.0);
+  CHECK((final_velocity(*model, "event-driven") - reversed).cwiseAbs().maxCoeff() <= 1e-12);
+}
+
+TEST_CASE("corner: at 60 degrees the outcome depends on the stiffness ratio", "[corner]") {
+  const double angle = std::numbers::pi / 3.0;
+  const Eigen::Vector2d reversed(std::cos(angle / 2.0), std::sin(angle / 2.0));
+  for (const double eta : {1.0, 1.5}) {
+    for (const double r : {0.1, 1.0, 10.0}) {
+      const auto model = corner(angle, r, eta);
+      const Eigen::Vector2d reference = corner_by_odeint(angle, r, eta);
+      std::vector<Eigen::VectorXd> outcomes;
+      for (const char* N : {"1e4", "1e6", "1e8"}) {
+        outcomes.push_back(
+            final_velocity(*model, "realization", {{"preset", "penalty"}, {"N", N}}));
+      }
+      INFO("eta = " << eta << ", r = " << r << ": odeint " << reference.transpose()
+                    << "\nN = 1e4, 1e6, 1e8: " << outcomes[0].transpose() << " / "
+                    << outcomes[1].transpose() << " / " << outcomes[2].transpose());
+      for (const Eigen::VectorXd& v : outcomes) {
+        CHECK((v - reference).cwiseAbs().maxCoeff() <= 2e-9);
+        CHECK(std::abs(v.norm() - 1.0) <= 1e-9);
+      }
+      CHECK((outcomes[0] - outcomes[2]).cwiseAbs().maxCoeff() <= 1e-9);
+      // r = 1: symmetric about the bisector, so reversed; another ratio turns it off the bisector.
+      if (r == 1.0) {
+        CHECK((outcomes[1] - reversed).cwiseAbs().maxCoeff() <= 1e-10);
+      } else {
+        CHECK((outcomes[1] - reversed).norm() >= 1e-2);
+      }
+    }
+  }
+}
+
+}  // namespace corner_tests
