@@ -26,12 +26,31 @@ namespace fs = std::filesystem;
 
 constexpr int kBalls[] = {3, 5, 10, 30, 100};
 constexpr double kStiffnesses[] = {1e2, 1e4, 1e6};
+// The three-ball cradle under stiffness ratios r = k_01/k_12 (ball-chain's stiffness_ratio) and
+// the two contact laws: r = 10^(j/4), j = −8 … 8, at three N each.
+constexpr int kRatioBalls = 3;
+constexpr int kRatiosPerDecade = 4;
+constexpr int kRatioDecades = 2;  // each side of r = 1
+constexpr double kExponents[] = {1.0, 1.5};
+constexpr double kRatioStiffnesses[] = {1e4, 1e6, 1e8};
 
-// One run: the penalty realization at N, or (N = 0) the event-driven chain with e = 1.
+// One run: the penalty realization at N, or (N = 0) the event-driven chain with e = 1; the
+// contacts' law (stiffness ratio, exponent) is the case's default unless `ratio` is set.
 struct ChainPoint {
   int n;
   double N;
+  bool ratio = false;
+  double stiffness_ratio = 1.0;
+  double exponent = 1.0;
 };
+
+std::vector<double> ratios() {
+  std::vector<double> r;
+  for (int j = -kRatioDecades * kRatiosPerDecade; j <= kRatioDecades * kRatiosPerDecade; ++j) {
+    r.push_back(std::pow(10.0, static_cast<double>(j) / kRatiosPerDecade));
+  }
+  return r;
+}
 
 std::vector<ChainPoint> chain_points() {
   std::vector<ChainPoint> points;
@@ -39,16 +58,32 @@ std::vector<ChainPoint> chain_points() {
     for (const double N : kStiffnesses) points.push_back({n, N});
     points.push_back({n, 0.0});
   }
+  for (const double eta : kExponents) {
+    for (const double r : ratios()) {
+      for (const double N : kRatioStiffnesses) {
+        points.push_back(
+            {.n = kRatioBalls, .N = N, .ratio = true, .stiffness_ratio = r, .exponent = eta});
+      }
+    }
+  }
   return points;
 }
 
 std::string point_key(const ChainPoint& p) {
-  return "n=" + std::to_string(p.n) +
+  const std::string law = p.ratio ? " stiffness_ratio=" + format_number(p.stiffness_ratio) +
+                                        " exponent=" + format_number(p.exponent)
+                                  : "";
+  return "n=" + std::to_string(p.n) + law +
          (p.N > 0.0 ? " realization penalty N=" + format_number(p.N) : " event-driven e=1");
 }
 
 nlohmann::ordered_json compute(const ChainPoint& p) {
-  const auto model = make_model("ball-chain", {{"n", std::to_string(p.n)}, {"gap", "0"}});
+  std::vector<Assignment> case_params{{"n", std::to_string(p.n)}, {"gap", "0"}};
+  if (p.ratio) {
+    case_params.push_back({"stiffness_ratio", format_number(p.stiffness_ratio)});
+    case_params.push_back({"exponent", format_number(p.exponent)});
+  }
+  const auto model = make_model("ball-chain", case_params);
   const bool penalty = p.N > 0.0;
   const Solver& solver = find_solver(penalty ? "realization" : "event-driven");
   RunSettings settings;
@@ -67,6 +102,10 @@ nlohmann::ordered_json compute(const ChainPoint& p) {
   line["n"] = p.n;
   line["solver"] = solver.name();
   if (penalty) line["N"] = p.N;
+  if (p.ratio) {
+    line["stiffness_ratio"] = p.stiffness_ratio;
+    line["exponent"] = p.exponent;
+  }
   line["status"] = r.status;
   if (!r.reason.empty()) line["reason"] = r.reason;
   line["final_v"] =
@@ -160,9 +199,82 @@ std::pair<nlohmann::ordered_json, std::vector<std::string>> chain_entry(
   return {chain, row};
 }
 
+// The three-ball cradle under stiffness ratios: per (exponent, ratio) its runs at every N, the
+// outcome at the middle N, the spread over N, the conservation errors and the distances to the
+// two ideal laws, into out["ratios"] and the table's rows.
+void ratio_entries(const std::vector<ChainPoint>& points,
+                   const std::vector<nlohmann::ordered_json>& lines, std::size_t at,
+                   nlohmann::ordered_json& out, Table& table) {
+  const Eigen::Vector3d simultaneous(-1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0);
+  const Eigen::Vector3d sequential(0.0, 0.0, 1.0);
+  const std::size_t per = std::size(kRatioStiffnesses);
+  for (; at + per <= points.size(); at += per) {
+    const ChainPoint& p = points[at];
+    nlohmann::ordered_json entry{
+        {"exponent", p.exponent}, {"stiffness_ratio", p.stiffness_ratio}, {"runs", {}}};
+    bool ok = true;
+    for (std::size_t i = 0; i < per; ++i) {
+      entry["runs"].push_back(lines[at + i]);
+      ok = ok && status_in(lines[at + i]) == Status::ok;
+    }
+    std::vector<std::string> row{format_number(p.exponent), six(p.stiffness_ratio)};
+    if (!ok) {
+      entry["why"] = "a run did not end with status ok (its record is in runs)";
+      row.insert(row.end(), table.header.size() - 3, "-");
+      row.push_back("failed");
+      out["ratios"].push_back(entry);
+      table.rows.push_back(row);
+      continue;
+    }
+    const nlohmann::ordered_json& middle = lines[at + per / 2];
+    const Eigen::VectorXd v = velocities(middle);
+    double spread = 0.0, momentum = 0.0, energy = 0.0;
+    for (std::size_t i = 0; i < per; ++i) {
+      const Eigen::VectorXd w = velocities(lines[at + i]);
+      spread = std::max(spread, (w - v).lpNorm<Eigen::Infinity>());
+      momentum = std::max(momentum, std::abs(w.sum() - 1.0));
+      energy = std::max(energy, std::abs(0.5 * w.squaredNorm() - 0.5));
+    }
+    const bool separating = v(0) <= v(1) && v(1) <= v(2);
+    entry["final_v"] = std::vector<double>(v.data(), v.data() + v.size());
+    entry["spread_over_N"] = spread;
+    entry["momentum_error"] = momentum;
+    entry["energy_error"] = energy;
+    entry["separating"] = separating;
+    entry["distance_to_simultaneous"] = (v - simultaneous).lpNorm<Eigen::Infinity>();
+    entry["distance_to_sequential"] = (v - sequential).lpNorm<Eigen::Infinity>();
+    row.insert(row.end(),
+               {six(v(0)), six(v(1)), six(v(2)), scientific_text(spread, 2),
+                six(entry["distance_to_simultaneous"].get<double>()),
+                six(entry["distance_to_sequential"].get<double>()), separating ? "yes" : "no",
+                scientific_text(momentum, 2), scientific_text(energy, 2),
+                std::to_string(middle["steps"].get<long>()), to_string(Status::ok)});
+    out["ratios"].push_back(entry);
+    table.rows.push_back(row);
+  }
+}
+
+Table ratio_table() {
+  return {.title = "Three-ball cradle under stiffness ratios",
+          .caption =
+              "ball-chain, three touching balls (m = 1, d = 1, v0 = 1), the penalty "
+              "realization with the spring N (-f)^eta on contact 0 (the striker's) and N "
+              "(-f)^eta / r on contact 1 (stiffness_ratio r = k_01/k_12, exponent eta: 1 "
+              "linear, 1.5 Hertz). Final velocities at N = 1e6; spread: their largest "
+              "difference over N = 1e4, 1e6, 1e8 (the outcome does not depend on N); the "
+              "distances (largest entry) to Newton's simultaneous law (-1/3, 2/3, 2/3) "
+              "and to the sequential cradle (0, 0, 1); separating: no ball catches up "
+              "with the next; momentum and energy errors (largest over N); steps at N = "
+              "1e6. Tolerances rtol 1e-12, atol 1e-14 (chain_outcome.json: every run's).",
+          .header = {"eta", "r", "v_0", "v_1", "v_2", "spread over N", "to simultaneous",
+                     "to sequential", "separating", "momentum error", "energy error",
+                     "steps (N = 1e6)", "status"}};
+}
+
 // The folder's README: what the runs are, what the outcome shows, the table and the figure (or
 // why there is none: `figures`).
-void write_chain_readme(const fs::path& dir, const Table& table, const std::string& figures) {
+void write_chain_readme(const fs::path& dir, const Table& table, const Table& ratio,
+                        const std::string& figures) {
   std::ostringstream md;
   md << "# Penalty chain outcome\n\n"
      << "Newton's cradle of touching balls (`ball-chain`, gap 0) through the undamped penalty "
@@ -186,6 +298,24 @@ void write_chain_readme(const fs::path& dir, const Table& table, const std::stri
           "sequential cradle.*\n";
   } else {
     md << "**" << figures << ".**\n";
+  }
+  md << "\n## Stiffness ratios and Hertz's law\n\n"
+     << "Three touching balls, the striker's contact with the spring N (-f)^eta and the next "
+        "with N (-f)^eta / r. With no force and no other scale the motion at N is the motion at "
+        "N = 1 with time and lengths scaled by N^(-1/(eta+1)), so again the outcome does not "
+        "depend on N, and it depends on r and eta: as r -> 0 the far pair is stiff and takes "
+        "the blow as one body of mass 2, (-1/3, 2/3, 2/3), which is also Newton's simultaneous "
+        "law here; as r -> infinity the impact splits into two binary ones in sequence, "
+        "(0, 0, 1). Between them the outcome is the compliant contact's own; below r = 0.3 it is "
+        "not monotone in r (the stiff pair's own vibration when the soft contact opens decides "
+        "how the momentum is shared). Liu, Zhao & Brogliato's multiple-impact law is not run "
+        "beside it.\n\n"
+     << markdown(ratio) << "\n";
+  if (figures.empty()) {
+    md << "![Final velocities against the stiffness ratio](chain_ratios.png)\n\n"
+       << "*Final velocity of each ball against r = k_01/k_12 for the linear and the Hertz "
+          "contact (every N drawn, the markers coincide), with the two ideal laws at the "
+          "sides.*\n";
   }
   write_file(dir / "README.md", md.str());
 }
@@ -274,11 +404,19 @@ ChainOutcomeSummary write_chain_outcome(const fs::path& dir, int jobs, std::ostr
     table.rows.push_back(row);
     out["chains"].push_back(chain);
   }
+  for (std::size_t i = at; i < points.size(); ++i) {
+    ++summary.points;
+    if (status_in(run.lines[i]) == Status::ok) ++summary.ok;
+  }
+  out["ratios"] = nlohmann::ordered_json::array();
+  Table ratio = ratio_table();
+  ratio_entries(points, run.lines, at, out, ratio);
   write_file(dir / "chain_outcome.json", out.dump(2) + "\n");
   write_table(dir / "chain_outcome", table);
+  write_table(dir / "chain_ratios", ratio);
   const std::string figures = run_figures(dir);
 
-  write_chain_readme(dir, table, figures);
+  write_chain_readme(dir, table, ratio, figures);
 
   summary.markdown = chain_overview(out);
   return summary;

@@ -11,6 +11,11 @@
 // measured: the spread of the final velocities over N (round-off and the tolerances), the
 // lift-off time times √N (constant), and the distance to each ideal law (neither is the limit:
 // the limit N → ∞ of the undamped penalty chain is a third law of its own).
+//
+// Then three balls under stiffness ratios r = k_01/k_12 and the two contact laws (linear,
+// Hertz's (−f)^(3/2)): the same scaling, with time and lengths by N^(−1/(η+1)), makes the outcome
+// independent of N again, and it moves from Newton's simultaneous law (r → 0: the far pair acts as
+// one body) to the sequential cradle (r → ∞).
 #pragma once
 
 #include <filesystem>
@@ -25,8 +30,8 @@ struct ChainOutcomeSummary {
   int ok = 0;
 };
 
-// Runs the chains into `dir` (chain_outcome.json, chain_outcome.csv, README.md, the figure) on
-// `jobs` threads.
+// Runs the chains into `dir` (chain_outcome.json, chain_outcome and chain_ratios tables, README.md,
+// the figures) on `jobs` threads.
 ChainOutcomeSummary write_chain_outcome(const std::filesystem::path& dir, int jobs,
                                         std::ostream& progress);
 

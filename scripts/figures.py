@@ -7,7 +7,8 @@ A study: reads DIR/study.json, DIR/trajectories/*.csv and DIR/work_precision.csv
 error_vs_N, lift_off_vs_N, collapse, near_lift_off and work_precision (.png and .pdf) into DIR.
 A sweep: reads DIR/sweep.json and DIR/grid.csv; writes phase_map (.png and .pdf): one map of
 two axes, or for three axes a panel per slice of the last one (a selection: phase_slices).
-The report's chain outcome: reads DIR/chain_outcome.json; writes chain_outcome (.png and .pdf).
+The report's chain outcome: reads DIR/chain_outcome.json; writes chain_outcome and chain_ratios
+(.png and .pdf).
 Everything drawn is read from those files: no number is computed here except the straight line
 of each fitted slope, drawn through the points it was fitted to.
 """
@@ -782,6 +783,63 @@ def chain_outcome(outcome, folder):
     save(fig, folder, "chain_outcome", outside_legend=True)
 
 
+def chain_ratios(outcome, folder):
+    """Final velocity of each ball of the three-ball cradle against the stiffness ratio
+    r = k_01/k_12, one panel per contact law: every N's outcome (hollow markers of decreasing
+    size, so that coinciding ones all show), joined at the middle N, with Newton's simultaneous
+    law and the sequential cradle as short marks at the panel's sides (r -> 0 and r -> infinity,
+    where the outcome tends to them)."""
+    entries = [e for e in outcome.get("ratios", []) if "final_v" in e]
+    if not entries:
+        return
+    laws = sorted({e["exponent"] for e in entries})
+    fig, axes = plt.subplots(1, len(laws), figsize=(4.6 * len(laws), 3.6), sharey=True,
+                             squeeze=False)
+    markers = ("o", "s", "^")
+    names = {1.0: "linear spring", 1.5: "Hertz, (-f)^1.5"}
+    for ax, eta in zip(axes[0], laws):
+        rows = sorted((e for e in entries if e["exponent"] == eta),
+                      key=lambda e: e["stiffness_ratio"])
+        r = [e["stiffness_ratio"] for e in rows]
+        for ball in range(3):
+            color = "C%d" % ball
+            ax.plot(r, [e["final_v"][ball] for e in rows], "-", color=color, linewidth=0.8,
+                    label="ball %d" % ball)
+            runs = len(rows[0]["runs"])
+            for k in range(runs):
+                ax.plot(r, [e["runs"][k]["final_v"][ball] for e in rows], markers[k],
+                        markersize=6.0 - 1.8 * k, markerfacecolor="none", markeredgewidth=0.7,
+                        linestyle="none", color=color,
+                        label="N = 1e%d" % round(math.log10(rows[0]["runs"][k]["N"]))
+                        if ball == 0 else None)
+        left, right = r[0] / 2.5, r[-1] * 2.5
+        for v in (-1.0 / 3.0, 2.0 / 3.0):
+            ax.plot([left], [v], "x", color="0.1", markersize=7, markeredgewidth=1.0,
+                    label="Newton simultaneous (e = 1)" if v < 0 else None)
+        for v in (0.0, 1.0):
+            ax.plot([right], [v], "+", color="0.1", markersize=8, markeredgewidth=1.0,
+                    label="sequential (0, 0, 1)" if v == 0.0 else None)
+        ax.set_xscale("log")
+        ax.set_xlim(left / 1.6, right * 1.6)
+        ax.axhline(0.0, color="0.8", linewidth=0.6, zorder=0)
+        ax.set_title("%s (eta = %g)" % (names.get(eta, "power law"), eta), fontsize=9)
+        ax.set_xlabel("stiffness ratio r = k_01 / k_12", fontsize=8)
+        ax.grid(True, alpha=0.3)
+        ax.tick_params(labelsize=7)
+    axes[0][0].set_ylabel("final velocity [length/time]", fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    # The balls first, then the N markers, then the two laws.
+    order = sorted(range(len(labels)), key=lambda i: (not labels[i].startswith("ball"),
+                                                      not labels[i].startswith("N ="), i))
+    handles, labels = [handles[i] for i in order], [labels[i] for i in order]
+    fig.suptitle("Three touching balls, v0 = 1: the penalty realization's outcome (the same at "
+                 "every N) against the stiffness ratio", y=0.99, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=4, fontsize=8)
+    save(fig, folder, "chain_ratios", outside_legend=True)
+
+
 def main():
     if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
         sys.stdout.write(__doc__)
@@ -800,7 +858,9 @@ def main():
     chain_path = os.path.join(folder, "chain_outcome.json")
     if os.path.exists(chain_path):
         with open(chain_path) as f:
-            chain_outcome(json.load(f), folder)
+            outcome = json.load(f)
+        chain_outcome(outcome, folder)
+        chain_ratios(outcome, folder)
         return 0
     overview_path = os.path.join(folder, "work_precision_overview.json")
     if os.path.exists(overview_path):

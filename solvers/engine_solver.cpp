@@ -144,6 +144,13 @@ std::optional<std::string> EngineSolver::refusal_of_scene(
            " has no length limit between a body and a fixed point (a tendon); MuJoCo's spatial "
            "tendon expresses it (solver mujoco)";
   }
+  for (int k = 0; k < model.constraint_count(); ++k) {
+    if (model.contact_law(k) == ContactLaw{}) continue;
+    return "solver " + name() + ": case " + model.info().name + ": constraint " +
+           model.constraint_name(k) +
+           " has its own stiffness scale or a power-law spring (its parameters, e.g. "
+           "stiffness_ratio or exponent), and the engine's contacts share one linear stiffness";
+  }
   return std::nullopt;
 }
 

@@ -27,7 +27,8 @@ cat > "$work/cube.json" <<'JSON'
  "check": {"N": 1e6, "stride": 6}}
 JSON
 "$crbench" sweep --sweep "$work/cube.json" --out "$work/cube" --jobs 2 > /dev/null
-# The report's chain outcome, from a copy of two of its chains (n = 3 and 5).
+# The report's chain outcome, from a copy of two of its chains (n = 3 and 5) and some of its
+# stiffness ratios.
 mkdir -p "$work/chain"
 cp "$source/tests/data/chain-outcome/chain_outcome.json" "$work/chain/"
 /usr/bin/python3 "$source/scripts/figures.py" "$work/chain"
@@ -44,7 +45,7 @@ check() {
 }
 for name in small/error_vs_N small/lift_off_vs_N small/collapse small/near_lift_off \
   small/work_precision figures/paths figures/max_q_deviation_vs_N figures/error_vs_alpha \
-  sweep/phase_map cube/phase_map chain/chain_outcome; do
+  sweep/phase_map cube/phase_map chain/chain_outcome chain/chain_ratios; do
   check "$work/$name.png" 20000
   check "$work/$name.pdf" 5000
 done

@@ -489,4 +489,28 @@ TEST_CASE("engines refuse what they cannot express, naming it", "[engines]") {
 }
 #endif
 
+TEST_CASE("engines: a case's own contact laws are refused, its default ones run", "[engines]") {
+  for (const char* solver : {
+#ifdef CRBENCH_HAVE_MUJOCO
+           "mujoco",
+#endif
+#ifdef CRBENCH_HAVE_ODE
+           "ode",
+#endif
+#ifdef CRBENCH_HAVE_BULLET
+           "bullet",
+#endif
+       }) {
+    INFO(solver);
+    const auto model = crbench::make_model("ball-chain", {{"n", "3"}, {"stiffness_ratio", "10"}});
+    const crbench::Solver& engine = crbench::find_solver(solver);
+    crbench::RunSettings settings;
+    const auto why = engine.refusal(*model, settings);
+    REQUIRE(why);
+    CHECK_THAT(*why, Catch::Contains("constraint contact1 has its own stiffness scale"));
+    const auto plain = crbench::make_model("ball-chain", {{"n", "3"}});
+    CHECK_FALSE(engine.refusal(*plain, settings));
+  }
+}
+
 }  // namespace engines_tests
