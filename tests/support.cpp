@@ -1,6 +1,7 @@
 #include "tests/support.hpp"
 
 #include <boost/math/tools/toms748_solve.hpp>
+#include <boost/numeric/odeint.hpp>
 #include <fstream>
 
 namespace crbench::testing {
@@ -140,6 +141,83 @@ void check_refused(const std::vector<std::string>& args, const std::string& expe
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains(expected));
   CHECK(one_line(r.err));
+}
+
+Eigen::VectorXd penalty_contacts_by_odeint(const Eigen::MatrixXd& G, const Eigen::VectorXd& c,
+                                           const Eigen::VectorXd& scale, double eta,
+                                           const Eigen::VectorXd& q0, const Eigen::VectorXd& v0) {
+  namespace odeint = boost::numeric::odeint;
+  using Y = std::vector<double>;  // q, then v
+  const Eigen::Index n = q0.size(), m = c.size();
+  std::vector<char> pressed(static_cast<std::size_t>(m), 1);
+  const auto position = [n](const Y& y) { return Eigen::Map<const Eigen::VectorXd>(y.data(), n); };
+  const auto velocity = [n](const Y& y) {
+    return Eigen::Map<const Eigen::VectorXd>(y.data() + n, n);
+  };
+  const auto rhs = [&](const Y& y, Y& dy, double) {
+    const Eigen::VectorXd f = G * position(y) + c;
+    Eigen::VectorXd push = Eigen::VectorXd::Zero(m);
+    for (Eigen::Index k = 0; k < m; ++k) {
+      if (pressed[static_cast<std::size_t>(k)]) {
+        push(k) = scale(k) * std::copysign(std::pow(std::abs(f(k)), eta), -f(k));
+      }
+    }
+    const Eigen::VectorXd force = G.transpose() * push;
+    dy.resize(y.size());
+    for (Eigen::Index i = 0; i < n; ++i) {
+      dy[static_cast<std::size_t>(i)] = y[static_cast<std::size_t>(n + i)];
+      dy[static_cast<std::size_t>(n + i)] = force(i);
+    }
+  };
+  const auto advance = [&](Y y, double t, double span) {
+    if (span > 0.0) {
+      odeint::integrate_adaptive(
+          odeint::make_controlled(1e-15, 1e-14, odeint::runge_kutta_fehlberg78<Y>()), rhs, y, t,
+          t + span, std::min(span, 1e-3));
+    }
+    return y;
+  };
+  const auto switched = [&](const Y& y) {
+    const Eigen::VectorXd f = G * position(y) + c;
+    for (Eigen::Index k = 0; k < m; ++k) {
+      if ((pressed[static_cast<std::size_t>(k)] != 0) != (f(k) < 0.0)) return true;
+    }
+    return false;
+  };
+  const auto away = [&](const Y& y) {
+    const Eigen::VectorXd f = G * position(y) + c;
+    const Eigen::VectorXd rate = G * velocity(y);
+    for (Eigen::Index k = 0; k < m; ++k) {
+      if (pressed[static_cast<std::size_t>(k)] || !(f(k) > 0.0) || rate(k) < 0.0) return false;
+    }
+    return true;
+  };
+  Y y(static_cast<std::size_t>(2 * n));
+  for (Eigen::Index i = 0; i < n; ++i) {
+    y[static_cast<std::size_t>(i)] = q0(i);
+    y[static_cast<std::size_t>(n + i)] = v0(i);
+  }
+  double t = 0.0;
+  const double chunk = 0.02;
+  while (!away(y) && t < 1e4) {
+    Y next = advance(y, t, chunk);
+    double span = chunk;
+    if (switched(next)) {
+      double lo = 0.0, hi = chunk;
+      while (hi - lo > 1e-15 * std::max(1.0, t)) {
+        const double mid = 0.5 * (lo + hi);
+        (switched(advance(y, t, mid)) ? hi : lo) = mid;
+      }
+      next = advance(y, t, hi);
+      span = hi;
+      const Eigen::VectorXd f = G * position(next) + c;
+      for (Eigen::Index k = 0; k < m; ++k) pressed[static_cast<std::size_t>(k)] = f(k) < 0.0;
+    }
+    y = std::move(next);
+    t += span;
+  }
+  REQUIRE(away(y));
+  return velocity(y);
 }
 
 }  // namespace crbench::testing

@@ -2,8 +2,6 @@
 // conservation laws, the binary-impact outcome with gaps, the simultaneous Newton law's outcome
 // with touching balls, the penalty realization's own outcome (independent of N), and the sparse
 // Moreau–Jean step against the dense one.
-#include <array>
-#include <boost/numeric/odeint.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <optional>
@@ -476,72 +474,14 @@ TEST_CASE(
 
 namespace {
 
-// Newton's cradle of three touching unit balls (v0 = 1) under the springs N r^-k (-f_k)^eta,
-// integrated apart from the suite at N = 1 until the balls have separated for good (velocities in
-// increasing order, every gap open): Boost.Odeint's Runge-Kutta-Fehlberg 7(8) on each smooth
-// phase (a fixed set of compressed contacts; the force sign(f)|f|^eta continues past f = 0), the
-// phase's end found by bisection in time to 1e-15, where a compressed contact opens or an open
-// one closes. A step across the kink of the force at f = 0 misleads the error estimate: without
-// the phases the outcome was wrong by 3e-6.
+// Newton's cradle of three touching unit balls (v0 = 1) under the springs r^-k (-f_k)^eta at
+// N = 1, integrated apart from the suite (testing::penalty_contacts_by_odeint).
 Eigen::Vector3d cradle_by_odeint(double r, double eta) {
-  namespace odeint = boost::numeric::odeint;
-  using Y = std::array<double, 6>;  // q0, q1, q2, v0, v1, v2
-  std::array<bool, 2> pressed{true, true};
-  const auto gap = [](const Y& y, int k) {
-    return y[static_cast<std::size_t>(k + 1)] - y[static_cast<std::size_t>(k)] - 1.0;
-  };
-  const auto rhs = [&](const Y& y, Y& dy, double) {
-    std::array<double, 3> force{0.0, 0.0, 0.0};
-    for (int k = 0; k < 2; ++k) {
-      if (!pressed[static_cast<std::size_t>(k)]) continue;
-      const double f = gap(y, k);
-      const double push = std::pow(r, -k) * std::copysign(std::pow(std::abs(f), eta), -f);
-      force[static_cast<std::size_t>(k)] -= push;
-      force[static_cast<std::size_t>(k + 1)] += push;
-    }
-    for (std::size_t i = 0; i < 3; ++i) {
-      dy[i] = y[i + 3];
-      dy[i + 3] = force[i];
-    }
-  };
-  const auto advance = [&](Y y, double t, double span) {
-    if (span > 0.0) {
-      odeint::integrate_adaptive(
-          odeint::make_controlled(1e-15, 1e-14, odeint::runge_kutta_fehlberg78<Y>()), rhs, y, t,
-          t + span, std::min(span, 1e-3));
-    }
-    return y;
-  };
-  const auto switched = [&](const Y& y) {
-    for (int k = 0; k < 2; ++k) {
-      if (pressed[static_cast<std::size_t>(k)] != (gap(y, k) < 0.0)) return true;
-    }
-    return false;
-  };
-  const auto separated = [&](const Y& s) {
-    return s[3] <= s[4] && s[4] <= s[5] && gap(s, 0) > 0.0 && gap(s, 1) > 0.0;
-  };
-  Y y{0.0, 1.0, 2.0, 1.0, 0.0, 0.0};
-  double t = 0.0;
-  const double chunk = 0.02;
-  while (!(separated(y) && !pressed[0] && !pressed[1]) && t < 1e4) {
-    Y next = advance(y, t, chunk);
-    double span = chunk;
-    if (switched(next)) {
-      double lo = 0.0, hi = chunk;
-      while (hi - lo > 1e-15 * std::max(1.0, t)) {
-        const double mid = 0.5 * (lo + hi);
-        (switched(advance(y, t, mid)) ? hi : lo) = mid;
-      }
-      next = advance(y, t, hi);
-      span = hi;
-      for (int k = 0; k < 2; ++k) pressed[static_cast<std::size_t>(k)] = gap(next, k) < 0.0;
-    }
-    y = next;
-    t += span;
-  }
-  REQUIRE(separated(y));
-  return {y[3], y[4], y[5]};
+  Eigen::MatrixXd G(2, 3);
+  G << -1.0, 1.0, 0.0, 0.0, -1.0, 1.0;
+  return testing::penalty_contacts_by_odeint(
+      G, Eigen::Vector2d(-1.0, -1.0), Eigen::Vector2d(1.0, 1.0 / r), eta,
+      Eigen::Vector3d(0.0, 1.0, 2.0), Eigen::Vector3d(1.0, 0.0, 0.0));
 }
 
 }  // namespace

@@ -1,8 +1,6 @@
 // corner (cases/corner.hpp): a point hitting two walls at once. Orthogonal walls give the same
 // outcome for every stiffness ratio and law; at 60 degrees the outcome depends on the ratio, is
 // the same for every N, and agrees with an integration apart from the suite.
-#include <array>
-#include <boost/numeric/odeint.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
@@ -35,70 +33,13 @@ Eigen::VectorXd final_velocity(const Model& model, const std::string& solver,
 }
 
 // The corner's penalty motion at N = 1 (floor spring (-y)^eta, wall spring (-f_1)^eta / r),
-// integrated apart from the suite: Boost.Odeint's Runge-Kutta-Fehlberg 7(8) on each smooth phase
-// (a fixed set of compressed walls), the phase's end found by bisection in time, until the point
-// is out of both walls and moving away from them.
+// integrated apart from the suite (testing::penalty_contacts_by_odeint).
 Eigen::Vector2d corner_by_odeint(double angle, double r, double eta) {
-  namespace odeint = boost::numeric::odeint;
-  using Y = std::array<double, 4>;  // x, y, vx, vy
-  const std::array<Eigen::Vector2d, 2> normal{Eigen::Vector2d(0.0, 1.0),
-                                              Eigen::Vector2d(std::sin(angle), -std::cos(angle))};
-  const std::array<double, 2> scale{1.0, 1.0 / r};
-  std::array<bool, 2> pressed{true, true};
-  const auto gap = [&](const Y& y, int k) {
-    return normal[static_cast<std::size_t>(k)].dot(Eigen::Vector2d(y[0], y[1]));
-  };
-  const auto rate = [&](const Y& y, int k) {
-    return normal[static_cast<std::size_t>(k)].dot(Eigen::Vector2d(y[2], y[3]));
-  };
-  const auto rhs = [&](const Y& y, Y& dy, double) {
-    Eigen::Vector2d force = Eigen::Vector2d::Zero();
-    for (int k = 0; k < 2; ++k) {
-      if (!pressed[static_cast<std::size_t>(k)]) continue;
-      const double f = gap(y, k);
-      force += scale[static_cast<std::size_t>(k)] * std::copysign(std::pow(std::abs(f), eta), -f) *
-               normal[static_cast<std::size_t>(k)];
-    }
-    dy = {y[2], y[3], force(0), force(1)};
-  };
-  const auto advance = [&](Y y, double t, double span) {
-    if (span > 0.0) {
-      odeint::integrate_adaptive(
-          odeint::make_controlled(1e-15, 1e-14, odeint::runge_kutta_fehlberg78<Y>()), rhs, y, t,
-          t + span, std::min(span, 1e-3));
-    }
-    return y;
-  };
-  const auto switched = [&](const Y& y) {
-    for (int k = 0; k < 2; ++k) {
-      if (pressed[static_cast<std::size_t>(k)] != (gap(y, k) < 0.0)) return true;
-    }
-    return false;
-  };
-  const auto away = [&](const Y& y) {
-    return !pressed[0] && !pressed[1] && rate(y, 0) >= 0.0 && rate(y, 1) >= 0.0;
-  };
-  Y y{0.0, 0.0, -std::cos(angle / 2.0), -std::sin(angle / 2.0)};
-  double t = 0.0;
-  const double chunk = 0.02;
-  while (!away(y) && t < 1e3) {
-    Y next = advance(y, t, chunk);
-    double span = chunk;
-    if (switched(next)) {
-      double lo = 0.0, hi = chunk;
-      while (hi - lo > 1e-15 * std::max(1.0, t)) {
-        const double mid = 0.5 * (lo + hi);
-        (switched(advance(y, t, mid)) ? hi : lo) = mid;
-      }
-      next = advance(y, t, hi);
-      span = hi;
-      for (int k = 0; k < 2; ++k) pressed[static_cast<std::size_t>(k)] = gap(next, k) < 0.0;
-    }
-    y = next;
-    t += span;
-  }
-  REQUIRE(away(y));
-  return {y[2], y[3]};
+  Eigen::MatrixXd G(2, 2);
+  G << 0.0, 1.0, std::sin(angle), -std::cos(angle);
+  return testing::penalty_contacts_by_odeint(
+      G, Eigen::Vector2d::Zero(), Eigen::Vector2d(1.0, 1.0 / r), eta, Eigen::Vector2d::Zero(),
+      -Eigen::Vector2d(std::cos(angle / 2.0), std::sin(angle / 2.0)));
 }
 
 }  // namespace
