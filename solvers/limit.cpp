@@ -63,11 +63,13 @@ std::vector<ChoiceSpec> LimitSolver::choices() const {
       "auto by default: dop853 where alpha > 0 (the oscillating z-equation sets the step: about a "
       "fifth of dopri5's steps at rtol 1e-12), dopri5 otherwise"));
   choices.push_back(realize_choice());
+  choices.push_back(contact_scale_choice());
   return choices;
 }
 
 void LimitSolver::finalize(ParamValues& params, ChoiceValues& choices,
                            const std::vector<std::string>& assigned) const {
+  finalize_contact_scale(choices);
   finalize_realized_set(params, choices, assigned, "solver limit", {"ideal_restitution"});
   const std::string preset = choices.at("preset");
   const bool restitution_given =
@@ -207,9 +209,10 @@ namespace {
 // The constraints' scales into the z-equation; a power-law spring (ContactLaw::exponent ≠ 1) has
 // a z-equation of another form (the depth scales as N^(−1/η), not 1/N), which is not computed:
 // refused where z is carried.
-void contact_laws_of_limit(const Model& model, LimitCoefficients& c) {
+void contact_laws_of_limit(const Model& model, const RunSettings& settings, LimitCoefficients& c) {
+  const std::vector<ContactLaw> laws = contact_laws(model, settings, "solver limit");
   for (int k = 0; k < model.constraint_count(); ++k) {
-    const ContactLaw law = model.contact_law(k);
+    const ContactLaw law = laws[static_cast<std::size_t>(k)];
     if (law == ContactLaw{} || !c.realizes(k)) continue;
     if (law.exponent != 1.0) {
       throw InputError("--case: " + model.info().name + "'s constraint " +
@@ -222,7 +225,7 @@ void contact_laws_of_limit(const Model& model, LimitCoefficients& c) {
   }
   if (c.scale.empty()) return;
   for (int k = 0; k < model.constraint_count(); ++k) {
-    c.scale[static_cast<std::size_t>(k)] = model.contact_law(k).scale;
+    c.scale[static_cast<std::size_t>(k)] = laws[static_cast<std::size_t>(k)].scale;
   }
 }
 
@@ -254,7 +257,7 @@ RunRecord LimitSolver::solve(const Model& model, const RunSettings& settings) co
   const bool classical =
       settings.solver_choices.at("interaction") == "obstacle" || (c.alpha == 0.0 && c.beta == 0.0);
   if (classical) c = LimitCoefficients{0.0, 0.0, 1.0};
-  if (!classical) contact_laws_of_limit(model, c);
+  if (!classical) contact_laws_of_limit(model, settings, c);
   if (settings.solver_choices.count("realize")) {
     c.realized = realized;
     c.ideal_restitution = p.at("ideal_restitution");

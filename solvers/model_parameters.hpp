@@ -134,6 +134,65 @@ inline ChoiceSpec realize_choice() {
           .open_form = "all | NAME[,NAME...]"};
 }
 
+// The realization's scale of (α, β, γ) per unilateral constraint (stiffness ratios), over the
+// case's own laws (Model::contact_law).
+inline ChoiceSpec contact_scale_choice() {
+  return {.name = "contact_scale",
+          .options = {},
+          .default_value = "case",
+          .description =
+              "the medium's scale of (alpha, beta, gamma) on the named constraints (stiffness "
+              "ratios; scale in (0, 1e12]); the others keep the case's (1 unless its contact_law "
+              "says otherwise)",
+          .open_form = "case | NAME=SCALE[,NAME=SCALE...]"};
+}
+
+// Where the case's scales are kept, `contact_scale` leaves the choices (a record of such a run is
+// what it was before the choice existed).
+inline void finalize_contact_scale(ChoiceValues& choices) {
+  const auto it = choices.find("contact_scale");
+  if (it != choices.end() && it->second == "case") choices.erase(it);
+}
+
+// Each constraint's law: the case's (Model::contact_law), with the scales `contact_scale` names.
+// InputError (exit 2) naming the field for an item that is not NAME=SCALE, a name that is no
+// constraint of the case or is named twice, and a scale outside (0, 1e12].
+inline std::vector<ContactLaw> contact_laws(const Model& model, const RunSettings& settings,
+                                            const std::string& owner) {
+  std::vector<ContactLaw> laws;
+  for (int k = 0; k < model.constraint_count(); ++k) laws.push_back(model.contact_law(k));
+  const auto it = settings.solver_choices.find("contact_scale");
+  if (it == settings.solver_choices.end() || it->second == "case") return laws;
+  const std::string field = owner + ": contact_scale";
+  const std::string& text = it->second;
+  std::vector<char> named(laws.size(), 0);
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const std::size_t equals = item.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw InputError(field + ": '" + item + "' in '" + text +
+                       "' must be NAME=SCALE (a constraint's name or index, a scale in "
+                       "(0, 1e12])");
+    }
+    const std::string name = item.substr(0, equals);
+    const int k = model.constraint_index(name, field);
+    if (named[static_cast<std::size_t>(k)]) {
+      throw InputError(field + ": '" + name + "' is named twice in '" + text + "'");
+    }
+    named[static_cast<std::size_t>(k)] = 1;
+    const double scale = parse_finite(field + " of " + name, item.substr(equals + 1));
+    if (!(scale > 0.0 && scale <= 1e12)) {
+      throw InputError(field + " of " + name + ": " + item.substr(equals + 1) +
+                       " is outside the accepted range (0, 1e12]");
+    }
+    laws[static_cast<std::size_t>(k)].scale = scale;
+    start = comma + 1;
+  }
+  return laws;
+}
+
 inline ParamSpec ideal_restitution_spec() {
   return {.name = "ideal_restitution",
           .default_value = 0.0,

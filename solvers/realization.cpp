@@ -1284,11 +1284,13 @@ std::vector<ChoiceSpec> RealizationSolver::choices() const {
                          "beta^2 N w <= 4 gamma): dop853 (order 8, tens of steps per fast period) "
                          "or rosenbrock4 (as the stiff phases; thousands of steps per period)"});
   choices.push_back(realize_choice());
+  choices.push_back(contact_scale_choice());
   return choices;
 }
 
 void RealizationSolver::finalize(ParamValues& params, ChoiceValues& choices,
                                  const std::vector<std::string>& assigned) const {
+  finalize_contact_scale(choices);
   finalize_realized_set(params, choices, assigned, "solver realization",
                         {"ideal_restitution", "contact_distance_tol", "contact_velocity_tol"});
   const std::string preset = choices.at("preset");
@@ -1364,13 +1366,11 @@ RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settin
       .distance_tol = ideal.empty() ? 0.0 : p.at("contact_distance_tol"),
       .velocity_tol = ideal.empty() ? 0.0 : p.at("contact_velocity_tol"),
   };
-  for (int k = 0; k < model.constraint_count(); ++k) {
-    if (model.contact_law(k) == ContactLaw{}) continue;
-    options.medium.laws.resize(static_cast<std::size_t>(model.constraint_count()));
-    for (int j = 0; j < model.constraint_count(); ++j) {
-      options.medium.laws[static_cast<std::size_t>(j)] = model.contact_law(j);
-    }
-    break;
+  // Kept empty where every law is the default one (Medium::laws).
+  const std::vector<ContactLaw> laws = contact_laws(model, settings, "solver realization");
+  if (std::any_of(laws.begin(), laws.end(),
+                  [](const ContactLaw& l) { return l != ContactLaw{}; })) {
+    options.medium.laws = laws;
   }
   if (model.constraint_count() == 0) {
     // Kinematic constraints only: no coordinate is a penetration of order 1/N, and the chart's

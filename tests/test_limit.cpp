@@ -560,6 +560,40 @@ TEST_CASE("A constraint's scale s divides the limit's z and leaves its lift-off"
   CHECK(at_4e3 - 2.0 > 1e-5);
 }
 
+TEST_CASE("contact_scale gives a constraint the scale a case could give it", "[limit]") {
+  // dk-plane with --contact-scale plane=4 is ScaledDkPlane: the same realization and limit.
+  const auto plain = make_model("dk-plane", {});
+  const auto scaled = testing::model_of<ScaledDkPlane>();
+  const auto run = [](const Model& model, const char* solver, std::vector<Assignment> params) {
+    testing::SolveOptions o;
+    o.solver = solver;
+    params.push_back({"preset", "viscous"});
+    o.solver_params = std::move(params);
+    const RunRecord r = testing::solve(model, o);
+    REQUIRE(r.status == Status::ok);
+    REQUIRE(r.lift_off_time);
+    return r;
+  };
+  const RunRecord by_option =
+      run(*plain, "realization", {{"N", "1e3"}, {"contact_scale", "plane=4"}});
+  const RunRecord by_case = run(*scaled, "realization", {{"N", "1e3"}});
+  CHECK(*by_option.lift_off_time == *by_case.lift_off_time);
+  CHECK(by_option.final_state.q == by_case.final_state.q);
+  CHECK(by_option.solver_choices.at("contact_scale") == "plane=4");
+  CHECK(by_case.solver_choices.count("contact_scale") == 0);
+  // By index, and in the limit (its lift-off stays at 2).
+  const RunRecord limit = run(*plain, "limit", {{"contact_scale", "0=4"}});
+  CHECK(std::abs(*limit.lift_off_time - 2.0) <= 1e-12);
+  // Refused with the field named: not NAME=SCALE, no such constraint, named twice, out of range.
+  for (const char* bad : {"plane", "floor=2", "plane=2,plane=3", "plane=0", "plane=1e13"}) {
+    INFO(bad);
+    testing::SolveOptions o;
+    o.solver = "realization";
+    o.solver_params = {{"N", "1e3"}, {"contact_scale", bad}};
+    CHECK_THROWS_WITH(testing::solve(*plain, o), Catch::Contains("contact_scale"));
+  }
+}
+
 TEST_CASE("The limit refuses a power-law spring where z is carried", "[limit]") {
   const auto model = make_model("ball-chain", {{"n", "3"}, {"gap", "0.1"}, {"exponent", "1.5"}});
   testing::SolveOptions o;
