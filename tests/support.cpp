@@ -143,6 +143,25 @@ void check_refused(const std::vector<std::string>& args, const std::string& expe
   CHECK(one_line(r.err));
 }
 
+Eigen::VectorXd final_velocity(const Model& model, const std::string& solver,
+                               std::vector<Assignment> params) {
+  SolveOptions o;
+  o.solver = solver;
+  o.solver_params = std::move(params);
+  const RunRecord r = solve(model, o);
+  INFO(model.info().name << " by " << solver << ": " << r.status << " " << r.reason);
+  REQUIRE(r.status == Status::ok);
+  return r.final_state.v;
+}
+
+std::vector<Eigen::VectorXd> penalty_outcomes(const Model& model) {
+  std::vector<Eigen::VectorXd> outcomes;
+  for (const char* N : {"1e4", "1e6", "1e8"}) {
+    outcomes.push_back(final_velocity(model, "realization", {{"preset", "penalty"}, {"N", N}}));
+  }
+  return outcomes;
+}
+
 Eigen::VectorXd penalty_contacts_by_odeint(const Eigen::MatrixXd& G, const Eigen::VectorXd& c,
                                            const Eigen::VectorXd& scale, double eta,
                                            const Eigen::VectorXd& q0, const Eigen::VectorXd& v0) {

@@ -65,6 +65,12 @@ void check_realization_jacobian(const Model& model, const State& x, Modes modes,
 // The unit step response of α z'' + β z' + γ z = 1 from rest (α > 0, γ > 0).
 double step_response(double a, double b, double c, double t);
 
+// The final velocities of a run that must end with status ok (REQUIRE).
+Eigen::VectorXd final_velocity(const Model& model, const std::string& solver,
+                               std::vector<Assignment> params = {});
+// The penalty realization's final velocities at N = 1e4, 1e6, 1e8, in that order.
+std::vector<Eigen::VectorXd> penalty_outcomes(const Model& model);
+
 // Unit point masses (q'' = force) under penalty contacts on the linear gaps f = G q + c: contact
 // k, while pressed, pushes with G_kᵀ scale_k (−f_k)^eta (continued as sign(−f)|f|^eta), at
 // N = 1. Integrated apart from the suite: Boost.Odeint's Runge–Kutta–Fehlberg 7(8) on each smooth

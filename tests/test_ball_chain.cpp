@@ -23,16 +23,7 @@ std::unique_ptr<Model> chain(int n, double gap) {
   return make_model("ball-chain", {{"n", std::to_string(n)}, {"gap", format_number(gap)}});
 }
 
-Eigen::VectorXd final_velocity(const Model& model, const std::string& solver,
-                               std::vector<Assignment> params = {}) {
-  testing::SolveOptions o;
-  o.solver = solver;
-  o.solver_params = std::move(params);
-  const RunRecord r = testing::solve(model, o);
-  INFO(model.info().name << " by " << solver << ": " << r.status << " " << r.reason);
-  REQUIRE(r.status == Status::ok);
-  return r.final_state.v;
-}
+using testing::final_velocity;
 
 double energy(const Eigen::VectorXd& v) { return 0.5 * v.squaredNorm(); }
 
@@ -498,11 +489,7 @@ TEST_CASE("ball-chain touching: the outcome under stiffness ratios and Hertz's l
           "ball-chain",
           {{"n", "3"}, {"stiffness_ratio", format_number(r)}, {"exponent", format_number(eta)}});
       const Eigen::Vector3d reference = cradle_by_odeint(r, eta);
-      std::vector<Eigen::VectorXd> outcomes;
-      for (const char* N : {"1e4", "1e6", "1e8"}) {
-        outcomes.push_back(
-            final_velocity(*model, "realization", {{"preset", "penalty"}, {"N", N}}));
-      }
+      const std::vector<Eigen::VectorXd> outcomes = testing::penalty_outcomes(*model);
       INFO("eta = " << eta << ", r = " << r << ": odeint " << reference.transpose()
                     << "\nN = 1e4, 1e6, 1e8: " << outcomes[0].transpose() << " / "
                     << outcomes[1].transpose() << " / " << outcomes[2].transpose());

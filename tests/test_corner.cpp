@@ -21,16 +21,7 @@ std::unique_ptr<Model> corner(double angle, double r, double eta) {
                                {"exponent", format_number(eta)}});
 }
 
-Eigen::VectorXd final_velocity(const Model& model, const std::string& solver,
-                               std::vector<Assignment> params = {}) {
-  testing::SolveOptions o;
-  o.solver = solver;
-  o.solver_params = std::move(params);
-  const RunRecord r = testing::solve(model, o);
-  INFO(model.info().name << " by " << solver << ": " << r.status << " " << r.reason);
-  REQUIRE(r.status == Status::ok);
-  return r.final_state.v;
-}
+using testing::final_velocity;
 
 // The corner's penalty motion at N = 1 (floor spring (-y)^eta, wall spring (-f_1)^eta / r),
 // integrated apart from the suite (testing::penalty_contacts_by_odeint).
@@ -74,11 +65,7 @@ TEST_CASE("corner: at 60 degrees the outcome depends on the stiffness ratio", "[
     for (const double r : {0.1, 1.0, 10.0}) {
       const auto model = corner(angle, r, eta);
       const Eigen::Vector2d reference = corner_by_odeint(angle, r, eta);
-      std::vector<Eigen::VectorXd> outcomes;
-      for (const char* N : {"1e4", "1e6", "1e8"}) {
-        outcomes.push_back(
-            final_velocity(*model, "realization", {{"preset", "penalty"}, {"N", N}}));
-      }
+      const std::vector<Eigen::VectorXd> outcomes = testing::penalty_outcomes(*model);
       INFO("eta = " << eta << ", r = " << r << ": odeint " << reference.transpose()
                     << "\nN = 1e4, 1e6, 1e8: " << outcomes[0].transpose() << " / "
                     << outcomes[1].transpose() << " / " << outcomes[2].transpose());
