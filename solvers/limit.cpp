@@ -209,8 +209,9 @@ namespace {
 // The constraints' scales into the z-equation; a power-law spring (ContactLaw::exponent ≠ 1) has
 // a z-equation of another form (the depth scales as N^(−1/η), not 1/N), which is not computed:
 // refused where z is carried.
-void contact_laws_of_limit(const Model& model, const RunSettings& settings, LimitCoefficients& c) {
-  const std::vector<ContactLaw> laws = contact_laws(model, settings, "solver limit");
+void contact_laws_of_limit(const Model& model, const std::vector<ContactLaw>& laws,
+                           LimitCoefficients& c) {
+  bool scaled = false;
   for (int k = 0; k < model.constraint_count(); ++k) {
     const ContactLaw law = laws[static_cast<std::size_t>(k)];
     if (law == ContactLaw{} || !c.realizes(k)) continue;
@@ -221,12 +222,10 @@ void contact_laws_of_limit(const Model& model, const RunSettings& settings, Limi
                        "), whose limit is computed only where it is classical; accepted: "
                        "alpha = beta = 0 or --interaction obstacle");
     }
-    c.scale.assign(static_cast<std::size_t>(model.constraint_count()), 1.0);
+    scaled = true;
   }
-  if (c.scale.empty()) return;
-  for (int k = 0; k < model.constraint_count(); ++k) {
-    c.scale[static_cast<std::size_t>(k)] = laws[static_cast<std::size_t>(k)].scale;
-  }
+  if (!scaled) return;
+  for (const ContactLaw& law : laws) c.scale.push_back(law.scale);
 }
 
 }  // namespace
@@ -236,6 +235,8 @@ RunRecord LimitSolver::solve(const Model& model, const RunSettings& settings) co
   if (const auto why = refusal(model, settings)) throw InputError(*why);
   // Checked first: it refuses an ideal constraint where the paths below have none.
   const std::vector<char> realized = realized_constraints(model, settings, "solver limit");
+  // Read (and --contact-scale checked) on every path, also where the limit does not use it.
+  const std::vector<ContactLaw> laws = contact_laws(model, settings, "solver limit");
   if (model.bilateral_count() > 0) return run_bilateral_limit(model, settings, name());
   if (model.unilateral_kinematic_count() > 0) {
     // The one-sided friction −βN min(g, 0) aᵀ (α = 0: check_kinematic_model) tends to the ideal
@@ -257,7 +258,7 @@ RunRecord LimitSolver::solve(const Model& model, const RunSettings& settings) co
   const bool classical =
       settings.solver_choices.at("interaction") == "obstacle" || (c.alpha == 0.0 && c.beta == 0.0);
   if (classical) c = LimitCoefficients{0.0, 0.0, 1.0};
-  if (!classical) contact_laws_of_limit(model, settings, c);
+  if (!classical) contact_laws_of_limit(model, laws, c);
   if (settings.solver_choices.count("realize")) {
     c.realized = realized;
     c.ideal_restitution = p.at("ideal_restitution");

@@ -591,6 +591,10 @@ TEST_CASE("contact_scale gives a constraint the scale a case could give it", "[l
     o.solver = "realization";
     o.solver_params = {{"N", "1e3"}, {"contact_scale", bad}};
     CHECK_THROWS_WITH(testing::solve(*plain, o), Catch::Contains("contact_scale"));
+    // The classical limit, which has no use for the scales, still refuses them.
+    o.solver = "limit";
+    o.solver_params = {{"preset", "penalty"}, {"contact_scale", bad}};
+    CHECK_THROWS_WITH(testing::solve(*plain, o), Catch::Contains("contact_scale"));
   }
 }
 
