@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "crbench/bench/check.hpp"
 #include "crbench/bench/json_fields.hpp"
 #include "crbench/bench/mpi.hpp"
 #include "crbench/bench/report.hpp"
@@ -410,6 +411,34 @@ int VerifyCommand::execute(std::ostream& out) {
   return run_verify(request, out);
 }
 
+// `crbench check`: the self-test of a case (bench/check.hpp).
+struct CheckCommand {
+  CLI::App* command = nullptr;
+  CheckRequest request;
+  std::vector<std::string> sets, solver_sets;
+
+  void add_to(CLI::App& app) {
+    command = app.add_subcommand(
+        "check",
+        "a case's self-test: AD derivatives against finite differences, its classical facts "
+        "against event-driven, the metric along the path, each constraint's round-off floor "
+        "and the largest N above it");
+    command->add_option("--case", request.case_name, "case name")->required();
+    command->add_option("--set", sets, "case parameter KEY=VALUE (repeatable)");
+    command->add_option("--solver-set", solver_sets,
+                        "a setting of the realization whose depth is set against the floors "
+                        "KEY=VALUE (repeatable): preset, alpha, beta, gamma, N, contact_scale");
+    command->add_flag("--json", request.json, "print the checks as JSON");
+  }
+  int execute(std::ostream& out) {
+    for (const auto& a : sets) request.case_assignments.push_back(parse_assignment(a, "--set"));
+    for (const auto& a : solver_sets) {
+      request.realization_assignments.push_back(parse_assignment(a, "--solver-set"));
+    }
+    return run_check(request, out);
+  }
+};
+
 // The threads of a command: --jobs, else the cores this process may run on (taskset, a cgroup,
 // or mpirun, which binds each rank to one core by default), and under mpirun a node's share per
 // rank.
@@ -558,6 +587,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   run.add_to(app, err);
   VerifyCommand verify;
   verify.add_to(app);
+  CheckCommand check;
+  check.add_to(app);
   FileCommand converge, sweep;
   if (argc > 0 && argv[0] != nullptr) {
     const std::string own = std::filesystem::path(argv[0]).filename().string();
@@ -603,6 +634,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (converge.command->parsed()) return converge_command(converge, out, err);
     if (sweep.command->parsed()) return sweep_command(sweep, out, err);
     if (verify.command->parsed()) return verify.execute(out);
+    if (check.command->parsed()) return check.execute(out);
     return run.execute(out, err);
   } catch (const InputError& e) {
     // Under mpirun every rank meets the same error (bench/mpi.hpp); rank 0 tells it.

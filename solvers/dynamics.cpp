@@ -7,6 +7,12 @@
 
 namespace crbench {
 
+double constraint_round_off(const Point& p, const State& x, int k) {
+  return std::numeric_limits<double>::epsilon() *
+         (p.J.row(k).cwiseAbs().dot(x.q.cwiseAbs()) + std::abs(p.f_t(k)) * std::abs(x.t) +
+          std::abs(p.f(k)));
+}
+
 double reciprocal_condition(const Eigen::LDLT<Eigen::MatrixXd>& ldlt) {
   if (ldlt.info() != Eigen::Success || ldlt.rows() == 0) return ldlt.rows() == 0 ? 1.0 : 0.0;
   const Eigen::VectorXd D = ldlt.vectorD();

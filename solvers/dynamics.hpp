@@ -426,6 +426,15 @@ void constrained_acceleration(const Point& p, const std::vector<int>& active,
 void constrained_multipliers(const Point& p, const std::vector<int>& active,
                              AccelerationWorkspace& w, ConstrainedAcceleration& out);
 
+// The round-off of f_k at x, the point p evaluated there: f computed from coordinates of order
+// |q| is known to about ε (|∂f/∂q|·|q| + |∂f/∂t|·|t| + |f|). Zero for a gap coordinate at its
+// surface (f = q_i = 0): such an f carries no round-off of a difference of O(1) terms.
+double constraint_round_off(const Point& p, const State& x, int k);
+// f_k at x is within its round-off of 0 or below: the constraint touches.
+inline bool touches(const Point& p, const State& x, int k) {
+  return p.f(k) <= constraint_round_off(p, x, k);
+}
+
 // Keeps only the kinematic rows in `rows` (sorted) of a point: the one-sided kinematic
 // constraints that are not active carry no reaction.
 void keep_kinematic_rows(Point& p, const std::vector<int>& rows);

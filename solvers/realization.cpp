@@ -182,6 +182,7 @@ class Run {
       if (mixed_) resolve_ideal(x, {});
       classify(x);
       classify_kinematic(x);
+      note_unresolved_start(x);
       update_minimum(model_.constraint_values(x.t, x.q));
       while (x.t < settings_.t_end) {
         const PhaseEnd end = integrate_phase(x);
@@ -267,11 +268,7 @@ class Run {
   // only to that over |ḟ|. In a viscous medium ḟ at the exit is of order 1/N, so this grows
   // like N.
   // The round-off of f_k at x (point_ evaluated there).
-  double f_round_off(const State& x, int k) const {
-    return std::numeric_limits<double>::epsilon() *
-           (point_.J.row(k).cwiseAbs().dot(x.q.cwiseAbs()) +
-            std::abs(point_.f_t(k)) * std::abs(x.t) + std::abs(point_.f(k)));
-  }
+  double f_round_off(const State& x, int k) const { return constraint_round_off(point_, x, k); }
   // point_ holds the model at x (the caller evaluated it for the exit's rate ḟ).
   void note_exit_round_off(const State& x, int k, double rate) {
     const double floor = f_round_off(x, k) / std::abs(rate);
@@ -298,6 +295,34 @@ class Run {
           " times the round-off of f (" + format_number(round_off) +
           "): an exit would not be resolved in double precision, so the absence of a lift-off "
           "is not reliable at this N");
+    }
+  }
+  // The same test at the start, ahead of the run: a realized constraint that touches at the
+  // start and whose estimated depth at this N (depth_terms: its approach or its load) is within
+  // kDepthResolution times the round-off of f.
+  void note_unresolved_start(const State& x) {
+    model_.evaluate(x, modes_, point_);
+    std::vector<int> unilateral;
+    for (int k = 0; k < first_bilateral_; ++k) {
+      if (!is_ideal(k)) unilateral.push_back(k);
+    }
+    const double N = opt_.N;
+    const auto terms =
+        depth_terms(point_, x, unilateral, opt_.medium.mass / N, opt_.medium.damping / N,
+                    opt_.medium.stiffness / N, opt_.medium.laws, settings_.t_end - x.t);
+    for (const int k : unilateral) {
+      const auto& t = terms[static_cast<std::size_t>(k)];
+      if (t.empty()) continue;
+      const double depth = depth_at(t, N), round_off = f_round_off(x, k);
+      if (depth >= kDepthResolution * round_off) continue;
+      rec_.warnings.push_back(
+          "constraint " + model_.constraint_name(k) + " touches at the start, and at this N its " +
+          "depth in the medium is estimated at " + format_number(depth) + " (from its " +
+          (t.size() > 1 ? "approach and load" : t.front().cause) + "), within " +
+          format_number(kDepthResolution) + " times the round-off of f (" +
+          format_number(round_off) +
+          "): its exit may not be resolved in double precision (crbench check gives the largest "
+          "N above the floor; a gap coordinate has none, docs/extending.md)");
     }
   }
   std::vector<double> episode_depth_;  // per constraint, the least f since its entry

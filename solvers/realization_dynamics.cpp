@@ -5,6 +5,8 @@
 #include <limits>
 
 #include "crbench/cases/sparse_terms.hpp"
+#include "crbench/solvers/dynamics.hpp"
+#include "crbench/solvers/lcp.hpp"
 
 namespace crbench {
 
@@ -169,6 +171,82 @@ void realization_jacobian(const Model& model, const VelocityChart& chart, double
     jac.row(n + i) = w_dot(i).derivatives().head(2 * n).transpose();
     dfdt(n + i) = w_dot(i).derivatives()(2 * n);
   }
+}
+
+namespace {
+
+// The depth term of constraint k for an approach at `rate` < 0 or a load λ > 0 (depth_terms).
+DepthTerm approach_term(double rate, double W, double s, double eta, double alpha, double beta,
+                        double gamma, double span) {
+  if (gamma > 0.0) {
+    const double power = 1.0 / (eta + 1.0);
+    return {std::pow((eta + 1.0) * rate * rate / (2.0 * W * s * gamma), power), power, "approach"};
+  }
+  if (beta > 0.0) return {-rate / (W * s * beta), 1.0, "approach"};
+  return {-rate * span / (W * s * alpha), 1.0, "approach"};
+}
+
+DepthTerm load_term(double load, double s, double eta, double alpha, double beta, double gamma,
+                    double span) {
+  if (gamma > 0.0) return {std::pow(load / (s * gamma), 1.0 / eta), 1.0 / eta, "load"};
+  if (beta > 0.0) return {load * span / (s * beta), 1.0, "load"};
+  return {load * span * span / (2.0 * s * alpha), 1.0, "load"};
+}
+
+}  // namespace
+
+std::vector<std::vector<DepthTerm>> depth_terms(const Point& p, const State& x,
+                                                const std::vector<int>& unilateral, double alpha,
+                                                double beta, double gamma,
+                                                const std::vector<ContactLaw>& laws, double span) {
+  std::vector<std::vector<DepthTerm>> terms(static_cast<std::size_t>(p.f.size()));
+  if (!(alpha > 0.0 || beta > 0.0 || gamma > 0.0)) return terms;
+  std::vector<int> touching;
+  for (const int k : unilateral) {
+    if (touches(p, x, k)) touching.push_back(k);
+  }
+  if (touching.empty()) return terms;
+  const Delassus D = delassus(p, touching);
+  const ConstrainedAcceleration free = constrained_acceleration(p, {});
+  Eigen::VectorXd free_fdd(static_cast<Eigen::Index>(touching.size()));
+  for (std::size_t r = 0; r < touching.size(); ++r) {
+    const int k = touching[r];
+    free_fdd(static_cast<Eigen::Index>(r)) = p.J.row(k).dot(free.qdd) + p.d(k);
+  }
+  std::optional<LcpSolution> loads;
+  if (free.ok && static_cast<int>(touching.size()) <= kLcpMaxSize) {
+    loads = solve_lcp(D.W, free_fdd);
+  }
+  const Eigen::VectorXd rate = p.constraint_rate(x.v);
+  for (std::size_t r = 0; r < touching.size(); ++r) {
+    const int k = touching[r];
+    const auto i = static_cast<Eigen::Index>(r);
+    const double W = D.W(i, i);
+    if (!(W > 0.0)) continue;
+    const ContactLaw law = laws.empty() ? ContactLaw{} : laws[static_cast<std::size_t>(k)];
+    auto& out = terms[static_cast<std::size_t>(k)];
+    if (rate(k) < 0.0) {
+      out.push_back(approach_term(rate(k), W, law.scale, law.exponent, alpha, beta, gamma, span));
+    }
+    if (loads && loads->x(i) > 0.0) {
+      out.push_back(load_term(loads->x(i), law.scale, law.exponent, alpha, beta, gamma, span));
+    }
+  }
+  return terms;
+}
+
+double depth_at(const std::vector<DepthTerm>& terms, double N) {
+  double depth = 0.0;
+  for (const DepthTerm& t : terms) depth = std::max(depth, t.coefficient * std::pow(N, -t.power));
+  return depth;
+}
+
+double largest_N_above(const std::vector<DepthTerm>& terms, double depth) {
+  if (terms.empty()) return std::numeric_limits<double>::quiet_NaN();
+  if (!(depth > 0.0)) return std::numeric_limits<double>::infinity();
+  double N = 0.0;
+  for (const DepthTerm& t : terms) N = std::max(N, std::pow(t.coefficient / depth, 1.0 / t.power));
+  return N;
 }
 
 }  // namespace crbench

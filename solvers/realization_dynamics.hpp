@@ -262,4 +262,32 @@ void realization_jacobian(const Model& model, const VelocityChart& chart, double
                           const std::vector<double>* row_damping = nullptr,
                           const std::vector<int>* held = nullptr);
 
+// One way the depth a medium lets a constraint reach scales with N: coefficient·N^(−power).
+struct DepthTerm {
+  double coefficient = 0.0;
+  double power = 1.0;
+  const char* cause = "";  // "approach" (the constraint's rate carried into the medium) or "load"
+};
+
+// The depth each unilateral constraint reaches in the medium (α, β, γ) under its law (scale s,
+// exponent η; `laws` empty: linear, unit scale) from the state x where it touches (f_k ≤ its
+// round-off; the point p evaluated at x), as terms c·N^(−p) of which the largest applies; none
+// where it does not touch. An order estimate from x alone, with W = J A⁻¹ Jᵀ over the touching
+// constraints and `span` the time a load may act (the horizon):
+//   approach at the rate ḟ_k < 0: the spring stops it at ((η+1) ḟ²/(2 W_kk s γ N))^(1/(η+1))
+//     (its energy), else the viscosity at |ḟ|/(W_kk s β N), else the added mass slows it to
+//     ḟ/(W_kk s α N);
+//   load λ_k > 0, the ideal reaction of the touching set (the complementarity problem
+//     W λ + f̈_free ≥ 0, λ ≥ 0): the spring holds it at (λ/(s γ N))^(1/η), else the viscosity
+//     lets it sink λ·span/(s β N), the added mass λ·span²/(2 s α N).
+std::vector<std::vector<DepthTerm>> depth_terms(const Point& p, const State& x,
+                                                const std::vector<int>& unilateral, double alpha,
+                                                double beta, double gamma,
+                                                const std::vector<ContactLaw>& laws, double span);
+// The estimate at N: the largest term.
+double depth_at(const std::vector<DepthTerm>& terms, double N);
+// The largest N at which the estimate stays at or above `depth` (infinite for depth 0, NaN
+// without terms).
+double largest_N_above(const std::vector<DepthTerm>& terms, double depth);
+
 }  // namespace crbench

@@ -32,6 +32,11 @@ grep -q "ellipse-cap" "$work/list-cli.txt" ||
 "$work/build/own-case-cli" run --case ellipse-cap --solver event-driven --json > "$work/run.json"
 grep -q '"status": *"ok"' "$work/run.json" ||
   { echo "FAIL: own-case-cli run --case ellipse-cap is not ok:"; head -c 600 "$work/run.json"; exit 1; }
+# `check` in one's own program: the out-of-tree case's self-test passes.
+"$work/build/own-case-cli" check --case ellipse-cap > "$work/check.txt" ||
+  { echo "FAIL: own-case-cli check --case ellipse-cap:"; cat "$work/check.txt"; exit 1; }
+grep -q "^PASSED" "$work/check.txt" ||
+  { echo "FAIL: own-case-cli check did not pass:"; cat "$work/check.txt"; exit 1; }
 # A study run by one's own program names that program in its README (crbench has no ellipse-cap).
 cat > "$work/own-study.json" <<'STUDY'
 {"name": "own", "description": "own_case.sh: the ideal row of ellipse-cap.", "case": "ellipse-cap",

@@ -31,19 +31,6 @@ std::vector<double> grid(double t0, double t1, int count) {
   return t;
 }
 
-Eigen::VectorXd derivative(const std::function<Eigen::VectorXd(double)>& F, double h) {
-  const auto central = [&](double k) { return Eigen::VectorXd((F(k) - F(-k)) / (2.0 * k)); };
-  return (4.0 * central(h / 2) - central(h)) / 3.0;
-}
-
-Eigen::VectorXd second_derivative(const std::function<Eigen::VectorXd(double)>& F, double h) {
-  const Eigen::VectorXd F0 = F(0.0);
-  const auto central = [&](double k) {
-    return Eigen::VectorXd((F(k) - 2.0 * F0 + F(-k)) / (k * k));
-  };
-  return (4.0 * central(h / 2) - central(h)) / 3.0;
-}
-
 bool close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double rel) {
   const double scale = std::max(1.0, b.lpNorm<Eigen::Infinity>());
   return (a - b).lpNorm<Eigen::Infinity>() <= rel * scale;

@@ -14,6 +14,7 @@
 
 #include "crbench/bench/cli.hpp"
 #include "crbench/bench/convergence.hpp"
+#include "crbench/bench/finite_difference.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/realization_dynamics.hpp"
@@ -32,6 +33,56 @@ std::unique_ptr<Model> model_of(const ParamValues& params = {}) {
   return std::make_unique<CaseModel<C>>(p);
 }
 
+// Another model seen through every virtual of Model but its sparse form (sparse_terms,
+// sparse_hessians): a test derives from it and overrides what it plants or hides.
+class ModelView : public Model {
+ public:
+  explicit ModelView(const Model& inner) : inner_(inner) {}
+  const CaseInfo& info() const override { return inner_.info(); }
+  const ParamValues& params() const override { return inner_.params(); }
+  double slip_restitution(int r) const override { return inner_.slip_restitution(r); }
+  ContactLaw contact_law(int k) const override { return inner_.contact_law(k); }
+  void evaluate(const State& x, Modes modes, Point& out) const override {
+    inner_.evaluate(x, modes, out);
+  }
+  void evaluate_dual(const State& x, Modes modes, PointT<Dual>& out) const override {
+    inner_.evaluate_dual(x, modes, out);
+  }
+  using Model::constraint_values;
+  using Model::free_force;
+  using Model::switching_values;
+  void free_force(const State& x, Modes modes, Eigen::VectorXd& out) const override {
+    inner_.free_force(x, modes, out);
+  }
+  void force_jacobians(const State& x, Modes modes, Eigen::MatrixXd& dF_dq,
+                       Eigen::MatrixXd& dF_dv) const override {
+    inner_.force_jacobians(x, modes, dF_dq, dF_dv);
+  }
+  void constraint_values(double t, const Eigen::VectorXd& q, Eigen::VectorXd& out) const override {
+    inner_.constraint_values(t, q, out);
+  }
+  void kinematic_affine(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& a,
+                        Eigen::VectorXd& b) const override {
+    inner_.kinematic_affine(t, q, a, b);
+  }
+  void switching_values(const State& x, Eigen::VectorXd& out) const override {
+    inner_.switching_values(x, out);
+  }
+  Eigen::MatrixXd metric(const Eigen::VectorXd& q) const override { return inner_.metric(q); }
+  double potential(double t, const Eigen::VectorXd& q) const override {
+    return inner_.potential(t, q);
+  }
+  Eigen::VectorXd force(const State& x, Modes modes) const override {
+    return inner_.force(x, modes);
+  }
+  State initial_state() const override { return inner_.initial_state(); }
+  double horizon() const override { return inner_.horizon(); }
+  Facts facts() const override { return inner_.facts(); }
+
+ protected:
+  const Model& inner_;
+};
+
 struct SolveOptions {
   std::string solver = "event-driven";
   std::vector<Assignment> solver_params;
@@ -46,12 +97,9 @@ RunRecord solve(const Model& model, const SolveOptions& o = {});
 
 std::vector<double> grid(double t0, double t1, int count);
 
-// Richardson-extrapolated central difference of a vector-valued function of one variable:
-// error O(h⁴).
-Eigen::VectorXd derivative(const std::function<Eigen::VectorXd(double)>& F, double h = 1e-3);
-
-// Richardson-extrapolated second difference at 0.
-Eigen::VectorXd second_derivative(const std::function<Eigen::VectorXd(double)>& F, double h = 1e-2);
+// Richardson-extrapolated central differences (bench/finite_difference.hpp).
+using crbench::derivative;
+using crbench::second_derivative;
 
 // |a − b| ≤ rel·max(1, |b|), elementwise on the max norm.
 bool close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double rel);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "crbench/bench/check.hpp"
 #include "crbench/cases/dk_plane.hpp"
 #include "crbench/cases/unilateral_skate.hpp"
 #include "support.hpp"
@@ -18,7 +19,6 @@ namespace {
 
 void check_against_finite_differences(const Model& model, std::mt19937& rng) {
   const int n = model.dof();
-  const int m = model.constraint_count();
   std::uniform_real_distribution<double> jitter(-0.3, 0.3);
   const State x0 = model.initial_state();
   for (int trial = 0; trial < 5; ++trial) {
@@ -36,57 +36,11 @@ void check_against_finite_differences(const Model& model, std::mt19937& rng) {
     CHECK(close(p.A, model.metric(x.q), 1e-15));
     CHECK(close(p.Q, model.force(x, modes), 1e-15));
     CHECK(close(p.f, model.constraint_values(x.t, x.q), 1e-15));
-
-    Eigen::VectorXd grad_V(n), half_grad_kinetic(n);
-    Eigen::MatrixXd J(m, n);
-    for (int i = 0; i < n; ++i) {
-      const auto shifted = [&](double h) {
-        Eigen::VectorXd q = x.q;
-        q(i) += h;
-        return q;
-      };
-      grad_V(i) = testing::derivative([&](double h) {
-        return Eigen::VectorXd::Constant(1, model.potential(x.t, shifted(h)));
-      })(0);
-      J.col(i) =
-          testing::derivative([&](double h) { return model.constraint_values(x.t, shifted(h)); });
-      half_grad_kinetic(i) =
-          0.5 * testing::derivative([&](double h) {
-            return Eigen::VectorXd::Constant(1, x.v.dot(model.metric(shifted(h)) * x.v));
-          })(0);
+    // ∂V/∂q, J, f_t, c, d and ∂F/∂q, ∂F/∂q̇ of F = Q − ∂V/∂q − c (bench/check.hpp).
+    for (const auto& [quantity, difference] : derivative_differences(model, x, modes)) {
+      INFO(quantity);
+      CHECK(difference <= 1e-7);
     }
-    const Eigen::VectorXd f_t =
-        testing::derivative([&](double h) { return model.constraint_values(x.t + h, x.q); });
-    // Ȧ q̇ = d/ds A(q + s q̇) q̇.
-    const Eigen::VectorXd A_dot_v = testing::derivative(
-        [&](double h) { return Eigen::VectorXd(model.metric(x.q + h * x.v) * x.v); });
-    // d = d²/ds² f(q + s q̇, t + s).
-    const Eigen::VectorXd d = testing::second_derivative(
-        [&](double h) { return model.constraint_values(x.t + h, x.q + h * x.v); });
-
-    // ∂F/∂q and ∂F/∂q̇ of F = Q − ∂V/∂q − c.
-    Eigen::MatrixXd dF_dq, dF_dv;
-    model.force_jacobians(x, modes, dF_dq, dF_dv);
-    Eigen::MatrixXd fd_dq(n, n), fd_dv(n, n);
-    for (int j = 0; j < n; ++j) {
-      const auto free_force_at = [&](double h, bool in_q) {
-        State y = x;
-        (in_q ? y.q : y.v)(j) += h;
-        Point py;
-        model.evaluate(y, modes, py);
-        return py.free_force();
-      };
-      fd_dq.col(j) = testing::derivative([&](double h) { return free_force_at(h, true); });
-      fd_dv.col(j) = testing::derivative([&](double h) { return free_force_at(h, false); });
-    }
-    CHECK(close(dF_dq, fd_dq, 1e-7));
-    CHECK(close(dF_dv, fd_dv, 1e-7));
-
-    CHECK(close(p.grad_V, grad_V, 1e-7));
-    CHECK(close(p.J, J, 1e-7));
-    CHECK(close(p.f_t, f_t, 1e-7));
-    CHECK(close(p.c, A_dot_v - half_grad_kinetic, 1e-7));
-    CHECK(close(p.d, d, 1e-7));
   }
 }
 
@@ -124,29 +78,7 @@ TEST_CASE("The finite-difference check can fail: a wrong d is detected", "[ad]")
 
 namespace {
 
-// All Point quantities but d, flattened: A, c, grad_V, Q, f, J, f_t.
-template <class S>
-Eigen::Matrix<S, Eigen::Dynamic, 1> flatten(const PointT<S>& p) {
-  std::vector<S> all;
-  const auto add = [&](const auto& m) {
-    for (Eigen::Index j = 0; j < m.cols(); ++j) {
-      for (Eigen::Index i = 0; i < m.rows(); ++i) all.push_back(m(i, j));
-    }
-  };
-  add(p.A);
-  add(p.c);
-  add(p.grad_V);
-  add(p.Q);
-  add(p.f);
-  add(p.J);
-  add(p.f_t);
-  Eigen::Matrix<S, Eigen::Dynamic, 1> out(static_cast<Eigen::Index>(all.size()));
-  for (std::size_t i = 0; i < all.size(); ++i) out(static_cast<Eigen::Index>(i)) = all[i];
-  return out;
-}
-
 void check_dual(const Model& model) {
-  const int n = model.dof();
   State x = model.initial_state();
   x.t += 0.37;
   x.v.array() += 0.3;
@@ -155,28 +87,11 @@ void check_dual(const Model& model) {
   model.evaluate_dual(x, modes, dual);
   Point plain;
   model.evaluate(x, modes, plain);
-  const auto values = flatten(dual);
-  const Eigen::VectorXd reference = flatten(plain);
+  const auto values = point_entries(dual);
+  const Eigen::VectorXd reference = point_entries(plain);
   INFO("case " << model.info().name);
   for (Eigen::Index i = 0; i < values.size(); ++i) CHECK(values(i).value() == reference(i));
-  for (int j = 0; j <= 2 * n; ++j) {
-    const Eigen::VectorXd fd = testing::derivative([&](double h) {
-      State y = x;
-      if (j < n)
-        y.q(j) += h;
-      else if (j < 2 * n)
-        y.v(j - n) += h;
-      else
-        y.t += h;
-      Point p;
-      model.evaluate(y, modes, p);
-      return Eigen::VectorXd(flatten(p));
-    });
-    Eigen::VectorXd ad(values.size());
-    for (Eigen::Index i = 0; i < values.size(); ++i) ad(i) = values(i).derivatives()(j);
-    INFO("direction " << j);
-    CHECK(close(ad, fd, 1e-7));
-  }
+  CHECK(dual_difference(model, x, modes) <= 1e-7);
   for (Eigen::Index r = 0; r < dual.d.size(); ++r) {
     CHECK(dual.d(r).value() == Approx(plain.d(r)).epsilon(1e-15));
     CHECK(std::isnan(dual.d(r).derivatives()(0)));

@@ -28,51 +28,7 @@ using testing::final_velocity;
 double energy(const Eigen::VectorXd& v) { return 0.5 * v.squaredNorm(); }
 
 // The same model without its sparse form: Moreau–Jean takes the dense step.
-class DenseView final : public Model {
- public:
-  explicit DenseView(const Model& inner) : inner_(inner) {}
-  const CaseInfo& info() const override { return inner_.info(); }
-  const ParamValues& params() const override { return inner_.params(); }
-  void evaluate(const State& x, Modes modes, Point& out) const override {
-    inner_.evaluate(x, modes, out);
-  }
-  void evaluate_dual(const State& x, Modes modes, PointT<Dual>& out) const override {
-    inner_.evaluate_dual(x, modes, out);
-  }
-  using Model::constraint_values;
-  using Model::free_force;
-  using Model::switching_values;
-  void free_force(const State& x, Modes modes, Eigen::VectorXd& out) const override {
-    inner_.free_force(x, modes, out);
-  }
-  void force_jacobians(const State& x, Modes modes, Eigen::MatrixXd& dF_dq,
-                       Eigen::MatrixXd& dF_dv) const override {
-    inner_.force_jacobians(x, modes, dF_dq, dF_dv);
-  }
-  void constraint_values(double t, const Eigen::VectorXd& q, Eigen::VectorXd& out) const override {
-    inner_.constraint_values(t, q, out);
-  }
-  void kinematic_affine(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& a,
-                        Eigen::VectorXd& b) const override {
-    inner_.kinematic_affine(t, q, a, b);
-  }
-  void switching_values(const State& x, Eigen::VectorXd& out) const override {
-    inner_.switching_values(x, out);
-  }
-  Eigen::MatrixXd metric(const Eigen::VectorXd& q) const override { return inner_.metric(q); }
-  double potential(double t, const Eigen::VectorXd& q) const override {
-    return inner_.potential(t, q);
-  }
-  Eigen::VectorXd force(const State& x, Modes modes) const override {
-    return inner_.force(x, modes);
-  }
-  State initial_state() const override { return inner_.initial_state(); }
-  double horizon() const override { return inner_.horizon(); }
-  Facts facts() const override { return inner_.facts(); }
-
- private:
-  const Model& inner_;
-};
+using DenseView = testing::ModelView;
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include "crbench/bench/cross_validation.hpp"
 #include "crbench/cases/registry.hpp"
+#include "support.hpp"
 
 namespace cross_validation_tests {
 
@@ -21,51 +22,16 @@ using crbench::State;
 // particle-on-circle with its mass matrix 1% heavier where the Siconos bridge reads it
 // (Model::metric, read by solvers/siconos_case.cpp alone; crbench's solvers read evaluate()'s A):
 // a wrong mass matrix in one code path.
-class PlantedMass final : public Model {
+struct OwnedModel {
+  std::unique_ptr<Model> model;
+};
+class PlantedMass final : private OwnedModel, public crbench::testing::ModelView {
  public:
-  PlantedMass() : inner_(crbench::make_model("particle-on-circle", {})) {}
-  const crbench::CaseInfo& info() const override { return inner_->info(); }
-  const crbench::ParamValues& params() const override { return inner_->params(); }
-  double slip_restitution(int r) const override { return inner_->slip_restitution(r); }
-  void evaluate(const State& x, Modes modes, crbench::Point& out) const override {
-    inner_->evaluate(x, modes, out);
-  }
-  void evaluate_dual(const State& x, Modes modes,
-                     crbench::PointT<crbench::Dual>& out) const override {
-    inner_->evaluate_dual(x, modes, out);
-  }
-  void free_force(const State& x, Modes modes, Eigen::VectorXd& out) const override {
-    inner_->free_force(x, modes, out);
-  }
-  void force_jacobians(const State& x, Modes modes, Eigen::MatrixXd& dF_dq,
-                       Eigen::MatrixXd& dF_dv) const override {
-    inner_->force_jacobians(x, modes, dF_dq, dF_dv);
-  }
-  void constraint_values(double t, const Eigen::VectorXd& q, Eigen::VectorXd& out) const override {
-    inner_->constraint_values(t, q, out);
-  }
-  void kinematic_affine(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& a,
-                        Eigen::VectorXd& b) const override {
-    inner_->kinematic_affine(t, q, a, b);
-  }
-  void switching_values(const State& x, Eigen::VectorXd& out) const override {
-    inner_->switching_values(x, out);
-  }
+  PlantedMass()
+      : OwnedModel{crbench::make_model("particle-on-circle", {})}, ModelView(*OwnedModel::model) {}
   Eigen::MatrixXd metric(const Eigen::VectorXd& q) const override {
-    return 1.01 * inner_->metric(q);
+    return 1.01 * inner_.metric(q);
   }
-  double potential(double t, const Eigen::VectorXd& q) const override {
-    return inner_->potential(t, q);
-  }
-  Eigen::VectorXd force(const State& x, Modes modes) const override {
-    return inner_->force(x, modes);
-  }
-  State initial_state() const override { return inner_->initial_state(); }
-  double horizon() const override { return inner_->horizon(); }
-  crbench::Facts facts() const override { return inner_->facts(); }
-
- private:
-  std::unique_ptr<Model> inner_;
 };
 
 const nlohmann::ordered_json& row_of(const nlohmann::ordered_json& j, const std::string& name,
