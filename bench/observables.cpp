@@ -301,6 +301,19 @@ std::optional<double> first_contact_time(const Observation& x) {
   return std::nullopt;
 }
 
+// The end of the first contact episode that ends within the run: a release, whether of a
+// sustained contact (a lift-off, an exit from the medium) or of an impact (an episode of zero
+// duration in the ideal models); none where the solver withholds its lift-offs.
+std::optional<double> first_lift_off_time(const Observation& x) {
+  const RunRecord& record = x.run.record;
+  if (record.lift_offs_withheld) return std::nullopt;
+  std::optional<double> first;
+  for (const ContactEpisode& e : record.contact_episodes) {
+    if (e.end && counts(x, e.constraint) && !(first && *first <= *e.end)) first = e.end;
+  }
+  return first;
+}
+
 // --- Units ---
 
 // The distinct non-empty units, joined by "; ".
@@ -422,6 +435,11 @@ const std::vector<ObservableSpec> kObservables{
      "the start of the first contact episode after the run's start: an impact, an entry into "
      "the medium; error = value - the reference",
      time_unit, first_contact_time},
+    {"first_lift_off_time", C::limit_value, false, true, std::nullopt,
+     "the end of the first contact episode that ends within the run (a lift-off, an exit from "
+     "the medium, the rebound of an impact); every episode is in each record's "
+     "contact_episodes; error = value - the reference",
+     time_unit, first_lift_off_time},
 };
 
 }  // namespace

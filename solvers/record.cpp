@@ -106,6 +106,7 @@ std::optional<double> lift_off_of(const RunRecord& record, std::optional<int> co
 void withhold_lift_offs(RunRecord& record) {
   record.lift_off_time.reset();
   for (auto& t : record.constraint_lift_off_time) t.reset();
+  record.lift_offs_withheld = true;
 }
 
 std::string tolerance_text(const ParamValues& tolerances) {

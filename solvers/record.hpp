@@ -70,6 +70,9 @@ struct RunRecord {
   std::string lift_off_definition;        // kLiftOffDefinition
   // Per constraint f_k, its own lift-off (kConstraintLiftOffDefinition), from contact_episodes.
   std::vector<std::optional<double>> constraint_lift_off_time;
+  // Set by withhold_lift_offs: the solver states no lift-off of any kind (not the last, not the
+  // first, of no constraint), whatever contact_episodes show.
+  bool lift_offs_withheld = false;
   std::string episode_definition;  // what a contact episode is for this solver
   std::vector<ContactEpisode> contact_episodes;
   std::vector<Event> events;

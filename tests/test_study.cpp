@@ -847,3 +847,45 @@ TEST_CASE("Every observable is one row of the registry, read by the study reader
 }
 
 }  // namespace study_tests
+
+namespace study_tests {
+
+TEST_CASE(
+    "first_lift_off_time: the first rebound, the realization's first exit converging to it, "
+    "none where lift-offs are withheld",
+    "[study][observables]") {
+  crbench::RunRequest request;
+  request.case_name = "bouncing-ball-siconos";
+  request.solver_name = "event-driven";
+  request.samples = 11;
+  const auto ideal = crbench::solve_on_grid(request);
+  const auto model = crbench::make_model(request.case_name, {});
+  REQUIRE(ideal.record.status == crbench::Status::ok);
+  // The ball comes to rest: no last lift-off, while the first rebound is the first impact, at
+  // sqrt(2 h0/g) (h0 = 1, g = 9.81).
+  CHECK_FALSE(ideal.record.lift_off_time);
+  const auto first = crbench::measure("first_lift_off_time", ideal, *model);
+  REQUIRE(first);
+  CHECK(*first == Approx(std::sqrt(2.0 / 9.81)).epsilon(1e-12));
+  CHECK(crbench::measure("first_lift_off_time", ideal, *model, 0) == first);
+  // The penalty realization leaves the spring half a period sqrt(m/(gamma N)) pi after touching:
+  // O(N^-1/2) late.
+  std::vector<double> delays;
+  for (const char* N : {"1e4", "1e6", "1e8"}) {
+    request.solver_name = "realization";
+    request.solver_assignments = {{"preset", "penalty"}, {"N", N}};
+    const auto run = crbench::solve_on_grid(request);
+    REQUIRE(run.record.status == crbench::Status::ok);
+    const auto exit = crbench::measure("first_lift_off_time", run, *model);
+    REQUIRE(exit);
+    delays.push_back(*exit - *first);
+    CHECK(delays.back() == Approx(std::acos(-1.0) / std::sqrt(std::stod(N))).epsilon(0.02));
+  }
+  CHECK(crbench::testing::fitted_slope({1e4, 1e6, 1e8}, delays) == Approx(-0.5).margin(0.01));
+  // A record whose solver withholds its lift-offs states no first one either.
+  auto withheld = ideal;
+  crbench::withhold_lift_offs(withheld.record);
+  CHECK_FALSE(crbench::measure("first_lift_off_time", withheld, *model));
+}
+
+}  // namespace study_tests
