@@ -37,6 +37,9 @@ struct ParamSpec {
   std::string default_note;
   // Counts and switches (max_steps, impulse_history): only whole numbers are admitted.
   bool whole = false;
+  // Left out of the settings, hence of records, while at its default: a setting added after
+  // records existed that changes nothing at its default, so that those records stay what they were.
+  bool omitted_at_default = false;
 
   bool admits(double value) const;
   // "[0, 1]", "(0, inf)", ...

@@ -69,7 +69,6 @@ std::vector<ChoiceSpec> LimitSolver::choices() const {
 
 void LimitSolver::finalize(ParamValues& params, ChoiceValues& choices,
                            const std::vector<std::string>& assigned) const {
-  finalize_contact_scale(choices);
   finalize_realized_set(params, choices, assigned, "solver limit", {"ideal_restitution"});
   const std::string preset = choices.at("preset");
   const bool restitution_given =

@@ -144,14 +144,9 @@ inline ChoiceSpec contact_scale_choice() {
               "the medium's scale of (alpha, beta, gamma) on the named constraints (stiffness "
               "ratios; scale in (0, 1e12]); the others keep the case's (1 unless its contact_law "
               "says otherwise)",
-          .open_form = "case | NAME=SCALE[,NAME=SCALE...]"};
-}
-
-// Where the case's scales are kept, `contact_scale` leaves the choices (a record of such a run is
-// what it was before the choice existed).
-inline void finalize_contact_scale(ChoiceValues& choices) {
-  const auto it = choices.find("contact_scale");
-  if (it != choices.end() && it->second == "case") choices.erase(it);
+          .open_form = "case | NAME=SCALE[,NAME=SCALE...]",
+          // A record where the case's scales are kept is what it was before the choice existed.
+          .omitted_at_default = true};
 }
 
 // Each constraint's law: the case's (Model::contact_law), with the scales `contact_scale` names.

@@ -98,7 +98,9 @@ std::vector<ParamSpec> MoreauJeanSolver::parameters() const {
                  .description =
                      "approach speed |f'| at or below which an active row takes e = 0: a "
                      "sustained contact rests instead of chattering under Newton's law (the "
-                     "usual treatment of resting contact); 0: e at every step"});
+                     "usual treatment of resting contact); 0: e at every step",
+                 // Unset, it plays no part: a record is what it was before the threshold existed.
+                 .omitted_at_default = true});
   params.insert(params.begin() + 2, law.begin(), law.end());
   return params;
 }
@@ -120,10 +122,6 @@ std::vector<ChoiceSpec> MoreauJeanSolver::choices() const {
 void MoreauJeanSolver::finalize(ParamValues& params, ChoiceValues& choices,
                                 const std::vector<std::string>& assigned) const {
   apply_impact_law(params, choices, assigned, "solver " + name());
-  // Unset, it plays no part, and the record is what it was before the threshold existed.
-  if (std::find(assigned.begin(), assigned.end(), "restitution_threshold") == assigned.end()) {
-    params.erase("restitution_threshold");
-  }
 }
 
 namespace moreau_jean_detail {

@@ -1315,7 +1315,6 @@ std::vector<ChoiceSpec> RealizationSolver::choices() const {
 
 void RealizationSolver::finalize(ParamValues& params, ChoiceValues& choices,
                                  const std::vector<std::string>& assigned) const {
-  finalize_contact_scale(choices);
   finalize_realized_set(params, choices, assigned, "solver realization",
                         {"ideal_restitution", "contact_distance_tol", "contact_velocity_tol"});
   const std::string preset = choices.at("preset");

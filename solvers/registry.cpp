@@ -93,6 +93,20 @@ void configure_solver(const Solver& solver, const std::vector<Assignment>& user,
   }
   settings.solver_params = resolve_params(param_specs, numeric, owner);
   solver.finalize(settings.solver_params, settings.solver_choices, assigned);
+  for (const auto& p : param_specs) {
+    const auto it = settings.solver_params.find(p.name);
+    if (p.omitted_at_default && it != settings.solver_params.end() &&
+        it->second == p.default_value) {
+      settings.solver_params.erase(it);
+    }
+  }
+  for (const auto& c : choice_specs) {
+    const auto it = settings.solver_choices.find(c.name);
+    if (c.omitted_at_default && it != settings.solver_choices.end() &&
+        it->second == c.default_value) {
+      settings.solver_choices.erase(it);
+    }
+  }
   settings.parameter_sources.clear();
   const auto source_of = [&](const std::string& name, const std::string& note) {
     const auto it = sources.find(name);

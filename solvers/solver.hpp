@@ -43,6 +43,8 @@ struct ChoiceSpec {
   // Non-empty: any text is accepted here, of this form (the solver checks it against the case
   // in Solver::solve, where the case is known); `options` is then empty.
   std::string open_form = {};
+  // Left out of the settings while at its default (as ParamSpec::omitted_at_default).
+  bool omitted_at_default = false;
   // The options as a user reads them: "a | b | c", or the open form.
   std::string accepted_text() const {
     if (!open_form.empty()) return open_form;
