@@ -16,11 +16,6 @@
 namespace crbench {
 namespace {
 
-constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
-// A row of an h or rtol ladder whose error is within this many ulps of its scale is at round-off:
-// it shows neither the order nor the limit (an N ladder's tight twin catches the same thing).
-constexpr double kRoundOffUlps = 100.0;
-
 double digits_of(double difference, double scale) {
   const double relative = std::abs(difference) / std::max(std::abs(scale), 1e-300);
   return relative > 0.0 ? std::min(-std::log10(relative), 16.0) : 16.0;
@@ -227,7 +222,7 @@ LadderRow ladder_row(const LadderInput& in, std::optional<double> reference,
   } else if (row.rung && in.reference_uncertainty) {
     // An h or rtol row: its error is the discretization being measured. It shows it only if the
     // reference is far more accurate, and if the error is above round-off.
-    if (std::abs(*row.error) <= kRoundOffUlps * kEpsilon * std::max(1.0, std::abs(*reference))) {
+    if (is_round_off(std::abs(*row.error), std::max(1.0, std::abs(*reference)))) {
       row.flag = "ROUND-OFF";
     } else if (!(*row.discretization < rules.trust_fraction * std::abs(*row.error))) {
       row.flag = "REFERENCE";

@@ -5,6 +5,7 @@
 // along one axis: the model parameter N, a fixed time step h or a relative tolerance rtol.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,14 @@ inline const ParamSpec kTightFactorSpec{.name = "tight_factor", .min = 2.0, .max
 // with the ratio written as `ratio_text` (e.g. "rtol / tight_factor"), otherwise.
 void require_tight_rtol(double rtol, double factor, const std::string& factor_field,
                         const std::string& ratio_text);
+
+inline constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
+// A row of an h or rtol ladder whose error is within this many ulps of its scale is at round-off:
+// it shows neither the order nor the limit (an N ladder's tight twin catches the same thing).
+inline constexpr double kRoundOffUlps = 100.0;
+inline bool is_round_off(double error, double scale) {
+  return error <= kRoundOffUlps * kEpsilon * scale;
+}
 
 struct LadderInput {
   std::optional<double> rung;   // N, h or rtol of the row; nullopt: an ideal model (one row)

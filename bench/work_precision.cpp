@@ -26,7 +26,6 @@ namespace crbench {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 
 // The ladders: an adaptive solver from rtol 1e-3 to 1e-12 (atol = rtol / 100), a fixed-step one
 // from h 1e-2 to 1e-5, a rung left out when it would take more than kMaxSteps steps.
@@ -155,7 +154,7 @@ void solve_point(const std::vector<CaseSetup>& cases, int repeats, WorkPoint& p)
     p.flag = "SOLVER WARNING";
   } else if (!std::isfinite(p.error)) {
     p.flag = "no value";
-  } else if (p.error <= 100.0 * kEpsilon * c.scale) {
+  } else if (is_round_off(p.error, c.scale)) {
     p.flag = "ROUND-OFF";
   } else if (!(c.reference_estimate < 0.01 * p.error)) {
     p.flag = "REFERENCE";
