@@ -213,10 +213,9 @@ std::vector<std::vector<DepthTerm>> depth_terms(const Point& p, const State& x,
     const int k = touching[r];
     free_fdd(static_cast<Eigen::Index>(r)) = p.J.row(k).dot(free.qdd) + p.d(k);
   }
+  // Any size: beyond the enumeration's, solve_lcp takes Lemke's or the banded method.
   std::optional<LcpSolution> loads;
-  if (free.ok && static_cast<int>(touching.size()) <= kLcpMaxSize) {
-    loads = solve_lcp(D.W, free_fdd);
-  }
+  if (free.ok) loads = solve_lcp(D.W, free_fdd);
   const Eigen::VectorXd rate = p.constraint_rate(x.v);
   for (std::size_t r = 0; r < touching.size(); ++r) {
     const int k = touching[r];
