@@ -788,7 +788,8 @@ def chain_ratios(outcome, folder):
     r = k_01/k_12, one panel per contact law: every N's outcome (hollow markers of decreasing
     size, so that coinciding ones all show), joined at the middle N, with Newton's simultaneous
     law and the sequential cradle as short marks at the panel's sides (r -> 0 and r -> infinity,
-    where the outcome tends to them)."""
+    where the outcome tends to them), and Liu, Zhao & Brogliato's answer where it was run (small
+    black dots)."""
     entries = [e for e in outcome.get("ratios", []) if "final_v" in e]
     if not entries:
         return
@@ -812,6 +813,13 @@ def chain_ratios(outcome, folder):
                         linestyle="none", color=color,
                         label="N = 1e%d" % round(math.log10(rows[0]["runs"][k]["N"]))
                         if ball == 0 else None)
+            lzb = [e for e in rows if "final_v" in e.get("lzb", {})]
+            if lzb:
+                ax.plot([e["stiffness_ratio"] for e in lzb],
+                        [e["lzb"]["final_v"][ball] for e in lzb], ".", color="0.1",
+                        markersize=3.0, linestyle="none",
+                        label="LZB (Siconos MultipleImpact, impulse step %g)"
+                        % lzb[0]["lzb"]["impulse_step"] if ball == 0 else None)
         left, right = r[0] / 2.5, r[-1] * 2.5
         for v in (-1.0 / 3.0, 2.0 / 3.0):
             ax.plot([left], [v], "x", color="0.1", markersize=7, markeredgewidth=1.0,
@@ -833,7 +841,8 @@ def chain_ratios(outcome, folder):
                                                       not labels[i].startswith("N ="), i))
     handles, labels = [handles[i] for i in order], [labels[i] for i in order]
     fig.suptitle("Three touching balls, v0 = 1: the penalty realization's outcome (the same at "
-                 "every N) against the stiffness ratio", y=0.99, fontsize=10)
+                 "every N) and Liu, Zhao & Brogliato's against the stiffness ratio", y=0.99,
+                 fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
                ncol=4, fontsize=8)

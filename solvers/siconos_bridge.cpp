@@ -223,6 +223,11 @@ struct SystemWithInteractions {
       SP::NonSmoothLaw law;
       if (equality) {
         law = std::make_shared<EqualityConditionNSL>(1);
+      } else if (problem.multiple_impact.impulse_step > 0.0) {
+        const auto at = static_cast<std::size_t>(k);
+        law = std::make_shared<MultipleImpactNSL>(problem.restitution,
+                                                  problem.multiple_impact.stiffness.at(at),
+                                                  problem.multiple_impact.exponent.at(at));
       } else {
         law = std::make_shared<NewtonImpactNSL>(problem.restitution);
       }
@@ -511,7 +516,14 @@ KernelEventDriven::KernelEventDriven(const LagrangianProblem& problem, const Tol
       built.relations.front()->before_lcp = [integrator](double t) { integrator->computeRhs(t); };
     }
     s.simulation->associate(s.integrator, s.system);
-    s.simulation->insertNonSmoothProblem(std::make_shared<LCP>(), SICONOS_OSNSP_ED_IMPACT);
+    if (problem.multiple_impact.impulse_step > 0.0) {
+      auto impact =
+          std::make_shared<MultipleImpact>("BiStiffness", problem.multiple_impact.impulse_step);
+      impact->SetNstepMax(problem.multiple_impact.max_steps);
+      s.simulation->insertNonSmoothProblem(impact, SICONOS_OSNSP_ED_IMPACT);
+    } else {
+      s.simulation->insertNonSmoothProblem(std::make_shared<LCP>(), SICONOS_OSNSP_ED_IMPACT);
+    }
     s.simulation->insertNonSmoothProblem(std::make_shared<LCP>(), SICONOS_OSNSP_ED_SMOOTH_ACC);
     // A static of the kernel's EventDriven: set for this simulation (one Siconos solve at a time).
     s.simulation->setToleranceED(tolerances.contact);

@@ -30,6 +30,19 @@ struct LagrangianProblem {
   std::function<void(double t, const double* q, int k, double* gradient)> constraint_gradient;
   std::function<double(double t, const double* q, int k)> constraint_rate_t;
   double restitution = 1.0;
+  // Liu, Zhao & Brogliato's multiple-impact law (Proc. R. Soc. A 464, 2008; the kernel's
+  // MultipleImpact with MultipleImpactNSL, "BiStiffness") in place of Newton's at the impacts of
+  // the event-driven simulation, where impulse_step > 0: the impact integrated in the impulse of
+  // its primary contact with that step, each contact k a spring of stiffness stiffness[k] and
+  // exponent exponent[k] whose energy is given back with the energetic restitution
+  // `restitution`; at most max_steps steps (the kernel throws past them). The time-stepping
+  // simulation does not take it.
+  struct MultipleImpactLaw {
+    double impulse_step = 0.0;
+    std::vector<double> stiffness, exponent;
+    unsigned max_steps = 100000000;
+  };
+  MultipleImpactLaw multiple_impact;
   // Per constraint, 1 for a bilateral one (f_k = 0: an EqualityConditionNSL, its impulse of
   // either sign; the one-step problem is then an MLCP); empty for none. The event-driven
   // simulation does not take them.

@@ -49,6 +49,11 @@ class SiconosCase {
   SiconosCase& operator=(const SiconosCase&) = delete;
 
   const siconos::LagrangianProblem& problem() const { return problem_; }
+  // Liu, Zhao & Brogliato's law at the impacts (LagrangianProblem::multiple_impact) in place of
+  // Newton's; `restitution` becomes the energetic one.
+  void use_multiple_impact(const siconos::LagrangianProblem::MultipleImpactLaw& law) {
+    problem_.multiple_impact = law;
+  }
   // Evaluations of the case's forces by the kernel.
   long force_evaluations() const { return evaluations_; }
   // Past the deadline of a solve that started at `started` and may take `max_wall_time` seconds

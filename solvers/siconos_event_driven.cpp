@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "crbench/cases/params.hpp"
+#include "crbench/solvers/model_parameters.hpp"
 #include "crbench/solvers/siconos_bridge.hpp"
 #include "crbench/solvers/siconos_case.hpp"
 
@@ -25,27 +26,73 @@ constexpr const char* kSiconosEpisodeDefinition =
     "acceleration-level LCP): from the nonsmooth event that closes it to the root of its force "
     "that opens it; an impact that does not close it is an episode of zero duration";
 
+// The step of the multiple-impact law's process in the primary contact's impulse.
+constexpr double kDefaultImpulseStep = 1e-5;
+
 }  // namespace
 
 std::string SiconosEventDrivenSolver::description() const {
   return "Ideal model by the Siconos kernel (4.4): the case as a LagrangianDS (its mass matrix, "
          "forces and Jacobians), one LagrangianScleronomousR per unilateral constraint, "
          "NewtonImpactNSL, an EventDriven simulation with LsodarOSI (DLSODAR at the run's rtol "
-         "and atol) and LCPs at the acceleration and velocity levels. Time-independent "
+         "and atol) and LCPs at the acceleration and velocity levels; with --impact-law lzb, "
+         "Liu, Zhao & Brogliato's MultipleImpact at the impacts instead. Time-independent "
          "unilateral constraints only.";
 }
 
 std::vector<ParamSpec> SiconosEventDrivenSolver::parameters() const {
-  return {kRestitutionSpec,
-          {.name = "contact_tol",
-           .default_value = 1e-10,
-           .min = 0.0,
-           .max = 1e-3,
-           .min_inclusive = false,
-           .description = "the kernel's event tolerance (EventDriven::setToleranceED): a "
-                          "constraint with |f| below it is in contact; a gap below -contact_tol "
-                          "is an error of the kernel (status step_failure)"},
-          kMaxEventsSpec};
+  return {
+      kRestitutionSpec,
+      {.name = "impulse_step",
+       .default_value = kDefaultImpulseStep,
+       .min = 1e-12,
+       .max = 1.0,
+       .unit = "impulse",
+       .description =
+           "with impact_law lzb: the step in the primary contact's impulse of the "
+           "kernel's MultipleImpact (an explicit scheme; docs/siconos.md has its measured error)",
+       .omitted_at_default = true},
+      {.name = "contact_tol",
+       .default_value = 1e-10,
+       .min = 0.0,
+       .max = 1e-3,
+       .min_inclusive = false,
+       .description = "the kernel's event tolerance (EventDriven::setToleranceED): a "
+                      "constraint with |f| below it is in contact; a gap below -contact_tol "
+                      "is an error of the kernel (status step_failure)"},
+      kMaxEventsSpec};
+}
+
+std::vector<ChoiceSpec> SiconosEventDrivenSolver::choices() const {
+  return {{.name = "impact_law",
+           .options = {"newton", "lzb"},
+           .default_value = "newton",
+           .description =
+               "the law of impacts: newton (NewtonImpactNSL, an LCP at the velocity level, "
+               "restitution e on every contact at once) or lzb (Liu, Zhao & Brogliato 2008: "
+               "MultipleImpactNSL and MultipleImpact, the impact integrated in the impulse with "
+               "each contact a spring of the case's contact law, Model::contact_law, scaled by "
+               "contact_scale; restitution is then the energetic one)",
+           .omitted_at_default = true},
+          contact_scale_choice()};
+}
+
+void SiconosEventDrivenSolver::finalize(ParamValues& /*params*/, ChoiceValues& choices,
+                                        const std::vector<std::string>& assigned) const {
+  if (choices.at("impact_law") == "lzb") return;
+  for (const char* name : {"impulse_step", "contact_scale"}) {
+    if (std::find(assigned.begin(), assigned.end(), name) != assigned.end()) {
+      throw InputError(std::string("solver siconos-event-driven: ") + name +
+                       " applies with impact_law=lzb only");
+    }
+  }
+}
+
+std::string SiconosEventDrivenSolver::limit_model(const ParamValues&,
+                                                  const ChoiceValues& choices) const {
+  // The choice is left out of the settings at its default (newton).
+  const auto law = choices.find("impact_law");
+  return law != choices.end() && law->second == "lzb" ? "lzb" : "classical";
 }
 
 std::optional<std::string> SiconosEventDrivenSolver::refusal(const Model& model,
@@ -112,6 +159,22 @@ std::string nonsmooth_events_at(double t, siconos::EventDrivenSimulation& simula
   return kinds;
 }
 
+// The kernel's multiple-impact law with each unilateral constraint's spring (the case's contact
+// law, scaled by contact_scale) where impact_law is lzb; nothing for Newton's.
+std::optional<siconos::LagrangianProblem::MultipleImpactLaw> multiple_impact_law(
+    const Model& model, const RunSettings& settings) {
+  const auto law = settings.solver_choices.find("impact_law");
+  if (law == settings.solver_choices.end() || law->second != "lzb") return std::nullopt;
+  const auto step = settings.solver_params.find("impulse_step");
+  siconos::LagrangianProblem::MultipleImpactLaw out;
+  out.impulse_step = step != settings.solver_params.end() ? step->second : kDefaultImpulseStep;
+  for (const ContactLaw& c : contact_laws(model, settings, "solver siconos-event-driven")) {
+    out.stiffness.push_back(c.scale);
+    out.exponent.push_back(c.exponent);
+  }
+  return out;
+}
+
 }  // namespace
 
 RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings& settings) const {
@@ -133,6 +196,9 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
   record.tolerances = {
       {"rtol", settings.rtol}, {"atol", settings.atol}, {"contact_tol", contact_tol}};
   record.episode_definition = kSiconosEpisodeDefinition;
+  const std::optional<siconos::LagrangianProblem::MultipleImpactLaw> multiple_impact =
+      multiple_impact_law(model, settings);
+  if (multiple_impact) record.tolerances["impulse_step"] = multiple_impact->impulse_step;
   record.min_constraint.assign(static_cast<std::size_t>(m),
                                std::numeric_limits<double>::infinity());
 
@@ -146,6 +212,7 @@ RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings&
   try {
     bound.emplace(model, x, settings.t_end, restitution, SiconosCase::Modes::switched, false);
     bound->set_wall_time_bound(started, settings.max_wall_time);
+    if (multiple_impact) bound->use_multiple_impact(*multiple_impact);
     simulation = siconos::EventDrivenSimulation::create(
         bound->problem(),
         siconos::EventDrivenSimulation::Tolerances{

@@ -15,9 +15,10 @@ class SiconosEventDrivenSolver final : public Solver {
   std::string name() const override { return "siconos-event-driven"; }
   std::string description() const override;
   std::vector<ParamSpec> parameters() const override;
-  std::string limit_model(const ParamValues&, const ChoiceValues&) const override {
-    return "classical";
-  }
+  std::vector<ChoiceSpec> choices() const override;
+  void finalize(ParamValues& params, ChoiceValues& choices,
+                const std::vector<std::string>& assigned) const override;
+  std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const override;
   std::optional<std::string> refusal(const Model& model,
                                      const RunSettings& settings) const override;
 
