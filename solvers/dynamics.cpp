@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include "crbench/solvers/dense_stepper.hpp"
+
 namespace crbench {
 
 double constraint_round_off(const Point& p, const State& x, int k) {
@@ -159,6 +161,9 @@ Delassus delassus_of_rows(const Point& p, const Eigen::MatrixXd& Jk) {
   if (p.a.rows() > 0) {
     // Impulses and projections must keep a q̇ + b = 0: A⁻¹ restricted to those velocities.
     const KinematicMotion km = kinematic_motion(p, A_ldlt, Eigen::VectorXd::Zero(p.A.rows()));
+    // Dependent rows (two no-slip rows that coincide) leave no projection: the run ends with a
+    // status instead of multiplying by an empty one.
+    if (!km.ok) throw RunFailure{Status::singular_active_set, km.reason};
     out.Ainv_Jt = km.P * Jk.transpose();
   } else {
     out.Ainv_Jt = A_ldlt.solve(Jk.transpose());

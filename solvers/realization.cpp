@@ -1328,6 +1328,20 @@ void RealizationSolver::finalize(ParamValues& params, ChoiceValues& choices,
   }
 }
 
+std::optional<std::string> RealizationSolver::refusal(const Model& model,
+                                                      const RunSettings& /*settings*/) const {
+  int conditional = 0;
+  for (int r = 0; r < model.kinematic_count(); ++r) {
+    if (model.kinematic_condition(r) >= 0) ++conditional;
+  }
+  if (conditional < 2) return std::nullopt;
+  return "case " + model.info().name + ": " + std::to_string(conditional) +
+         " conditional kinematic rows, which may hold together and coincide where their "
+         "constraints touch together (a block at rest on two corners); the medium's equations "
+         "need independent kinematic rows, so this realization is not computed; event-driven "
+         "computes the ideal motion";
+}
+
 std::string RealizationSolver::limit_model(const ParamValues& params,
                                            const ChoiceValues& choices) const {
   return model_limit_name(params, choices);
@@ -1346,6 +1360,7 @@ std::vector<std::string> RealizationSolver::extra_columns(const Model& model,
 }
 
 RunRecord RealizationSolver::solve(const Model& model, const RunSettings& settings) const {
+  if (const auto why = refusal(model, settings)) throw InputError(*why);
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
   const double N = p.at("N");

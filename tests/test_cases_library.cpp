@@ -57,6 +57,14 @@ TEST_CASE("Every case runs with every solver, every preset and both interactions
       INFO(c);
       CHECK(run(c, "event-driven").status == Status::ok);
       CHECK(run(c, "moreau-jean").status == Status::ok);
+      const auto model = make_model(c, {});
+      RunSettings defaults;
+      configure_solver(find_solver("realization"), {}, defaults, &model->info());
+      if (const auto why = find_solver("realization").refusal(*model, defaults)) {
+        // Several conditional rows (rocking-block; tests/test_rocking_block.cpp).
+        CHECK_THROWS_AS(run(c, "realization", {{"N", "1e3"}}), InputError);
+        continue;
+      }
       CHECK(run(c, "realization", {{"N", "1e3"}}).status == Status::ok);
       if (entry.info.constraints == 0) {
         CHECK(run(c, "limit").status == Status::ok);
