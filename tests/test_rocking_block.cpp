@@ -159,3 +159,22 @@ TEST_CASE("rocking-block: the realization refuses two conditional rows", "[rocki
 }
 
 }  // namespace rocking_block_tests
+
+namespace rocking_block_tests {
+
+TEST_CASE("rocking-block: a block come to rest on both corners ends its run with a status",
+          "[rocking-block]") {
+  // At aspect 1.4 Housner's ratio is 0.007: the impacts accumulate within 0.01 and the block
+  // settles on both corners, where the two no-slip rows are one. The projection onto them is
+  // singular; the run ends with singular_active_set (it used to multiply by an empty projection
+  // and crash).
+  const auto model = crbench::make_model("rocking-block", {{"aspect", "1.4"}});
+  crbench::testing::SolveOptions o;
+  o.solver_params = {{"restitution", "0"}};
+  o.t_end = 20.0;
+  const crbench::RunRecord r = crbench::testing::solve(*model, o);
+  CHECK(r.status == crbench::Status::singular_active_set);
+  CHECK_THAT(r.reason, Catch::Contains("kinematic constraints are singular"));
+}
+
+}  // namespace rocking_block_tests
