@@ -340,7 +340,7 @@ void check_floors(const Model& model, const std::vector<Assignment>& assignments
     c.terms = terms[static_cast<std::size_t>(k)];
     if (!c.terms.empty()) {
       c.depth = depth_at(c.terms, report.N);
-      c.largest_N = largest_N_above(c.terms, kCheckDepthResolution * c.floor);
+      c.largest_N = largest_N_above(c.terms, kDepthResolution * c.floor);
     }
     report.floors.push_back(c);
   }
@@ -424,10 +424,8 @@ ojson to_json(const CheckReport& r) {
                       {"depth_at_N", c.terms.empty() ? ojson() : ojson(c.depth)},
                       {"largest_N", c.terms.empty() ? ojson() : number_or_null(c.largest_N)}});
   }
-  j["round_off_floors"] = {{"N", r.N},
-                           {"medium", r.medium},
-                           {"resolution", kCheckDepthResolution},
-                           {"constraints", floors}};
+  j["round_off_floors"] = {
+      {"N", r.N}, {"medium", r.medium}, {"resolution", kDepthResolution}, {"constraints", floors}};
   return j;
 }
 
@@ -463,7 +461,7 @@ void print_check(const CheckReport& r, std::ostream& out) {
          "|f|) and the measured noise of f; the depth in the medium "
       << r.medium << " at N = " << short_text(r.N)
       << ", estimated from each constraint's approach or load; the largest N whose depth stays "
-      << short_text(kCheckDepthResolution) << " times above the floor:\n";
+      << short_text(kDepthResolution) << " times above the floor:\n";
   if (r.floors.empty()) out << "  no unilateral constraint\n";
   for (const auto& c : r.floors) {
     out << "  " << c.constraint << ": f = " << text(c.f) << ", floor " << text(c.floor)

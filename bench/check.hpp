@@ -63,12 +63,9 @@ struct FloorCheck {
   bool touching = false;   // f within its round-off of 0 or below (solvers/dynamics.hpp)
   std::vector<DepthTerm> terms;
   double depth = 0.0;      // the depth estimate at the realization's N (terms non-empty)
-  double largest_N = 0.0;  // where the depth falls to kCheckDepthResolution · floor
+  double largest_N = 0.0;  // where the depth falls to kDepthResolution · floor
 };
 
-// Depths within this factor of the round-off floor are not resolved (the realization's own
-// margin for its warnings).
-inline constexpr double kCheckDepthResolution = 100.0;
 // The bound on the AD derivatives' relative difference from the finite differences (whose own
 // error, O(h⁴) with h = 1e-3 and round-off over h, is some 1e-10 on cases of order 1).
 inline constexpr double kCheckDerivativeBound = 1e-6;

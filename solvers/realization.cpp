@@ -280,7 +280,6 @@ class Run {
   // since its entry is within kDepthResolution times the round-off of f. Its exit function (−f)
   // arms only once f < 0 has been computed, so an exit that round-off hides is never found (a run
   // would end ok without its lift-off; docs/internals.md).
-  static constexpr double kDepthResolution = 100.0;
   void note_unresolved_depth(const State& x) {
     model_.evaluate(x, modes_, point_);
     for (int k = 0; k < first_bilateral_; ++k) {

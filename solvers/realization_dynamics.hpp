@@ -284,6 +284,9 @@ std::vector<std::vector<DepthTerm>> depth_terms(const Point& p, const State& x,
                                                 const std::vector<int>& unilateral, double alpha,
                                                 double beta, double gamma,
                                                 const std::vector<ContactLaw>& laws, double span);
+// A depth within this factor of the round-off of f is not resolved: the realization warns at its
+// start and at its end, and crbench check bounds N by it.
+inline constexpr double kDepthResolution = 100.0;
 // The estimate at N: the largest term.
 double depth_at(const std::vector<DepthTerm>& terms, double N);
 // The largest N at which the estimate stays at or above `depth` (infinite for depth 0, NaN

@@ -146,7 +146,7 @@ TEST_CASE("check: the falling ladder in centre coordinates has a floor of order 
     REQUIRE(c->terms.size() == 1);
     const double N = c->largest_N;
     CHECK(std::isfinite(N));
-    CHECK(depth_at(c->terms, N) == Approx(kCheckDepthResolution * c->floor).epsilon(1e-12));
+    CHECK(depth_at(c->terms, N) == Approx(kDepthResolution * c->floor).epsilon(1e-12));
     CHECK(N > 1e10);
     CHECK(N < 1e16);
   }
