@@ -173,22 +173,20 @@ struct RockingBlock : NoForce<3>, PlanarBodyMetric {
            boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
                integrand, 0.0, std::sqrt(top - std::cos(alpha())), 5, 1e-15);
   }
+  // The tilt reached after an impact that ends the swing from the tilt a (Housner's ratio).
+  double next_tilt(double a) const { return tilt_from(housner_ratio() * rate_at_flat(a)); }
   // The classical impacts: the i-th at impact_time(i) (i = 1, 2, ...), on the right corner for odd
-  // i, the left for even; the tilt reached after it.
+  // i, the left for even.
   double impact_time(int i) const {
     double t = fall_time(theta0), a = theta0;
     for (int j = 1; j < i; ++j) {
-      a = tilt_from(housner_ratio() * rate_at_flat(a));
+      a = next_tilt(a);
       t += 2.0 * fall_time(a);
     }
     return t;
   }
   // Half-way between the second and the third impact (at the top of the third swing).
-  double horizon() const {
-    const double a1 = tilt_from(housner_ratio() * rate_at_flat(theta0));
-    const double a2 = tilt_from(housner_ratio() * rate_at_flat(a1));
-    return impact_time(2) + fall_time(a2);
-  }
+  double horizon() const { return impact_time(2) + fall_time(next_tilt(next_tilt(theta0))); }
 
   Facts facts() const {
     Facts facts;

@@ -82,8 +82,12 @@ void SiconosEventDrivenSolver::finalize(ParamValues& /*params*/, ChoiceValues& c
   if (choices.at("impact_law") == "lzb") return;
   for (const char* name : {"impulse_step", "contact_scale"}) {
     if (std::find(assigned.begin(), assigned.end(), name) != assigned.end()) {
-      throw InputError(std::string("solver siconos-event-driven: ") + name +
-                       " applies with impact_law=lzb only");
+      // Worded as apply_impact_law's refusals (solvers/impact_law.hpp).
+      std::string flag = name;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      throw InputError("solver siconos-event-driven: --" + flag +
+                       " applies to --impact-law lzb only (impact_law is " +
+                       choices.at("impact_law") + ")");
     }
   }
 }

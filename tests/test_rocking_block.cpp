@@ -141,8 +141,9 @@ TEST_CASE("rocking-block: event-driven's impacts follow Housner's law", "[rockin
   REQUIRE(r.status == Status::ok);
   CHECK(after == Approx(*facts.value("theta' after the first impact")).epsilon(1e-10));
   // The corners do not slide: the run ends on the left corner, where it started.
-  const auto left_corner = [](const State& x) {
-    return x.q(0) - 0.2 * std::cos(x.q(2)) + 1.0 * std::sin(x.q(2));
+  const cases::RockingBlock block(model->params());
+  const auto left_corner = [&block](const State& x) {
+    return x.q(0) - block.b * std::cos(x.q(2)) + block.h * std::sin(x.q(2));
   };
   CHECK(std::abs(left_corner(r.final_state) - left_corner(model->initial_state())) <= 1e-12);
 }
