@@ -268,9 +268,10 @@ class Converge {
         if (m.has_ladder && m.axis == LadderAxis::rtol) {
           std::erase_if(r.solver_assignments, [](const Assignment& a) { return a.key == "rtol"; });
         }
-        // The rows of an h or rtol ladder have no tight twin: they are judged against the
-        // reference's own error, estimated by the same reference at the study's tolerances.
-        spec.estimate_error = m.has_ladder && !has_tight_twins(m.axis);
+        // A ladder's reference's own error, estimated by the same reference at the study's
+        // tolerances: the rows of an h or rtol ladder (no tight twin) are judged against it; on
+        // other axes it widens the error bar the reference must lie within.
+        spec.estimate_error = m.has_ladder;
       }
       references_.push_back(make_reference(spec, *model));
     }
@@ -278,7 +279,9 @@ class Converge {
 
   void make_points() {
     const std::string config = config_key();
-    for (const auto& ref : references_) reference_digests_.push_back(fingerprint_text(digest(ref)));
+    for (std::size_t i = 0; i < references_.size(); ++i) {
+      reference_digests_.push_back(fingerprint_text(digest(references_[i], study_.models[i].axis)));
+    }
     for (std::size_t i = 0; i < study_.models.size(); ++i) {
       const auto& m = study_.models[i];
       const std::string head =
@@ -877,7 +880,9 @@ ojson Converge::summary_head(const Model& model) const {
   summary["confirmation_rule"] =
       "a ladder model is CONFIRMED when the theory states an order, the fitted order is within "
       "0.05 of it, the extrapolated limit has an error bar (four trusted rows at the fine end, "
-      "orders from the two finest triples within 10%), the reference lies within that bar, and "
+      "orders from the two finest triples within 10%), the reference lies within that bar "
+      "widened by the reference's own error estimate (its difference from the same reference at "
+      "the study's tolerances; 0 for a closed form), and "
       "the bar is at most 10^-" +
       format_number(study_.digits) +
       " relative; an ideal model when its error is at most 1e-10 relative and its row is not "

@@ -424,16 +424,26 @@ Verdict extrapolated_verdict(const LadderAnalysis& out, std::optional<double> re
     return Verdict::of(VerdictKind::not_confirmed, order_text + " agrees with the theory's " +
                                                        format_number(*expected_order) +
                                                        ", but the " + limit_text + no_bar + more);
-  } else if (std::abs(*x.limit - *reference) > *x.uncertainty) {
+  }
+  // The bar widened by the reference's own error, said only where the widening decides.
+  const double distance = std::abs(*x.limit - *reference);
+  const double reference_error = out.reference_error.value_or(0.0);
+  const std::string widened =
+      distance > *x.uncertainty
+          ? " widened by the reference's own error estimate " + scientific_text(reference_error, 2)
+          : std::string();
+  if (distance > *x.uncertainty + reference_error) {
     return Verdict::of(VerdictKind::not_confirmed,
                        "the reference " + full_text(*reference) + " lies outside the " +
-                           limit_text + " (distance " +
-                           scientific_text(std::abs(*x.limit - *reference), 2) +
+                           limit_text + " (distance " + scientific_text(distance, 2) +
+                           (reference_error > 0.0 ? "; the reference's own error estimate " +
+                                                        scientific_text(reference_error, 2)
+                                                  : std::string()) +
                            "): the ladder contradicts the reference");
   } else if (*out.digits_supported < rules.digits) {
     return Verdict::of(VerdictKind::not_confirmed,
                        order_text + " agrees with the theory's " + format_number(*expected_order) +
-                           " and the reference lies within the " + limit_text +
+                           " and the reference lies within the " + limit_text + widened +
                            ", but that error bar supports only " +
                            fixed_text(*out.digits_supported, 1) + " digits of the " +
                            format_number(rules.digits) + " required" +
@@ -441,9 +451,10 @@ Verdict extrapolated_verdict(const LadderAnalysis& out, std::optional<double> re
   } else {
     return Verdict::of(VerdictKind::confirmed,
                        order_text + " agrees with the theory's " + format_number(*expected_order) +
-                           "; the reference lies within the " + limit_text + ", which supports " +
-                           fixed_text(*out.digits_supported, 1) + " digits (agreement " +
-                           fixed_text(*out.digits_of_agreement, 1) + " digits)");
+                           "; the reference lies within the " + limit_text + widened +
+                           ", which supports " + fixed_text(*out.digits_supported, 1) +
+                           " digits (agreement " + fixed_text(*out.digits_of_agreement, 1) +
+                           " digits)");
   }
 }
 
@@ -453,10 +464,11 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                               std::optional<double> reference, std::optional<double> expected_order,
                               bool extrapolate_limit, const LadderRules& rules,
                               const std::string& no_reference_why, LadderAxis axis,
-                              const std::string& parameter) {
+                              const std::string& parameter, std::optional<double> reference_error) {
   LadderAnalysis out;
   out.axis = axis;
   out.expected_order = expected_order;
+  out.reference_error = reference_error;
   std::vector<double> fit_resolution, fit_error;
   std::optional<double> previous_resolution, previous_error;
   bool has_rung = false;

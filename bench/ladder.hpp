@@ -127,6 +127,10 @@ struct LadderAnalysis {
   Extrapolated extrapolation;
   std::optional<double> digits_of_agreement;  // −log10 |limit − reference| / |reference|
   std::optional<double> digits_supported;     // −log10 uncertainty / |reference|
+  // The reference's own error estimate (a run's difference from the same run at the settings'
+  // tolerances; 0 for a closed form): the reference lies within the error bar when it is within
+  // the bar widened by this, so that a ladder is not blamed for its reference's error.
+  std::optional<double> reference_error;
   Verdict verdict;  // CONFIRMED / NOT CONFIRMED / NO RATE STATED: why, and what would help
 };
 
@@ -161,11 +165,14 @@ CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
 // form); nullopt when there is none (the verdict says so, with `no_reference_why`).
 // `extrapolate_limit`: the observable converges to `reference` along the ladder (lift-off times;
 // a deviation's limit is 0 and is not extrapolated: its verdict rests on the fitted order alone).
+// `reference_error`: the reference's own error estimate (LadderAnalysis::reference_error); none
+// where the rows carry it already (an h or rtol ladder's) or it is unknown.
 LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                               std::optional<double> reference, std::optional<double> expected_order,
                               bool extrapolate_limit, const LadderRules& rules,
                               const std::string& no_reference_why = "",
-                              LadderAxis axis = LadderAxis::N, const std::string& parameter = "");
+                              LadderAxis axis = LadderAxis::N, const std::string& parameter = "",
+                              std::optional<double> reference_error = std::nullopt);
 
 // "1e2", "10^2.5", or the number when N is not a power of ten to a tenth of a decade (also for h
 // and rtol: "1e-3", "10^-2.5").

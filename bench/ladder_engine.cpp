@@ -181,7 +181,7 @@ std::vector<Eigen::VectorXd> sample_motion(const ClosedFormTrajectory& motion, d
   return q;
 }
 
-std::string digest(const LadderReference& r) {
+std::string digest(const LadderReference& r, LadderAxis axis) {
   std::ostringstream s;
   s.precision(17);
   s << r.kind << "|" << r.status << "|" << (r.lift_off ? *r.lift_off : NAN) << "|"
@@ -194,9 +194,12 @@ std::string digest(const LadderReference& r) {
   }
   s << "|";
   for (const double z : r.z) s << z << ",";
-  for (const auto* map : {&r.values, &r.uncertainty}) {
-    s << "|";
-    for (const auto& [name, value] : *map) s << name << "=" << value << ",";
+  s << "|";
+  for (const auto& [name, value] : r.values) s << name << "=" << value << ",";
+  s << "|";
+  // Rows with a tight twin do not read the reference's error estimate (only their verdict does).
+  if (!has_tight_twins(axis)) {
+    for (const auto& [name, value] : r.uncertainty) s << name << "=" << value << ",";
   }
   // Only where one is named, so that a whole-system reference keeps its digest.
   if (r.constraint) s << "|constraint " << *r.constraint;
@@ -281,8 +284,14 @@ LadderAnalysis judge_rows(const std::string& o, const std::vector<LadderInput>& 
   // coefficients), as for a deviation.
   const bool extrapolate =
       observable(o).judged == ObservableClass::limit_value && !(value && *value == 0.0);
+  // An h or rtol ladder's rows carry the reference's error already (its discretization estimate).
+  std::optional<double> reference_error;
+  if (const auto it = reference.uncertainty.find(o);
+      it != reference.uncertainty.end() && has_tight_twins(axis)) {
+    reference_error = it->second;
+  }
   return analyse_ladder(inputs, value, expected_order, extrapolate, rules, no_reference_why, axis,
-                        parameter);
+                        parameter, reference_error);
 }
 
 LadderRun run_ladder(const LadderPlan& plan, const std::vector<double>& rungs,

@@ -75,8 +75,9 @@ struct LadderReference {
   // depth, post-impact velocity, energy drift); absent where there is none.
   std::map<std::string, double> values;
   // The reference's own error estimate per observable (the rows of h and rtol ladders are judged
-  // against it): 0 for given numbers and closed forms; for a run, its difference from the same
-  // run at the settings' tolerances.
+  // against it; on other axes it widens the error bar the reference must lie within): 0 for given
+  // numbers and closed forms; for a run, its difference from the same run at the settings'
+  // tolerances.
   std::map<std::string, double> uncertainty;
   // Not in the digest (they follow from what is): what the reference is, in words, and the
   // record of its run (a run reference's).
@@ -84,9 +85,9 @@ struct LadderReference {
   RunRecord record;
 };
 
-// Everything a reference holds that a row's measurement reads, numbers exact: two references with
-// equal digests give a row equal values.
-std::string digest(const LadderReference& reference);
+// Everything a reference holds that a row's measurement on `axis` reads, numbers exact: two
+// references with equal digests give a row equal values.
+std::string digest(const LadderReference& reference, LadderAxis axis);
 
 struct ReferenceSpec {
   // "value" (numbers the theory gives), "closed-form" (the case's facts) or the solver of a run.
@@ -101,7 +102,7 @@ struct ReferenceSpec {
   RunRequest run;
   double tight_factor = 100.0;
   // Estimate the run's own error: the same run at the settings' tolerances, its difference per
-  // observable (for ladders without tight twins).
+  // observable (LadderReference::uncertainty).
   bool estimate_error = false;
   // "closed-form" only: what the case's facts lack (the lift-off or the motion, each on its own)
   // comes from this run as a run reference (with estimate_error, its error estimate too);

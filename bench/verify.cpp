@@ -67,8 +67,9 @@ std::string constraint_words(std::optional<int> k, const Model& model) {
 }
 
 // The limit model's prediction: the limit solver with the same model at the tight tolerances, far
-// more accurate than the ladder's rows (a study's "limit" reference); the lift-off of the
-// constraint --constraint names, if any.
+// more accurate than the ladder's rows (a study's "limit" reference), with its own error estimate
+// (its difference from the run at the request's tolerances); the lift-off of the constraint
+// --constraint names, if any.
 LadderReference prediction_of(const LadderPlan& plan, const Model& model,
                               const std::string& observable, std::optional<int> constraint) {
   ReferenceSpec spec;
@@ -77,6 +78,7 @@ LadderReference prediction_of(const LadderPlan& plan, const Model& model,
   spec.run = plan.base;
   spec.run.solver_name = "limit";
   spec.tight_factor = plan.tight_factor;
+  spec.estimate_error = true;
   spec.observables = {observable};
   return make_reference(spec, model);
 }
@@ -573,6 +575,7 @@ int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& lad
                        {"tight_atol", tight_atol(request.atol, request.tight_factor)}};
     j["prediction"] = {
         {"lift_off_time", optional_number(tau_pred)},
+        {"error_estimate", optional_number(analysis.reference_error)},
         {"status", prediction.status},
         {"theorem_applies", theorem_applies},
         {"prediction_rule", rule},
@@ -596,7 +599,8 @@ int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& lad
     out << j.dump(2) << "\n";
   } else {
     out << request.case_name << ": predicted lift-off" << constraint_words(constraint, *model)
-        << " " << text_of(tau_pred) << " (" << rule_text << ")\n"
+        << " " << text_of(tau_pred) << " (" << rule_text << "; its own error estimate "
+        << text_of(analysis.reference_error, 2) << ")\n"
         << "expected order " << (expected_order ? format_number(*expected_order) : "none stated")
         << (stated ? " (" + stated->source + ")" : std::string()) << "\n"
         << table.str() << "least-squares order " << text_of(analysis.fitted_order, 4)

@@ -64,8 +64,11 @@ def split_rows(rows):
 MARKERS = "osD^v<>ph"
 
 
-def fit_label(label, fit, decimals):
-    """A model's legend entry with its fitted order and the theory's."""
+def fit_label(label, fit, decimals, trusted):
+    """A model's legend entry with its fitted order and the theory's; where the theory states
+    none and the trusted errors change sign or turn back, no order: they have none to show."""
+    if fit["expected_order"] is None and not power_law_shaped(trusted):
+        return label + " (no power law)"
     if fit["fitted_order"] is None:
         return label
     label += " (%sorder %.*f" % ("fitted " if decimals == 3 else "", decimals, fit["fitted_order"])
@@ -121,7 +124,7 @@ def error_vs_step(study, folder, axis):
                 return abs(r["error"])
 
             trusted, flagged = split_rows(rows)
-            label = fit_label(m["label"], m["observables"][observable]["fit"], 2)
+            label = fit_label(m["label"], m["observables"][observable]["fit"], 2, trusted)
             if remainder:
                 label = "%s (theory a2 = %.6g)" % (m["label"], expected[1])
             # A marker of its own and a size falling with k: series that coincide stay visible
@@ -210,10 +213,7 @@ def draw_error_vs_N(ax, models, observable, legend_size):
         color = "C%d" % k
         trusted, flagged = split_rows(lift["rows"])
         fit = lift["fit"]
-        label = fit_label(m["label"], fit, 3)
-        if fit["expected_order"] is None and not power_law_shaped(trusted):
-            # Errors that change sign or turn back have no order to show.
-            label = m["label"] + " (no power law)"
+        label = fit_label(m["label"], fit, 3, trusted)
         # A marker of its own and a size falling with k: coinciding series stay visible.
         marker, size = MARKERS[k % len(MARKERS)], max(3.0, 8.0 - 0.8 * k)
         ax.loglog([r["N"] for r in trusted], [abs(r["error"]) for r in trusted], marker,
@@ -274,7 +274,11 @@ def draw_lift_off_vs_N(ax, models, classical, legend_size):
     for tau, owners in predicted.items():
         ax.axhline(tau, color=owners[0][1], linestyle="--", linewidth=0.8)
         # Inside the frame, a few points above its line, clear of the markers on it.
-        ax.annotate("predicted %s: %.6g" % (", ".join(o[0] for o in owners), tau),
+        # One prediction shared by several models, and no other, needs no names (a list of them
+        # runs over the markers).
+        shared = len(predicted) == 1 and len(owners) > 1
+        whose = "" if shared else " " + ", ".join(o[0] for o in owners)
+        ax.annotate("predicted%s: %.6g" % (whose, tau),
                     (0.985, tau), xycoords=("axes fraction", "data"), xytext=(0, 5),
                     textcoords="offset points", ha="right", va="bottom", fontsize=7)
     if classical is not None:

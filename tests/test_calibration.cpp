@@ -357,3 +357,51 @@ TEST_CASE(
   CHECK(slow.verdict.text.find("a longer ladder cannot decide it; fewer digits") !=
         std::string::npos);
 }
+
+TEST_CASE(
+    "The reference's own error widens the bar it must lie within - said where it decides, never "
+    "more than its size",
+    "[ladder-axis][calibration]") {
+  using crbench::LadderAxis;
+  // tau_N = 1 + 1/N + 1/N^2 with a tight twin 1e-13 away: a bar of a few 1e-13.
+  std::vector<crbench::LadderInput> inputs;
+  for (const double N : crbench::ladder_rungs(LadderAxis::N, 1e2, 1e8, 1)) {
+    crbench::LadderInput in;
+    in.rung = N;
+    in.value = 1.0 + 1.0 / N + 1.0 / (N * N);
+    in.tight = *in.value + 1e-13;
+    inputs.push_back(in);
+  }
+  const crbench::LadderRules rules;
+  const auto exact = crbench::analyse_ladder(inputs, 1.0, 1.0, true, rules, "", LadderAxis::N);
+  REQUIRE(exact.extrapolation.limit.has_value());
+  REQUIRE(exact.extrapolation.uncertainty.has_value());
+  const double limit = *exact.extrapolation.limit, bar = *exact.extrapolation.uncertainty;
+  REQUIRE(bar > 0.0);
+  REQUIRE(bar < 1e-10);
+  const auto judged = [&](double reference, std::optional<double> reference_error) {
+    return crbench::analyse_ladder(inputs, reference, 1.0, true, rules, "", LadderAxis::N, "",
+                                   reference_error);
+  };
+  // Within the bar: the widening is not needed and not said.
+  const auto inside = judged(limit + 0.5 * bar, 10.0 * bar);
+  INFO(inside.verdict.text);
+  CHECK(inside.verdict.confirmed());
+  CHECK(inside.verdict.text.find("own error") == std::string::npos);
+  // Twice the bar away: confirmed by a reference error of 1.5 bars, and the verdict says so.
+  const auto widened = judged(limit + 2.0 * bar, 1.5 * bar);
+  INFO(widened.verdict.text);
+  CHECK(widened.verdict.confirmed());
+  CHECK(widened.verdict.text.find("widened by the reference's own error estimate") !=
+        std::string::npos);
+  // Not by half a bar, nor without one: the ladder contradicts the reference.
+  const auto short_of_it = judged(limit + 2.0 * bar, 0.5 * bar);
+  INFO(short_of_it.verdict.text);
+  CHECK_FALSE(short_of_it.verdict.confirmed());
+  CHECK(short_of_it.verdict.text.find("lies outside") != std::string::npos);
+  CHECK(short_of_it.verdict.text.find("the reference's own error estimate") != std::string::npos);
+  const auto unknown = judged(limit + 2.0 * bar, std::nullopt);
+  INFO(unknown.verdict.text);
+  CHECK_FALSE(unknown.verdict.confirmed());
+  CHECK(unknown.verdict.text.find("own error") == std::string::npos);
+}

@@ -42,6 +42,11 @@ TEST_CASE("verify confirms the viscous prediction tau = 2 to >= 8 digits with or
   CHECK(status == 0);
   CHECK(j["confirmed"] == true);
   CHECK(j["prediction"]["lift_off_time"].get<double>() == Approx(2.0).margin(1e-12));
+  // The prediction's own error estimate (its run at the ladder's tolerances against the tight
+  // one) bounds its actual error: the exact lift-off is 2.
+  const double own_error = j["prediction"]["error_estimate"].get<double>();
+  CHECK(own_error < 1e-10);
+  CHECK(std::abs(j["prediction"]["lift_off_time"].get<double>() - 2.0) <= own_error + 1e-15);
   check_bar(j, 8.0);
   CHECK(j["least_squares_order"].get<double>() == Approx(1.0).margin(0.05));
   CHECK(j["points"].size() == 9);
