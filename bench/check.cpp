@@ -327,8 +327,13 @@ void check_floors(const Model& model, const std::vector<Assignment>& assignments
   for (int k = 0; k < model.constraint_count(); ++k) {
     if (!model.is_bilateral(k)) unilateral.push_back(k);
   }
+  // A realization that refuses the case has no depth to estimate; the floors of f stand.
+  if (const auto refused = realization.refusal(model, settings))
+    report.realization_refusal = *refused;
   const auto terms =
-      depth_terms(point, x, unilateral, alpha, beta, gamma, laws, settings.t_end - x.t);
+      report.realization_refusal.empty()
+          ? depth_terms(point, x, unilateral, alpha, beta, gamma, laws, settings.t_end - x.t)
+          : std::vector<std::vector<DepthTerm>>(static_cast<std::size_t>(model.constraint_count()));
   for (const int k : unilateral) {
     FloorCheck c;
     c.constraint = model.constraint_name(k);
@@ -424,8 +429,11 @@ ojson to_json(const CheckReport& r) {
                       {"depth_at_N", c.terms.empty() ? ojson() : ojson(c.depth)},
                       {"largest_N", c.terms.empty() ? ojson() : number_or_null(c.largest_N)}});
   }
-  j["round_off_floors"] = {
-      {"N", r.N}, {"medium", r.medium}, {"resolution", kDepthResolution}, {"constraints", floors}};
+  j["round_off_floors"] = {{"N", r.N},
+                           {"medium", r.medium},
+                           {"resolution", kDepthResolution},
+                           {"realization_refusal", r.realization_refusal},
+                           {"constraints", floors}};
   return j;
 }
 
@@ -463,10 +471,16 @@ void print_check(const CheckReport& r, std::ostream& out) {
       << ", estimated from each constraint's approach or load; the largest N whose depth stays "
       << short_text(kDepthResolution) << " times above the floor:\n";
   if (r.floors.empty()) out << "  no unilateral constraint\n";
+  if (!r.realization_refusal.empty()) {
+    out << "  the realization refuses this case, so no depth is estimated: "
+        << r.realization_refusal << "\n";
+  }
   for (const auto& c : r.floors) {
     out << "  " << c.constraint << ": f = " << text(c.f) << ", floor " << text(c.floor)
         << " (estimate " << text(c.round_off) << ", noise " << text(c.noise) << "); ";
-    if (!c.touching) {
+    if (!r.realization_refusal.empty()) {
+      out << "no depth estimate\n";
+    } else if (!c.touching) {
       out << "does not touch at the start: no depth estimate\n";
     } else if (c.terms.empty()) {
       out << "touches without approach or load at the start: no depth estimate\n";

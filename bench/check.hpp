@@ -82,6 +82,8 @@ struct CheckReport {
   MetricCheck metric;
   double N = 0.0;
   std::string medium;  // "alpha = …, beta = …, gamma = …"
+  // Why the realization refuses the case (empty: it runs it); then the floors have no depth.
+  std::string realization_refusal;
   std::vector<FloorCheck> floors;
   bool passed() const;
 };

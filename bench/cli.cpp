@@ -36,6 +36,33 @@ std::string flag_name(const std::string& param) {
   return "--" + s;
 }
 
+// The help of a flag that several solvers share: the first solver's description, and where
+// others describe it otherwise (another meaning, default or set of names), which ones: `crbench
+// run --solver S --help` gives S's.
+std::string shared_description(const std::string& name) {
+  std::string first, first_solver;
+  std::vector<std::string> others;
+  for (const auto& s : solver_registry()) {
+    std::optional<std::string> description;
+    for (const auto& p : s->parameters()) {
+      if (p.name == name) description = p.description;
+    }
+    for (const auto& c : s->choices()) {
+      if (c.name == name) description = c.description;
+    }
+    if (!description) continue;
+    if (first_solver.empty()) {
+      first = *description;
+      first_solver = s->name();
+    } else if (*description != first) {
+      others.push_back(s->name());
+    }
+  }
+  if (others.empty()) return first;
+  return first_solver + ": " + first + " (otherwise for " + join(others) +
+         ": crbench run --solver S --help)";
+}
+
 // Case parameters are given as `--set NAME=VALUE`, solver parameters as `--NAME-WITH-DASHES`.
 void print_params(std::ostream& out, const std::vector<ParamSpec>& params, bool as_flags) {
   for (const auto& p : params) {
@@ -255,17 +282,19 @@ void RunCommand::add_to(CLI::App& app, std::ostream& err) {
   for (const auto& s : solver_registry()) {
     for (const auto& p : s->parameters()) {
       if (solver_options.count(p.name)) continue;
-      solver_options[p.name] =
-          command->add_option(flag_name(p.name), solver_option_text[p.name], p.description)
-              ->group(solver_group)
-              ->type_name("NUMBER");
+      solver_options[p.name] = command
+                                   ->add_option(flag_name(p.name), solver_option_text[p.name],
+                                                shared_description(p.name))
+                                   ->group(solver_group)
+                                   ->type_name("NUMBER");
     }
     for (const auto& c : s->choices()) {
       if (solver_options.count(c.name)) continue;
-      solver_options[c.name] =
-          command->add_option(flag_name(c.name), solver_option_text[c.name], c.description)
-              ->group(solver_group)
-              ->type_name("NAME");
+      solver_options[c.name] = command
+                                   ->add_option(flag_name(c.name), solver_option_text[c.name],
+                                                shared_description(c.name))
+                                   ->group(solver_group)
+                                   ->type_name("NAME");
     }
   }
   if (isatty(fileno(stderr)) != 0) show_progress(err);

@@ -352,6 +352,13 @@ TEST_CASE("run --solver S --help lists S's parameters only, with defaults and ra
   const CliResult all = cli({"run", "--help"});
   CHECK(all.status == 0);
   CHECK_THAT(all.out, Catch::Contains("crbench run --solver S --help"));
+  // A flag that solvers describe differently says whose description it shows and who differs
+  // (--restitution: event-driven's Newton's law, the limit model's restitution of its own).
+  const auto line = all.out.find("--restitution ");
+  REQUIRE(line != std::string::npos);
+  const std::string restitution = all.out.substr(line, all.out.find("\n  --", line + 1) - line);
+  CHECK_THAT(restitution, Catch::Contains("event-driven: "));
+  CHECK_THAT(restitution, Catch::Contains("otherwise for limit"));
   crbench::testing::check_refused({"run", "--solver", "nope", "--help"}, "unknown solver 'nope'");
 }
 

@@ -157,6 +157,18 @@ TEST_CASE("rocking-block: the realization refuses two conditional rows", "[rocki
   const auto why = find_solver("realization").refusal(*model, settings);
   REQUIRE(why);
   CHECK_THAT(*why, Catch::Contains("conditional kinematic rows"));
+  // crbench check says so, and estimates no depth for a realization that does not run.
+  const crbench::testing::CliResult r = crbench::testing::cli({"check", "--case", "rocking-block"});
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("the realization refuses this case, so no depth is estimated"));
+  CHECK_THAT(r.out, !Catch::Contains("); depth "));
+  const crbench::testing::CliResult j =
+      crbench::testing::cli({"check", "--case", "rocking-block", "--json"});
+  const auto floors = nlohmann::json::parse(j.out)["round_off_floors"];
+  CHECK_THAT(floors["realization_refusal"].get<std::string>(),
+             Catch::Contains("conditional kinematic rows"));
+  for (const auto& c : floors["constraints"]) CHECK(c["largest_N"].is_null());
 }
 
 }  // namespace rocking_block_tests
