@@ -328,8 +328,11 @@ void check_floors(const Model& model, const std::vector<Assignment>& assignments
     if (!model.is_bilateral(k)) unilateral.push_back(k);
   }
   // A realization that refuses the case has no depth to estimate; the floors of f stand.
-  if (const auto refused = realization.refusal(model, settings))
+  if (const auto part = unsupported_part(realization, model.info())) {
+    report.realization_refusal = "it does not compute " + *part;
+  } else if (const auto refused = realization.refusal(model, settings)) {
     report.realization_refusal = *refused;
+  }
   const auto terms =
       report.realization_refusal.empty()
           ? depth_terms(point, x, unilateral, alpha, beta, gamma, laws, settings.t_end - x.t)

@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 #include <concepts>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -77,6 +78,12 @@ struct CaseInfo {
   // contact and absent otherwise), or −1 for a row that always holds; empty: none. Written by the
   // case in info().
   std::vector<int> kinematic_condition;
+  // Coulomb friction (docs/theory.md §2, "Coulomb friction"): the conditional rows that hold only
+  // while their reaction ν stays within the cone |ν| ≤ μ λ of their constraint's reaction λ
+  // (Model::friction_coefficient gives μ), and otherwise slip against the force −μ λ sign(g) aᵀ.
+  // Such a row is the slip velocity of the contact point, and its constraint's f the normal
+  // distance, so that ν and λ are the tangential and normal forces. Written by the case in info().
+  std::vector<int> coulomb_rows;
   // Bilateral holonomic constraints f(q,t) = 0 (docs/theory.md §2): the last `bilateral` of the
   // `constraints` rows; filled in by the registry from the case's `bilateral` count.
   int bilateral = 0;
@@ -348,6 +355,12 @@ class Model {
   // (−1: the row does not act, a smooth impact; 0: it holds, sticking; 1: elastic). 0 unless the
   // case says otherwise (`slip_restitution(r)`).
   virtual double slip_restitution(int /*r*/) const { return 0.0; }
+  // The Coulomb coefficient μ of kinematic row r (CaseInfo::coulomb_rows): infinite (the row
+  // holds whatever its reaction) unless the case says otherwise (`friction_coefficient(r)`).
+  virtual double friction_coefficient(int /*r*/) const {
+    return std::numeric_limits<double>::infinity();
+  }
+  bool has_coulomb_friction() const { return !info().coulomb_rows.empty(); }
   // The medium's law on unilateral constraint k: linear with unit scale unless the case says
   // otherwise (`contact_law(k)`: stiffness ratios between contacts, Hertz's exponent).
   virtual ContactLaw contact_law(int /*k*/) const { return {}; }

@@ -26,6 +26,7 @@ matplotlib.rcParams["svg.hashsalt"] = "crbench"
 matplotlib.rcParams["pdf.compression"] = 6
 import matplotlib.lines  # noqa: E402
 import matplotlib.patches  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 
@@ -723,6 +724,13 @@ def work_precision_overview(overview, folder):
         ax.set_title(c["case"], fontsize=9)
         ax.grid(True, which="major", alpha=0.3)
         ax.tick_params(labelsize=7)
+        # A panel whose times span less than a decade gets two (centred), so that its axis has
+        # decade labels like the others rather than minor ones in another format.
+        low, high = ax.get_ylim()
+        if 0.0 < low and high < 10.0 * low:
+            centre = math.sqrt(low * high)
+            ax.set_ylim(centre / 10.0, centre * 10.0)
+            ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     for ax in list(axes.flat)[len(cases):]:
         ax.set_visible(False)
     for ax in axes[:, 0]:

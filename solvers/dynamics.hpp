@@ -166,6 +166,13 @@ class CaseModel final : public Model {
       return 0.0;
     }
   }
+  double friction_coefficient(int r) const override {
+    if constexpr (requires { case_.friction_coefficient(r); }) {
+      return case_.friction_coefficient(r);
+    } else {
+      return std::numeric_limits<double>::infinity();
+    }
+  }
   ContactLaw contact_law(int k) const override {
     if constexpr (requires { case_.contact_law(k); }) {
       return case_.contact_law(k);

@@ -82,6 +82,7 @@ class EventDrivenSolver final : public Solver {
   bool handles_unilateral_kinematic_constraints() const override { return true; }
   // Bilateral constraints are always in the active set, their multipliers of either sign.
   bool handles_bilateral_constraints() const override { return true; }
+  bool handles_coulomb_friction() const override { return true; }
   std::optional<std::string> refusal(const Model& model,
                                      const RunSettings& settings) const override;
 

@@ -75,6 +75,8 @@ enum class Status {
   missed_contact,          // a constraint crossed without an event
   kinematic_violation,     // a kinematic (velocity) constraint drifted beyond its tolerance
   degenerate_constraints,  // the constraints cannot be held together
+  painleve_paradox,        // a contact problem with Coulomb friction has no solution or several
+  unsupported_event,       // an event the solver does not treat (an impact with Coulomb friction)
   wall_time_exceeded,      // the solve's --max-wall-time budget, or an interrupt
   // Set by the harness only.
   internal_error,  // an exception inside crbench while computing the point
@@ -84,7 +86,7 @@ enum class Status {
 
 template <>
 struct EnumText<Status> {
-  static constexpr std::array<std::pair<Status, std::string_view>, 17> table{{
+  static constexpr std::array<std::pair<Status, std::string_view>, 19> table{{
       {Status::ok, "ok"},
       {Status::step_failure, "step_failure"},
       {Status::step_underflow, "step_underflow"},
@@ -98,6 +100,8 @@ struct EnumText<Status> {
       {Status::missed_contact, "missed_contact"},
       {Status::kinematic_violation, "kinematic_violation"},
       {Status::degenerate_constraints, "degenerate_constraints"},
+      {Status::painleve_paradox, "painleve_paradox"},
+      {Status::unsupported_event, "unsupported_event"},
       {Status::wall_time_exceeded, "wall_time_exceeded"},
       {Status::internal_error, "internal_error"},
       {Status::output_error, "output_error"},
@@ -120,6 +124,7 @@ enum class EventKind {
   switch_function,    // a switching function of the case changes sign (printed "switch")
   kinematic_contact,  // a conditional kinematic row engages (rolling starts)
   kinematic_release,  // a conditional kinematic row lets go (sliding starts)
+  slip_reversal,      // a sliding Coulomb row stops and slides back at once
   z_zero,             // the limit model: z_k reaches 0 (the lift-off of the (0,1,0) limit)
   z_reflection,       // the limit model: z_k reflected at 0 (a contact again)
   z_double_zero,      // the limit model: z_k and its rate vanish together
@@ -128,7 +133,7 @@ enum class EventKind {
 
 template <>
 struct EnumText<EventKind> {
-  static constexpr std::array<std::pair<EventKind, std::string_view>, 14> table{{
+  static constexpr std::array<std::pair<EventKind, std::string_view>, 15> table{{
       {EventKind::contact, "contact"},
       {EventKind::impact, "impact"},
       {EventKind::lift_off, "lift_off"},
@@ -139,6 +144,7 @@ struct EnumText<EventKind> {
       {EventKind::switch_function, "switch"},
       {EventKind::kinematic_contact, "kinematic_contact"},
       {EventKind::kinematic_release, "kinematic_release"},
+      {EventKind::slip_reversal, "slip_reversal"},
       {EventKind::z_zero, "z_zero"},
       {EventKind::z_reflection, "z_reflection"},
       {EventKind::z_double_zero, "z_double_zero"},

@@ -150,6 +150,8 @@ RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
   }
   check_in_range(kRtolSpec, settings.rtol, owner);
   check_in_range(kAtolSpec, settings.atol, owner);
+  // Before anything of the solver's own: a solver without Coulomb friction would hold the rows.
+  if (model.has_coulomb_friction() && !handles_coulomb_friction()) require_support(*this, model);
   // Infinite: no bound (the default).
   if (settings.max_wall_time != std::numeric_limits<double>::infinity()) {
     check_in_range(kMaxWallTimeSpec, settings.max_wall_time, owner);
@@ -314,18 +316,23 @@ std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo
   if (info.bilateral > 0 && !solver.handles_bilateral_constraints()) {
     return "bilateral constraints";
   }
+  if (!info.coulomb_rows.empty() && !solver.handles_coulomb_friction()) {
+    return "Coulomb friction";
+  }
   return std::nullopt;
 }
 
 void require_support(const Solver& solver, const Model& model) {
   const auto part = unsupported_part(solver, model.info());
   if (!part) return;
-  const int count = *part == "kinematic constraints" ? model.kinematic_count()
-                    : *part == "one-sided kinematic constraints"
-                        ? model.unilateral_kinematic_count()
-                        : model.bilateral_count();
+  const int count =
+      *part == "kinematic constraints"             ? model.kinematic_count()
+      : *part == "one-sided kinematic constraints" ? model.unilateral_kinematic_count()
+      : *part == "Coulomb friction" ? static_cast<int>(model.info().coulomb_rows.size())
+                                    : model.bilateral_count();
   throw InputError("--solver: " + solver.name() + " does not compute " + *part + " (case " +
                    model.info().name + " has " + std::to_string(count) +
+                   (*part == "Coulomb friction" ? " rows with it" : "") +
                    "); event-driven computes " + "their ideal motion");
 }
 

@@ -170,6 +170,9 @@ class Solver {
   virtual bool handles_unilateral_kinematic_constraints() const { return false; }
   // Likewise for bilateral holonomic constraints f = 0.
   virtual bool handles_bilateral_constraints() const { return false; }
+  // Likewise for Coulomb friction on conditional rows (CaseInfo::coulomb_rows): a solver that
+  // would hold such a row whatever its reaction refuses the case.
+  virtual bool handles_coulomb_friction() const { return false; }
   // Completes a configuration after defaults and the user's assignments: fills values that
   // depend on a choice (a preset's α, β, γ) where `assigned` does not name them, and rejects
   // inadmissible combinations with an InputError naming the items.
