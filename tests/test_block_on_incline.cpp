@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "crbench/cases/block_on_incline.hpp"
+#include "crbench/cases/painleve_rod.hpp"
 #include "crbench/cases/registry.hpp"
 #include "support.hpp"
 
@@ -146,6 +147,58 @@ TEST_CASE(
     testing::check_refused({"run", "--case", "block-on-incline", "--solver", solver},
                            "does not compute Coulomb friction");
   }
+}
+
+// The rod's reaction at the start of a slide, from its Newton-Euler equations about the centre
+// (independent of the case's generalized coordinates): m x'' = -mu s lambda, m y'' = lambda - m g,
+// and the torque tau of the force (-mu s lambda, lambda) at A = centre + l (cos, -sin) turns the
+// body counter-clockwise, i.e. by -theta (A hangs below the centre at angle theta): I theta'' =
+// -tau. A's height y - l sin(theta) then has y_A'' = y'' - l cos(theta) theta'' at theta' = 0,
+// and the p of y_A'' = -g + p lambda gives lambda = g/p where p > 0.
+double rod_p(double m, double l, double mu, double theta, int s) {
+  const double I = m * l * l / 3.0;
+  const double c = std::cos(theta), si = std::sin(theta);
+  // tau per unit lambda: r_x F_y - r_y F_x with r = (l c, -l si), F = (-mu s, 1).
+  const double tau = l * c * 1.0 - (-l * si) * (-mu * s);
+  return 1.0 / m - l * c * (-tau / I);
+}
+
+TEST_CASE(
+    "painleve-rod: a consistent slip carries the coupled reaction; an inconsistent start "
+    "ends the run with painleve_paradox at t = 0",
+    "[block-on-incline][painleve]") {
+  // Consistent: mu = 0.3 at 45 degrees, the end sliding forward.
+  const auto model = make_model("painleve-rod", {});
+  const cases::PainleveRod rod(model->params());
+  const double p = rod_p(1.0, 1.0, 0.3, rod.theta0, 1);
+  CHECK(p == Approx(rod.p(rod.theta0, 1)).epsilon(1e-14));
+  REQUIRE(p > 0.0);
+  double lambda0 = std::nan("");
+  testing::SolveOptions o;
+  o.output_times = {0.0};
+  o.on_sample = [&](const TrajectorySample& s) {
+    if (s.label.empty() && std::isnan(lambda0)) lambda0 = s.lambda(0);
+  };
+  const RunRecord r = testing::solve(*model, o);
+  INFO(r.reason);
+  REQUIRE(r.status == Status::ok);
+  // The friction lowers the reaction below the frictionless g/(1 + 3 cos^2) by the coupling.
+  CHECK(lambda0 == Approx(9.81 / p).epsilon(1e-12));
+  CHECK(lambda0 == Approx(*model->facts().value("lambda at the start")).epsilon(1e-12));
+  CHECK(std::abs(lambda0 - 9.81 / (1.0 + 3.0 * 0.5)) > 0.1);
+  // Inconsistent: mu = 2, tan(theta0) = 2, u0 = 1 (p < 0, b = -g < 0): no reaction solves it.
+  const auto inconsistent = make_model(
+      "painleve-rod", {{"mu", "2"}, {"theta0", std::to_string(std::atan(2.0))}, {"u0", "1"}});
+  CHECK(rod_p(1.0, 1.0, 2.0, std::atan(2.0), 1) < 0.0);
+  const RunRecord bad = testing::solve(*inconsistent, {});
+  CHECK(bad.status == Status::painleve_paradox);
+  CHECK(bad.final_state.t == 0.0);
+  CHECK_THAT(bad.reason, Catch::Contains("no solution or several"));
+  // Sliding the other way the same rod is consistent (p > 0).
+  const auto backward = make_model(
+      "painleve-rod", {{"mu", "2"}, {"theta0", std::to_string(std::atan(2.0))}, {"u0", "-1"}});
+  CHECK(rod_p(1.0, 1.0, 2.0, std::atan(2.0), -1) > 0.0);
+  CHECK(testing::solve(*backward, {}).status == Status::ok);
 }
 
 }  // namespace block_on_incline_tests
