@@ -164,7 +164,7 @@ double rod_p(double m, double l, double mu, double theta, int s) {
 }
 
 TEST_CASE(
-    "painleve-rod: a consistent slip carries the coupled reaction; an inconsistent start "
+    "painleve-rod: a consistent slip carries the coupled reaction, and an inconsistent start "
     "ends the run with painleve_paradox at t = 0",
     "[block-on-incline][painleve]") {
   // Consistent: mu = 0.3 at 45 degrees, the end sliding forward.
