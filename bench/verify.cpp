@@ -68,17 +68,18 @@ std::string constraint_words(std::optional<int> k, const Model& model) {
 
 // The limit model's prediction: the limit solver with the same model at the tight tolerances, far
 // more accurate than the ladder's rows (a study's "limit" reference), with its own error estimate
-// (its difference from the run at the request's tolerances); the lift-off of the constraint
-// --constraint names, if any.
+// where asked (its difference from the run at the request's tolerances); the lift-off of the
+// constraint --constraint names, if any.
 LadderReference prediction_of(const LadderPlan& plan, const Model& model,
-                              const std::string& observable, std::optional<int> constraint) {
+                              const std::string& observable, std::optional<int> constraint,
+                              bool estimate_error) {
   ReferenceSpec spec;
   spec.kind = "limit";
   spec.constraint = constraint;
   spec.run = plan.base;
   spec.run.solver_name = "limit";
   spec.tight_factor = plan.tight_factor;
-  spec.estimate_error = true;
+  spec.estimate_error = estimate_error;
   spec.observables = {observable};
   return make_reference(spec, model);
 }
@@ -94,7 +95,8 @@ int verify_kinematic(const VerifyRequest& request, const std::vector<double>& la
                      "(max_q_deviation), not one constraint's lift-off");
   }
   const LadderPlan plan = N_plan(request);
-  const LadderReference prediction = prediction_of(plan, model, o, std::nullopt);
+  // A deviation tends to zero: its judgement reads no error estimate of the prediction.
+  const LadderReference prediction = prediction_of(plan, model, o, std::nullopt, false);
   const LadderRun run = run_ladder(plan, ladder, prediction, {o});
   const std::vector<LadderInput>& inputs = run.inputs.at(o);
   LadderRules rules;
@@ -499,7 +501,7 @@ int verify_N_ladder(const VerifyRequest& request, const std::vector<double>& lad
   const std::string o(kLiftOffTime);
   const std::optional<int> constraint = selected_constraint(request, *model);
   const LadderPlan plan = N_plan(request);
-  const LadderReference reference = prediction_of(plan, *model, o, constraint);
+  const LadderReference reference = prediction_of(plan, *model, o, constraint, true);
   const RunRecord& prediction = reference.record;
   const TheoremOutcome theorem = prediction.theorem.value_or(TheoremOutcome{});
   const bool theorem_applies = theorem.applies;

@@ -238,7 +238,6 @@ std::optional<std::pair<Status, std::string>> cannot_start(const Model& model, c
 }  // namespace
 
 RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) const {
-  require_support(*this, model);
   // The scene is built and checked against the case once (refusal() does it for callers that
   // only ask).
   const auto scene_or_reason = engine_scene(model);

@@ -18,6 +18,7 @@
 
 #include <Eigen/LU>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <deque>
@@ -958,67 +959,79 @@ class Run {
   // force: R_j, its change under row j's force at λ_k = 1, gives the sliding contacts' λ from
   // (I − R) λ_K = out_K, and everything else follows. Where I − R is not a P-matrix (a principal
   // minor ≤ 0) the frictional contact problem has no solution or several (Painlevé's paradox):
-  // the run ends with painleve_paradox rather than choose one.
+  // the run ends with painleve_paradox rather than choose one. The buffers are members: this runs
+  // at every right-hand side while a row slides.
   void add_friction(const Point& p, bool with_qdd, ConstrainedAcceleration& out) {
     if (sliding_.empty()) return;
     const auto count = static_cast<Eigen::Index>(sliding_.size());
-    std::vector<Eigen::Index> at(sliding_.size());
+    FrictionWork& w = friction_work_;
+    w.at.resize(sliding_.size());
     for (std::size_t j = 0; j < sliding_.size(); ++j) {
       const int k = model_.kinematic_condition(sliding_[j]);
-      at[j] = std::find(active_.begin(), active_.end(), k) - active_.begin();
+      w.at[j] = std::find(active_.begin(), active_.end(), k) - active_.begin();
     }
-    std::vector<ConstrainedAcceleration> change(sliding_.size());
-    Eigen::MatrixXd R(count, count);
+    w.change.resize(sliding_.size());
+    w.R.resize(count, count);
+    w.pushed = p;
     for (Eigen::Index j = 0; j < count; ++j) {
       const int r = sliding_[static_cast<std::size_t>(j)];
-      Point pushed = p;
-      pushed.Q -= model_.friction_coefficient(r) * slip_[static_cast<std::size_t>(r)] *
-                  sliding_a_.row(j).transpose();
-      ConstrainedAcceleration& c = change[static_cast<std::size_t>(j)];
+      w.pushed.Q = p.Q - model_.friction_coefficient(r) * slip_[static_cast<std::size_t>(r)] *
+                             sliding_a_.row(j).transpose();
+      ConstrainedAcceleration& c = w.change[static_cast<std::size_t>(j)];
       if (with_qdd) {
-        constrained_acceleration(pushed, active_, workspace_, c);
+        constrained_acceleration(w.pushed, active_, workspace_, c);
       } else {
-        constrained_multipliers(pushed, active_, workspace_, c);
+        constrained_multipliers(w.pushed, active_, workspace_, c);
       }
       if (!c.ok) throw RunFailure{c.status, c.reason};
       c.lambda -= out.lambda;
       c.mu -= out.mu;
       c.kinematic_lambda -= out.kinematic_lambda;
       if (with_qdd) c.qdd -= out.qdd;
-      for (Eigen::Index i = 0; i < count; ++i) R(i, j) = c.lambda(at[static_cast<std::size_t>(i)]);
+      for (Eigen::Index i = 0; i < count; ++i)
+        w.R(i, j) = c.lambda(w.at[static_cast<std::size_t>(i)]);
     }
-    const Eigen::MatrixXd I_R = Eigen::MatrixXd::Identity(count, count) - R;
-    Eigen::VectorXd base(count);
-    for (Eigen::Index i = 0; i < count; ++i) base(i) = out.lambda(at[static_cast<std::size_t>(i)]);
-    if (!p_matrix(I_R)) {
+    w.I_R = -w.R;
+    w.I_R.diagonal().array() += 1.0;
+    w.base.resize(count);
+    for (Eigen::Index i = 0; i < count; ++i)
+      w.base(i) = out.lambda(w.at[static_cast<std::size_t>(i)]);
+    if (!p_matrix(w.I_R)) {
       throw RunFailure{Status::painleve_paradox,
                        "the contact problem with Coulomb friction of the sliding rows " +
                            join(sliding_) +
                            " has no solution or several (I - R not a P-matrix, "
                            "R the reactions' response to their friction)"};
     }
-    const Eigen::VectorXd lambda_K = I_R.partialPivLu().solve(base);
+    w.lu.compute(w.I_R);
+    w.lambda_K = w.lu.solve(w.base);
     for (Eigen::Index j = 0; j < count; ++j) {
-      const ConstrainedAcceleration& c = change[static_cast<std::size_t>(j)];
-      out.lambda += lambda_K(j) * c.lambda;
-      out.mu += lambda_K(j) * c.mu;
-      out.kinematic_lambda += lambda_K(j) * c.kinematic_lambda;
-      if (with_qdd) out.qdd += lambda_K(j) * c.qdd;
+      const ConstrainedAcceleration& c = w.change[static_cast<std::size_t>(j)];
+      out.lambda += w.lambda_K(j) * c.lambda;
+      out.mu += w.lambda_K(j) * c.mu;
+      out.kinematic_lambda += w.lambda_K(j) * c.kinematic_lambda;
+      if (with_qdd) out.qdd += w.lambda_K(j) * c.qdd;
     }
   }
 
-  // Every principal minor of M positive (M small: the sliding rows).
+  // Every principal minor of M positive (M small: the sliding rows; the minors live on the
+  // stack).
   static bool p_matrix(const Eigen::MatrixXd& M) {
+    constexpr int kMax = 16;
     const auto size = static_cast<int>(M.rows());
-    if (size > 16) return false;
+    if (size > kMax) return false;
+    std::array<Eigen::Index, kMax> rows{};
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMax, kMax> minor;
     for (unsigned subset = 1; subset < (1u << size); ++subset) {
-      std::vector<Eigen::Index> rows;
+      int used = 0;
       for (int i = 0; i < size; ++i) {
-        if (subset & (1u << i)) rows.push_back(i);
+        if (subset & (1u << i)) rows[static_cast<std::size_t>(used++)] = i;
       }
-      Eigen::MatrixXd minor(rows.size(), rows.size());
-      for (std::size_t a = 0; a < rows.size(); ++a) {
-        for (std::size_t b = 0; b < rows.size(); ++b) minor(a, b) = M(rows[a], rows[b]);
+      minor.resize(used, used);
+      for (int a = 0; a < used; ++a) {
+        for (int b = 0; b < used; ++b) {
+          minor(a, b) = M(rows[static_cast<std::size_t>(a)], rows[static_cast<std::size_t>(b)]);
+        }
       }
       if (!(minor.determinant() > 1e-12)) return false;
     }
@@ -1074,39 +1087,39 @@ class Run {
 
   // Row r (sticking) set sliding against its reaction ν at x; the sign returned.
   int slide_against_reaction(const State& x, int r) {
-    evaluate(x, point_);
-    ConstrainedAcceleration& acc = acceleration_;
-    solve_constrained(point_, false, acc);
-    const double nu = acc.kinematic_lambda(
-        std::find(kinematic_rows_.begin(), kinematic_rows_.end(), r) - kinematic_rows_.begin());
-    slip_[static_cast<std::size_t>(r)] = nu > 0.0 ? -1 : 1;
-    sync_conditional_rows();
-    return slip_[static_cast<std::size_t>(r)];
+    return set_slip(r, stick_reaction(x, r).nu > 0.0 ? -1 : 1);
   }
 
   // Row r's mode at x (its constraint in contact), set and returned: 0 sticking, ±1 sliding
   // with that sign of g.
   int friction_mode(const State& x, int r) {
-    auto& slip = slip_[static_cast<std::size_t>(r)];
     Point full;
     evaluate_all_rows(x, full);
-    if (std::abs(full.g(r)) > opt_.velocity_tol) {
-      slip = full.g(r) > 0.0 ? 1 : -1;
-      sync_conditional_rows();
-      return slip;
-    }
-    slip = 0;
-    sync_conditional_rows();
+    if (std::abs(full.g(r)) > opt_.velocity_tol) return set_slip(r, full.g(r) > 0.0 ? 1 : -1);
+    set_slip(r, 0);
+    const StickReaction s = stick_reaction(x, r);
+    if (std::abs(s.nu) <= model_.friction_coefficient(r) * s.lambda) return 0;
+    return set_slip(r, s.nu > 0.0 ? -1 : 1);
+  }
+
+  // The reaction λ_k of row r's constraint and the row's multiplier ν_r at x with the rows'
+  // present modes (row r sticking).
+  struct StickReaction {
+    double lambda, nu;
+  };
+  StickReaction stick_reaction(const State& x, int r) {
     evaluate(x, point_);
     ConstrainedAcceleration& acc = acceleration_;
     solve_constrained(point_, false, acc);
     const int k = model_.kinematic_condition(r);
-    const double lambda =
-        acc.lambda(std::find(active_.begin(), active_.end(), k) - active_.begin());
-    const double nu = acc.kinematic_lambda(
-        std::find(kinematic_rows_.begin(), kinematic_rows_.end(), r) - kinematic_rows_.begin());
-    if (std::abs(nu) <= model_.friction_coefficient(r) * lambda) return 0;
-    slip = nu > 0.0 ? -1 : 1;
+    return {
+        .lambda = acc.lambda(std::find(active_.begin(), active_.end(), k) - active_.begin()),
+        .nu = acc.kinematic_lambda(std::find(kinematic_rows_.begin(), kinematic_rows_.end(), r) -
+                                   kinematic_rows_.begin())};
+  }
+
+  int set_slip(int r, int slip) {
+    slip_[static_cast<std::size_t>(r)] = slip;
     sync_conditional_rows();
     return slip;
   }
@@ -1223,6 +1236,16 @@ class Run {
   std::vector<char> coulomb_touching_ = std::vector<char>(static_cast<std::size_t>(kinematic_), 0);
   std::vector<int> sliding_;
   Eigen::MatrixXd sliding_a_;
+  // add_friction's buffers.
+  struct FrictionWork {
+    std::vector<Eigen::Index> at;
+    std::vector<ConstrainedAcceleration> change;
+    Point pushed;
+    Eigen::MatrixXd R, I_R;
+    Eigen::VectorXd base, lambda_K;
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  };
+  FrictionWork friction_work_;
   std::vector<int> modes_;
   std::vector<int> active_;
   Point point_;

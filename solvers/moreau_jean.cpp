@@ -866,8 +866,6 @@ void Run::finish(std::chrono::steady_clock::time_point started) {
 }  // namespace moreau_jean_detail
 
 RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
-  // The step has no rows for bilateral holonomic constraints: refuse rather than ignore them.
-  require_support(*this, model);
   const auto started = std::chrono::steady_clock::now();
   RunRecord record = start_record(model, name(), settings);
   moreau_jean_detail::Run run(model, settings, record);

@@ -150,8 +150,9 @@ RunRecord Solver::run(const Model& model, const RunSettings& settings) const {
   }
   check_in_range(kRtolSpec, settings.rtol, owner);
   check_in_range(kAtolSpec, settings.atol, owner);
-  // Before anything of the solver's own: a solver without Coulomb friction would hold the rows.
-  if (model.has_coulomb_friction() && !handles_coulomb_friction()) require_support(*this, model);
+  // Before anything of the solver's own: a solver would otherwise ignore the constraints it does
+  // not compute, or hold the rows whose Coulomb friction it lacks.
+  require_support(*this, model);
   // Infinite: no bound (the default).
   if (settings.max_wall_time != std::numeric_limits<double>::infinity()) {
     check_in_range(kMaxWallTimeSpec, settings.max_wall_time, owner);

@@ -182,7 +182,6 @@ std::optional<siconos::LagrangianProblem::MultipleImpactLaw> multiple_impact_law
 }  // namespace
 
 RunRecord SiconosEventDrivenSolver::solve(const Model& model, const RunSettings& settings) const {
-  require_support(*this, model);
   require_siconos_kernel();
   if (const auto why = refusal(model, settings)) throw InputError(*why);
   // One Siconos solve at a time (siconos_mutex); the wall time starts once this one may run.

@@ -134,7 +134,6 @@ std::optional<std::string> SiconosMoreauJeanSolver::refusal(const Model& model,
 }
 
 RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
-  require_support(*this, model);
   require_siconos_kernel();
   if (const auto why = refusal(model, settings)) throw InputError(*why);
   // One Siconos solve at a time (siconos_mutex); the wall time starts once this one may run.

@@ -298,7 +298,8 @@ void configure_solver(const Solver& solver, const std::vector<Assignment>& assig
                       RunSettings& settings, const CaseInfo* case_info = nullptr);
 
 // What of the case the solver does not compute ("kinematic constraints", "one-sided kinematic
-// constraints", "bilateral constraints"), or nothing when it computes all of it.
+// constraints", "bilateral constraints", "Coulomb friction"), or nothing when it computes all of
+// it.
 std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo& info);
 // A record with what identifies the run: case, solver, the case's parameters, the solver's
 // parameters and choices.
@@ -320,8 +321,8 @@ void finish_record(RunRecord& record, const Model& model,
 void end_before_start(RunRecord& record, Status status, std::string reason, const State& x,
                       const Model& model, std::chrono::steady_clock::time_point started);
 
-// InputError when the case has constraints the solver does not compute (called by such a
-// solver's run, so that no caller can get a run that ignores them).
+// InputError when the case has constraints the solver does not compute (called by Solver::run
+// for every solver before its own checks, so that no caller can get a run that ignores them).
 void require_support(const Solver& solver, const Model& model);
 
 const std::vector<std::unique_ptr<Solver>>& solver_registry();
