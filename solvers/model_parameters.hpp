@@ -337,7 +337,8 @@ inline std::optional<StatedOrder> stated_lift_off_order(
 namespace crbench {
 
 // The (α, β) realization of kinematic constraints and its limit family admit no stiffness, no
-// obstacle (a kinematic constraint is two-sided), and a unilateral constraint in the same case
+// obstacle (a kinematic constraint is two-sided; the Coulomb rows alone act through a reaction
+// the obstacle may make one-sided), and a unilateral constraint in the same case
 // only where the solver says so (`mixed`, the realization with α = 0). InputError (exit 2) naming
 // the item otherwise. `mixed`: the solver computes unilateral and kinematic constraints in one case
 // (with α = 0).
@@ -352,7 +353,10 @@ inline void check_kinematic_model(const Model& model, const RunSettings& setting
                      "mass alpha and friction beta only; give --gamma 0 (e.g. --preset viscous, "
                      "or --alpha A --beta B --gamma 0)");
   }
-  if (settings.solver_choices.at("interaction") == "obstacle") {
+  // Rows under Coulomb friction act through their constraint's reaction, which the obstacle may
+  // make one-sided; other rows are two-sided.
+  if (settings.solver_choices.at("interaction") == "obstacle" &&
+      model.info().coulomb_rows.size() != static_cast<std::size_t>(model.kinematic_count())) {
     throw InputError(owner +
                      ": --interaction obstacle has no meaning for kinematic constraints "
                      "(they are two-sided); use medium");

@@ -159,7 +159,18 @@ class Run {
         opt_(options),
         rec_(record),
         n_(model.dof()),
-        m_(model.constraint_count()) {}
+        m_(model.constraint_count()) {
+    for (const int r : model.info().coulomb_rows) coulomb_.push_back(r);
+    std::sort(coulomb_.begin(), coulomb_.end());
+    cone_.constraint.assign(static_cast<std::size_t>(model.kinematic_count()), -1);
+    cone_.mu.assign(static_cast<std::size_t>(model.kinematic_count()), 0.0);
+    for (const int r : coulomb_) {
+      cone_.constraint[static_cast<std::size_t>(r)] = model.kinematic_condition(r);
+      cone_.mu[static_cast<std::size_t>(r)] = model.friction_coefficient(r);
+    }
+    cone_.pushing = &pushing_;
+    sliding_.assign(coulomb_.size(), 0);
+  }
 
   void execute() {
     State x = model_.initial_state();
@@ -182,6 +193,7 @@ class Run {
       if (mixed_) resolve_ideal(x, {});
       classify(x);
       classify_kinematic(x);
+      classify_friction(x, {});
       note_unresolved_start(x);
       update_minimum(model_.constraint_values(x.t, x.q));
       while (x.t < settings_.t_end) {
@@ -205,6 +217,7 @@ class Run {
           if (!part_of_entry_or_exit) apply_event(x, i);
         }
         if (mixed_) resolve_ideal(x, leaving);
+        classify_friction(x, end.crossed);
         emit(x, "event+");
         if (static_cast<double>(rec_.events.size()) > opt_.max_events) {
           throw RunFailure{Status::too_many_events, "more than " + format_number(opt_.max_events) +
@@ -396,8 +409,88 @@ class Run {
     }
   }
 
+  // How far Coulomb row r's viscous friction D_r g_r exceeds its cone μ λ_k⁺ at x (p evaluated
+  // there, nu the chart's ν = N g): |D_r g_r| − μ λ_k⁺, positive where the row slides on the cone
+  // (kinematic_dynamics clamps it there); none while its constraint is not pushed.
+  std::optional<double> cone_excess(const Point& p, const State& x, const Eigen::VectorXd& nu,
+                                    int r) const {
+    const auto slot = static_cast<std::size_t>(r);
+    const int k = cone_.constraint[slot];
+    if (!pushing_[static_cast<std::size_t>(k)] || !(row_damping_now(r) > 0.0)) return std::nullopt;
+    const double viscous = row_damping_now(r) * nu(r) / opt_.N;
+    return std::abs(viscous) -
+           cone_.mu[slot] * cone_reaction<double>(p, x.v, cone_, opt_.medium, k);
+  }
+  // The rate of cone_excess at a tie (|D_r g_r| = μ λ_k⁺, as on a start at rest on the surface,
+  // where both are 0): D_r ġ_r against μ λ̇_k, with q̈ and ġ from kinematic_dynamics at x and
+  // λ̇_k = −s N(β f̈_k + γ' ḟ_k) (Medium::normal; γ' its slope). Where the excess would rise, the
+  // row goes on the cone at once; where its rate is 0 too, it creeps.
+  double excess_rate(const State& x, const Eigen::VectorXd& nu, int r) {
+    const auto slot = static_cast<std::size_t>(r);
+    const int k = cone_.constraint[slot];
+    model_.evaluate(x, modes_, rhs_point_);
+    Point& p = rhs_point_;
+    p.Q += medium_force<double>(p, x.v, pushing_, opt_.medium);
+    Eigen::VectorXd qdd, nu_dot;
+    kinematic_dynamics<double>(p, nu, opt_.N, opt_.medium, qdd, nu_dot, &damping_, cone(), &x.v);
+    const double viscous = damping_[slot] * nu(r) / opt_.N;
+    const double viscous_rate = damping_[slot] * nu_dot(r) / opt_.N;
+    const double rate = p.J.row(k).dot(x.v) + p.f_t(k);
+    const double f_dd = p.J.row(k).dot(qdd) + p.d(k);
+    const double lambda = cone_reaction<double>(p, x.v, cone_, opt_.medium, k);
+    double lambda_rate = -opt_.medium.scale(k) * (opt_.medium.damping * f_dd +
+                                                  opt_.medium.stiffness_slope(k, p.f(k)) * rate);
+    if (lambda == 0.0) lambda_rate = std::max(lambda_rate, 0.0);
+    const double abs_rate =
+        viscous != 0.0 ? (viscous > 0.0 ? viscous_rate : -viscous_rate) : std::abs(viscous_rate);
+    return abs_rate - cone_.mu[slot] * lambda_rate;
+  }
+
+  // Row r's friction in the present phase (row_damping() before the first phase is set).
+  double row_damping_now(int r) const {
+    return damping_.empty() ? row_damping()[static_cast<std::size_t>(r)]
+                            : damping_[static_cast<std::size_t>(r)];
+  }
+
+  // The Coulomb rows' modes after an event or at the start: a row whose cone function crossed
+  // changes mode (the force is continuous there, so the crossing's direction decides); any other
+  // row whose constraint is pushed is on the cone where its viscous friction exceeds it. Each
+  // change, and each row whose constraint has just begun to be pushed, is recorded as in
+  // event-driven: kinematic_contact where the row creeps (the realization of sticking),
+  // kinematic_release where it slides.
+  void classify_friction(const State& x, const std::vector<Eigen::Index>& crossed) {
+    if (coulomb_.empty()) return;
+    damping_ = row_damping();
+    model_.evaluate(x, modes_, point_);
+    Eigen::VectorXd nu = opt_.N * point_.g;
+    if (x.t == carried_nu_time_) nu = carried_nu_;
+    const Eigen::Index first = 2 * m_ + switches_ + ku_;
+    for (std::size_t j = 0; j < coulomb_.size(); ++j) {
+      const int r = coulomb_[j];
+      const std::optional<double> excess = cone_excess(point_, x, nu, r);
+      const bool was_pushed = friction_pushed_.size() > j && friction_pushed_[j] != 0;
+      friction_pushed_.resize(coulomb_.size(), 0);
+      friction_pushed_[j] = excess ? 1 : 0;
+      if (!excess) {
+        sliding_[j] = 0;
+        continue;
+      }
+      const bool toggled = std::find(crossed.begin(), crossed.end(),
+                                     first + static_cast<Eigen::Index>(j)) != crossed.end();
+      const char before = sliding_[j];
+      const double decides = *excess != 0.0 ? *excess : excess_rate(x, nu, r);
+      sliding_[j] = toggled && was_pushed ? !before : decides > 0.0 ? 1 : 0;
+      if (was_pushed && sliding_[j] == before) continue;
+      rec_.events.push_back(
+          {.t = x.t,
+           .kind = sliding_[j] ? EventKind::kinematic_release : EventKind::kinematic_contact,
+           .index = r});
+    }
+  }
+
   void apply_event(const State& x, Eigen::Index i) {
     const int S = model_.switch_count();
+    if (i >= 2 * m_ + S + ku_) return;  // a Coulomb row's cone: classify_friction
     if (i >= 2 * m_ + S) {
       const int r = static_cast<int>(i - 2 * m_ - S);
       auto& on = engaged_[static_cast<std::size_t>(r)];
@@ -669,9 +762,17 @@ class Run {
     } else if (m_ > 0) {
       model_.constraint_values(x.t, x.q, probe_f_);
     }
-    g.resize(2 * m_ + switches_ + ku_);
+    g.resize(2 * m_ + switches_ + ku_ + static_cast<Eigen::Index>(coulomb_.size()));
     for (int r = 0; r < ku_; ++r) {
       g(2 * m_ + switches_ + r) = engaged_[static_cast<std::size_t>(r)] ? -x.aux(r) : x.aux(r);
+    }
+    if (!coulomb_.empty()) {
+      model_.evaluate(x, modes_, probe_point_);
+      for (std::size_t j = 0; j < coulomb_.size(); ++j) {
+        const Eigen::Index at = 2 * m_ + switches_ + ku_ + static_cast<Eigen::Index>(j);
+        const std::optional<double> excess = cone_excess(probe_point_, x, x.aux, coulomb_[j]);
+        g(at) = !excess ? 1.0 : sliding_[j] ? *excess : -*excess;
+      }
     }
     for (int k = 0; k < m_; ++k) {
       const bool inside = in_medium_[static_cast<std::size_t>(k)];
@@ -801,7 +902,8 @@ class Run {
     // again at once and the entry fires at the start of the phase, undoing the exit; an unarmed
     // entry function would miss it.
     std::vector<double> threshold(static_cast<std::size_t>(2 * m_ + model_.switch_count() +
-                                                           model_.unilateral_kinematic_count()),
+                                                           model_.unilateral_kinematic_count()) +
+                                      coulomb_.size(),
                                   0.0);
     // Likewise the pushing function (−λ would-be) of an obstacle in the medium that does not push:
     // entered at f = 0 where the undamped spring's would-be reaction −Nγf is exactly 0, it turns
@@ -846,7 +948,7 @@ class Run {
         return;
       }
       realization_jacobian(model_, chart_, t, y, modes_, in_medium_, pushing_, opt_.medium,
-                           jacobian_work_, jac, dfdt, switched_rows(), held());
+                           jacobian_work_, jac, dfdt, switched_rows(), held(), cone());
     };
     // Every stepper reads its points as states of the chart and, with kinematic rows, may move to
     // a better chart between two steps.
@@ -1043,7 +1145,7 @@ class Run {
     model_.evaluate(s, modes_, rhs_point_);
     if (m_ > 0) rhs_point_.Q += medium_force<double>(rhs_point_, s.v, pushing_, opt_.medium);
     kinematic_dynamics<double>(rhs_point_, chart_nu(y), chart_.scale(), opt_.medium, a, nu_dot,
-                               switched_rows());
+                               switched_rows(), cone(), &s.v);
     if (!a.allFinite() || !nu_dot.allFinite()) {
       throw RunFailure{Status::non_finite, "non-finite acceleration at t = " + format_number(t)};
     }
@@ -1188,6 +1290,14 @@ class Run {
     return false;
   }();
   std::vector<double> damping_;  // row_damping() of the current phase
+  // Coulomb friction (CaseInfo::coulomb_rows): the rows, sorted; the cone each one's viscous
+  // friction is bounded by; per row, whether it is on the cone (sliding) since the last event.
+  std::vector<int> coulomb_;
+  FrictionCone cone_;
+  std::vector<char> sliding_;
+  std::vector<char> friction_pushed_;  // per row: its constraint was pushed at the last event
+  Point probe_point_;
+  const FrictionCone* cone() const { return coulomb_.empty() ? nullptr : &cone_; }
   Point point_;
   Point rhs_point_;
   // The sparse form of the right-hand side (sparse_acceleration), where the model has one.
@@ -1230,7 +1340,11 @@ class Run {
     if (i < m_) return "f of constraint " + std::to_string(i);
     if (i < 2 * m_) return "the reaction of constraint " + std::to_string(i - m_);
     if (i < 2 * m_ + switches_) return "switching function " + std::to_string(i - 2 * m_);
-    return "the velocity of kinematic row " + std::to_string(i - 2 * m_ - switches_);
+    if (i < 2 * m_ + switches_ + ku_) {
+      return "the velocity of kinematic row " + std::to_string(i - 2 * m_ - switches_);
+    }
+    return "the friction cone of kinematic row " +
+           std::to_string(coulomb_[static_cast<std::size_t>(i - 2 * m_ - switches_ - ku_)]);
   }
   SampleOutput output_{settings_, model_.initial_state().t};
   long rhs_evaluations_ = 0;

@@ -16,6 +16,8 @@ class RealizationSolver final : public Solver {
   // One-sided kinematic rows by one-sided friction (α = 0).
   bool handles_unilateral_kinematic_constraints() const override { return true; }
   bool handles_bilateral_constraints() const override { return true; }
+  // Coulomb's bound on the viscous friction of conditional rows (α = 0): docs/theory.md §2.
+  bool handles_coulomb_friction() const override { return true; }
   void finalize(ParamValues& params, ChoiceValues& choices,
                 const std::vector<std::string>& assigned) const override;
   std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const override;

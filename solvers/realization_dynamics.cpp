@@ -85,7 +85,8 @@ void realization_jacobian(const Model& model, const VelocityChart& chart, double
                           const Eigen::VectorXd& y, Modes modes, const std::vector<char>& in_medium,
                           const std::vector<char>& pushing, const Medium& medium,
                           RealizationJacobianWork& w, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt,
-                          const std::vector<double>* row_damping, const std::vector<int>* held) {
+                          const std::vector<double>* row_damping, const std::vector<int>* held,
+                          const FrictionCone* cone) {
   const bool holds = held != nullptr && !held->empty();
   if (medium.mass != 0.0) {
     throw std::logic_error(
@@ -163,7 +164,7 @@ void realization_jacobian(const Model& model, const VelocityChart& chart, double
   Eigen::Matrix<Dual, Eigen::Dynamic, 1> nu(k);
   for (int r = 0; r < k; ++r) nu(r) = Dual(y(n + r), DualDerivatives::Unit(directions, n + r));
   work.Q += medium_force<Dual>(work, v, pushing, medium);
-  kinematic_dynamics<Dual>(work, nu, chart.scale(), medium, qdd, nu_dot, row_damping);
+  kinematic_dynamics<Dual>(work, nu, chart.scale(), medium, qdd, nu_dot, row_damping, cone, &v);
   const auto w_dot = chart.rate<Dual>(nu_dot, qdd);
   jac.topRows(n) = C.block(n, 0, n, 2 * n);
   dfdt.head(n) = C.block(n, 2 * n, n, 1);

@@ -192,11 +192,36 @@ Eigen::Matrix<S, Eigen::Dynamic, 1> acceleration(const PointT<S>& p,
 // ġ = (I + αN W K)⁻¹ (c − W D g). The solver stops where a row starts or stops acting, so each
 // phase is smooth. The unilateral holonomic constraints in the medium enter F through `Q`
 // (medium_force below; α = 0 for them).
+//
+// Coulomb friction (`cone`, docs/theory.md §2 "Coulomb friction under realization"): the viscous
+// friction D_r g_r of a Coulomb row is bounded by μ_r λ_k⁺, λ_k = −N s(β ḟ_k + γ f_k) the
+// medium's reaction on the row's constraint k while it pushes (0 otherwise), so that
+// Λ_r = clamp(D_r g_r, −μ_r λ_k⁺, μ_r λ_k⁺): creep at D_r g_r inside the cone, sliding against
+// μ λ on it. Continuous in the state; the solver stops where a row reaches or leaves the cone, so
+// each phase is smooth. Needs α = 0 (the added mass has no part in it).
+struct FrictionCone {
+  std::vector<int> constraint;  // per kinematic row: its constraint k, or −1 without Coulomb
+  std::vector<double> mu;       // per kinematic row: μ (unused without Coulomb)
+  const std::vector<char>* pushing = nullptr;  // per constraint: the medium pushes on it
+};
+
+// The medium's reaction λ_k⁺ ≥ 0 on constraint k at velocity v (0 where it does not push).
+template <class S>
+S cone_reaction(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic, 1>& v,
+                const FrictionCone& cone, const Medium& k, int constraint) {
+  if (!(*cone.pushing)[static_cast<std::size_t>(constraint)]) return S(0.0);
+  const S rate = p.J.row(constraint).dot(v) + p.f_t(constraint);
+  const S lambda = -k.normal<S>(constraint, rate, p.f(constraint));
+  return lambda > 0.0 ? lambda : S(0.0);
+}
+
 template <class S>
 void kinematic_dynamics(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynamic, 1>& nu,
                         double scale, const Medium& k, Eigen::Matrix<S, Eigen::Dynamic, 1>& qdd,
                         Eigen::Matrix<S, Eigen::Dynamic, 1>& nu_dot,
-                        const std::vector<double>* row_damping = nullptr) {
+                        const std::vector<double>* row_damping = nullptr,
+                        const FrictionCone* cone = nullptr,
+                        const Eigen::Matrix<S, Eigen::Dynamic, 1>* v = nullptr) {
   using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
   using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
   Vector g = nu / scale;
@@ -215,9 +240,19 @@ void kinematic_dynamics(const PointT<S>& p, const Eigen::Matrix<S, Eigen::Dynami
   const Matrix W = p.a * Ainv_at;
   const Vector c = p.a * A.solve(F) + p.g_rate;
   const Matrix I = Matrix::Identity(W.rows(), W.cols());
-  const Vector g_dot =
-      Matrix(I + k.mass * W * K).partialPivLu().solve(Vector(c - W * Vector(D * g)));
-  const Vector Lambda = k.mass * Vector(K * g_dot) + D * g;
+  Vector friction = D * g;
+  if (cone != nullptr) {
+    for (Eigen::Index r = 0; r < nu.size(); ++r) {
+      const int constraint = cone->constraint[static_cast<std::size_t>(r)];
+      if (constraint < 0) continue;
+      const S bound =
+          cone->mu[static_cast<std::size_t>(r)] * cone_reaction<S>(p, *v, *cone, k, constraint);
+      if (friction(r) > bound) friction(r) = bound;
+      if (friction(r) < -bound) friction(r) = -bound;
+    }
+  }
+  const Vector g_dot = Matrix(I + k.mass * W * K).partialPivLu().solve(Vector(c - W * friction));
+  const Vector Lambda = k.mass * Vector(K * g_dot) + friction;
   qdd = A.solve(F) - Ainv_at * Lambda;
   nu_dot = scale * g_dot;
 }
@@ -260,7 +295,8 @@ void realization_jacobian(const Model& model, const VelocityChart& chart, double
                           const std::vector<char>& pushing, const Medium& medium,
                           RealizationJacobianWork& w, Eigen::MatrixXd& jac, Eigen::VectorXd& dfdt,
                           const std::vector<double>* row_damping = nullptr,
-                          const std::vector<int>* held = nullptr);
+                          const std::vector<int>* held = nullptr,
+                          const FrictionCone* cone = nullptr);
 
 // One way the depth a medium lets a constraint reach scales with N: coefficient·N^(−power).
 struct DepthTerm {

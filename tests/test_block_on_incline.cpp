@@ -143,7 +143,7 @@ TEST_CASE(
   REQUIRE(r.status == Status::ok);
   const double t = r.final_state.t;
   CHECK(r.final_state.q(0) == Approx((*block.classical_q(t))(0)).epsilon(1e-11));
-  for (const char* solver : {"moreau-jean", "realization", "limit"}) {
+  for (const char* solver : {"moreau-jean", "limit"}) {
     testing::check_refused({"run", "--case", "block-on-incline", "--solver", solver},
                            "does not compute Coulomb friction");
   }

@@ -57,10 +57,20 @@ TEST_CASE("Every case runs with every solver, every preset and both interactions
       INFO(c);
       CHECK(run(c, "event-driven").status == Status::ok);
       if (!entry.info.coulomb_rows.empty()) {
-        // Coulomb friction: event-driven alone (tests/test_block_on_incline.cpp).
-        for (const char* solver : {"moreau-jean", "realization", "limit"}) {
+        // Coulomb friction: event-driven (tests/test_block_on_incline.cpp) and the realization
+        // with every preset and both interactions (tests/test_coulomb_realization.cpp).
+        for (const char* solver : {"moreau-jean", "limit"}) {
           CHECK_THROWS_AS(run(c, solver), InputError);
         }
+        for (const char* preset : {"viscous", "penalty", "kozlov-impact"}) {
+          for (const char* interaction : {"medium", "obstacle"}) {
+            INFO(c << " / realization " << preset << " " << interaction);
+            CHECK(run(c, "realization",
+                      {{"N", "1e4"}, {"preset", preset}, {"interaction", interaction}})
+                      .status == Status::ok);
+          }
+        }
+        CHECK_THROWS_AS(run(c, "realization", {{"alpha", "1"}}), InputError);
         continue;
       }
       CHECK(run(c, "moreau-jean").status == Status::ok);
