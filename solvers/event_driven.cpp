@@ -30,6 +30,7 @@
 #include "crbench/solvers/dopri5.hpp"
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/impact_law.hpp"
+#include "crbench/solvers/impulse_process.hpp"
 #include "crbench/solvers/impulse_quadrature.hpp"
 #include "crbench/solvers/lcp.hpp"
 #include "crbench/solvers/limit_z.hpp"
@@ -45,6 +46,9 @@ using OdeState = std::vector<double>;
 
 struct Options {
   ImpactLaw impact_law;
+  // impact_law energetic: a contact with Coulomb friction that strikes, or whose slip has no
+  // consistent reaction (Painlevé), takes the impulse process (solvers/impulse_process.hpp).
+  bool frictional_process = false;
   double distance_tol;
   double velocity_tol;
   double event_time_tol;
@@ -171,6 +175,7 @@ class Run {
       const bool start_impact = resolve_contacts(x, {});
       resolve_kinematic(x, resting_kinematic_rows(x), start_impact);
       resolve_friction(x, {});
+      resolve_inconsistent_slip(x);
       while (x.t < settings_.t_end) {
         const PhaseEnd end = integrate_phase(x);
         if (end.horizon) break;
@@ -231,6 +236,7 @@ class Run {
         const bool impact = resolve_contacts(x, leaving);
         resolve_kinematic(x, kinematic_entering, impact);
         resolve_friction(x, friction_crossed);
+        resolve_inconsistent_slip(x);
         note_lambda_sign(x);
         emit(x, label + "+");
       }
@@ -741,12 +747,18 @@ class Run {
     // problem, eliminated by its Schur complement; e_t = −1 leaves it out (a smooth impact).
     for (const int r : coulomb_rows_) {
       const int k = model_.kinematic_condition(r);
-      if (std::find(impacting.begin(), impacting.end(), k) != impacting.end()) {
+      if (std::find(impacting.begin(), impacting.end(), k) == impacting.end()) continue;
+      if (!opt_.frictional_process) {
         throw RunFailure{Status::unsupported_event,
-                         "constraint " + std::to_string(k) + " strikes at t = " +
-                             format_number(x.t) + " with Coulomb friction on kinematic row " +
-                             std::to_string(r) + ": the frictional impact law is not computed"};
+                         "constraint " + std::to_string(k) +
+                             " strikes at t = " + format_number(x.t) +
+                             " with Coulomb friction on kinematic row " + std::to_string(r) +
+                             ": Newton's law is not defined with friction (impact_law energetic "
+                             "computes the impulse process of one such contact)"};
       }
+      require_lone_contact(x, k, r, approaching, "strikes");
+      frictional_impulse(x, k, r, rate);
+      return;
     }
     const auto holonomic = static_cast<Eigen::Index>(approaching.size());
     Point impact_point;
@@ -906,6 +918,85 @@ class Run {
     active_ = next_active;
     sync_conditional_rows();
     return impact;
+  }
+
+  // The impulse process needs the contact alone: no other constraint held or striking, no other
+  // row in force (its W is 2 × 2).
+  void require_lone_contact(const State& x, int k, int r, const std::vector<int>& approaching,
+                            const char* what) const {
+    const bool alone = approaching == std::vector<int>{k} && rows_through_impact({k}).empty() &&
+                       std::all_of(active_.begin(), active_.end(), [k](int j) { return j == k; });
+    if (alone) return;
+    throw RunFailure{Status::unsupported_event,
+                     "constraint " + std::to_string(k) + " " + what +
+                         " at t = " + format_number(x.t) +
+                         " with Coulomb friction on kinematic row " + std::to_string(r) +
+                         " beside other constraints or rows in force: the impulse process is "
+                         "computed for one contact alone"};
+  }
+
+  // The impulse process of contact k with its Coulomb row r at x (Darboux–Keller at the fixed
+  // configuration, Stronge's energetic restitution: solvers/impulse_process.hpp), from the normal
+  // rate `rate`(k) (< 0: an impact; 0: an impact without collision) and the slip g_r: the new
+  // velocity, the impact event with its rates, the impulse. `rate` becomes the rates after.
+  void frictional_impulse(State& x, int k, int r, Eigen::VectorXd& rate) {
+    Point p;
+    evaluate_all_rows(x, p);
+    Eigen::MatrixXd G(2, n_);
+    G.row(0) = p.J.row(k);
+    G.row(1) = p.a.row(r);
+    const double slip = p.g(r);
+    keep_kinematic_rows(p, {});
+    const Delassus D = delassus_of_rows(p, G);
+    ImpulseProcessStart start{.W = D.W,
+                              .vn = std::min(rate(k), 0.0),
+                              .vt = std::abs(slip) > opt_.velocity_tol ? slip : 0.0,
+                              .mu = model_.friction_coefficient(r),
+                              .restitution = restitution(k, D.W(0, 0))};
+    const ImpulseProcessResult out = frictional_impulse_process(start);
+    if (out.end != ImpulseProcessEnd::ended) {
+      throw RunFailure{Status::painleve_paradox,
+                       "the impulse process of constraint " + std::to_string(k) +
+                           " at t = " + format_number(x.t) + " " + out.why};
+    }
+    x.v += D.Ainv_Jt * Eigen::Vector2d(out.Pn, out.Pt);
+    impulse_.add(k, out.Pn);
+    evaluate(x, point_);
+    const Eigen::VectorXd rate_after = point_.constraint_rate(x.v);
+    rec_.events.push_back({.t = x.t,
+                           .kind = EventKind::impact,
+                           .index = k,
+                           .rate_before = rate(k),
+                           .rate_after = rate_after(k)});
+    register_impact(x.t);
+    rate = rate_after;
+    emit(x, "impact+");
+  }
+
+  // Painlevé's inconsistent slip (no reaction solves the contact problem of a sliding contact)
+  // with impact_law energetic: the impact without collision, the impulse process from the normal
+  // rate 0, and the contacts, rows and modes decided again after it; whether it happened. The
+  // paradox stays a failure with the other laws, and with several contacts.
+  bool resolve_inconsistent_slip(State& x) {
+    if (!opt_.frictional_process || sliding_.empty()) return false;
+    evaluate(x, point_);
+    try {
+      solve_constrained(point_, false, acceleration_);
+      return false;
+    } catch (const RunFailure& failure) {
+      if (failure.status != Status::painleve_paradox || sliding_.size() != 1) throw;
+    }
+    const int r = sliding_.front();
+    const int k = model_.kinematic_condition(r);
+    require_lone_contact(x, k, r, {k}, "slips inconsistently");
+    Eigen::VectorXd rate = point_.constraint_rate(x.v);
+    rate(k) = 0.0;  // in contact, |f'| within the velocity tolerance
+    emit(x, "impact-");
+    frictional_impulse(x, k, r, rate);
+    const bool impact = resolve_contacts(x, {});
+    resolve_kinematic(x, resting_kinematic_rows(x), impact);
+    resolve_friction(x, {});
+    return true;
   }
 
   // The kinematic rows that an impact's impulse keeps as they are: the two-sided rows in force,
@@ -1346,7 +1437,7 @@ std::vector<ChoiceSpec> EventDrivenSolver::choices() const {
   // The step bound (max_step_fraction) rather than the tolerance sets most steps of the classical
   // motion of the cases here: dopri5's 6 right-hand sides a step beat DOP853's 15 (dk-plane: 55
   // steps either way, 332 against 827 right-hand sides).
-  return {impact_law_choice(),
+  return {impact_law_choice(true),
           phase_integrator_choice({"dopri5", "dop853", "odeint-dopri5"}, "dopri5",
                                   "dopri5 by default: most classical phases take as many steps "
                                   "with either (the step bound max_step_fraction), and dopri5's "
@@ -1405,6 +1496,8 @@ RunRecord run_contact_dynamics(const Model& model, const RunSettings& settings,
   const event_driven_detail::Options options{
       .impact_law = ImpactLaw::from(p, settings.solver_choices.count("interaction") &&
                                            settings.solver_choices.at("interaction") == "obstacle"),
+      .frictional_process = settings.solver_choices.count("impact_law") &&
+                            settings.solver_choices.at("impact_law") == "energetic",
       .distance_tol = p.at("contact_distance_tol"),
       .velocity_tol = p.at("contact_velocity_tol"),
       .event_time_tol = p.at("event_time_tol"),

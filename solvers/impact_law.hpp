@@ -92,16 +92,26 @@ struct ImpactLaw {
 };
 
 // The ideal solvers' choice of impact law (event-driven, moreau-jean).
-inline ChoiceSpec impact_law_choice() {
-  return {.name = "impact_law",
-          .options = {"newton", "kozlov-impact"},
-          .default_value = "newton",
-          .description =
-              "newton: Newton's law with the fixed --restitution; kozlov-impact: the "
-              "restitution of Kozlov's stiff damped wall (stiffness kappa N, damping "
-              "2k sqrt(N) f', Kozlov 1992 section 5) in the limit N -> infinity, "
-              "e = exp(-pi k/sqrt(kappa/Lambda - k^2)) with Lambda = |grad f|^2_{A^-1} "
-              "at each impact (0 when k^2 >= kappa/Lambda)"};
+// `energetic`: event-driven's law for contacts with Coulomb friction (the impulse process).
+inline ChoiceSpec impact_law_choice(bool energetic = false) {
+  ChoiceSpec spec{.name = "impact_law",
+                  .options = {"newton", "kozlov-impact"},
+                  .default_value = "newton",
+                  .description =
+                      "newton: Newton's law with the fixed --restitution; kozlov-impact: the "
+                      "restitution of Kozlov's stiff damped wall (stiffness kappa N, damping "
+                      "2k sqrt(N) f', Kozlov 1992 section 5) in the limit N -> infinity, "
+                      "e = exp(-pi k/sqrt(kappa/Lambda - k^2)) with Lambda = |grad f|^2_{A^-1} "
+                      "at each impact (0 when k^2 >= kappa/Lambda)"};
+  if (energetic) {
+    spec.options.push_back("energetic");
+    spec.description +=
+        "; energetic: as newton, and where a contact with Coulomb friction strikes or slips "
+        "with no consistent reaction (Painleve's paradox), the impulse process of Darboux and "
+        "Keller at the fixed configuration with Stronge's energetic restitution --restitution "
+        "(one contact alone; the impact without collision at an inconsistent slip)";
+  }
+  return spec;
 }
 
 // The parameters of the ideal solvers' impact law: restitution (newton), kappa and k
