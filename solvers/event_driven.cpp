@@ -758,6 +758,7 @@ class Run {
       }
       require_lone_contact(x, k, r, approaching, "strikes");
       frictional_impulse(x, k, r, rate);
+      emit(x, "impact+");
       return;
     }
     const auto holonomic = static_cast<Eigen::Index>(approaching.size());
@@ -939,6 +940,7 @@ class Run {
   // configuration, Stronge's energetic restitution: solvers/impulse_process.hpp), from the normal
   // rate `rate`(k) (< 0: an impact; 0: an impact without collision) and the slip g_r: the new
   // velocity, the impact event with its rates, the impulse. `rate` becomes the rates after.
+  // Nothing is emitted: the contact problem is decided after it.
   void frictional_impulse(State& x, int k, int r, Eigen::VectorXd& rate) {
     Point p;
     evaluate_all_rows(x, p);
@@ -970,7 +972,6 @@ class Run {
                            .rate_after = rate_after(k)});
     register_impact(x.t);
     rate = rate_after;
-    emit(x, "impact+");
   }
 
   // Painlevé's inconsistent slip (no reaction solves the contact problem of a sliding contact)
@@ -991,7 +992,7 @@ class Run {
     require_lone_contact(x, k, r, {k}, "slips inconsistently");
     Eigen::VectorXd rate = point_.constraint_rate(x.v);
     rate(k) = 0.0;  // in contact, |f'| within the velocity tolerance
-    emit(x, "impact-");
+    // No sample before it: the state has no reaction to report (the caller samples after).
     frictional_impulse(x, k, r, rate);
     const bool impact = resolve_contacts(x, {});
     resolve_kinematic(x, resting_kinematic_rows(x), impact);

@@ -465,11 +465,11 @@ class Run {
     Eigen::VectorXd nu = opt_.N * point_.g;
     if (x.t == carried_nu_time_) nu = carried_nu_;
     const Eigen::Index first = 2 * m_ + switches_ + ku_;
+    friction_pushed_.resize(coulomb_.size(), 0);
     for (std::size_t j = 0; j < coulomb_.size(); ++j) {
       const int r = coulomb_[j];
       const std::optional<double> excess = cone_excess(point_, x, nu, r);
-      const bool was_pushed = friction_pushed_.size() > j && friction_pushed_[j] != 0;
-      friction_pushed_.resize(coulomb_.size(), 0);
+      const bool was_pushed = friction_pushed_[j] != 0;
       friction_pushed_[j] = excess ? 1 : 0;
       if (!excess) {
         sliding_[j] = 0;

@@ -153,6 +153,10 @@ TEST_CASE(
   testing::SolveOptions o;
   o.solver_params = {{"impact_law", "energetic"}, {"restitution", "1"}};
   o.t_end = 0.01;
+  // Sampled: the state before the impulse has no reaction to report, and is not sampled.
+  o.output_times = testing::grid(0.0, 0.01, 11);
+  int samples = 0;
+  o.on_sample = [&](const TrajectorySample&) { ++samples; };
   const RunRecord r = testing::solve(*model, o);
   INFO(r.reason);
   REQUIRE(r.status == Status::ok);
@@ -170,8 +174,10 @@ TEST_CASE(
   CHECK(*impact->rate_before == 0.0);
   CHECK(*impact->rate_after == Approx(iwc.vn).epsilon(1e-12));
   CHECK(lifted);
+  CHECK(samples >= 11);
   // Newton's law leaves the paradox a failure.
   o.solver_params = {};
+  o.on_sample = nullptr;
   CHECK(testing::solve(*model, o).status == Status::painleve_paradox);
 }
 
