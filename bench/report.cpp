@@ -12,9 +12,11 @@
 #include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "crbench/bench/chain_outcome.hpp"
 #include "crbench/bench/cross_validation.hpp"
@@ -490,6 +492,21 @@ EveryCase run_every_case(const std::filesystem::path& out_dir, std::ostream& pro
   return all;
 }
 
+// The least and largest local orders of a ladder's unflagged rows when they differ by more than
+// 0.1 (a sequence with logarithms in it has no power law to fit), else none; the figures apply
+// the same rule (scripts/figures.py, order_drift).
+std::optional<std::pair<double, double>> order_drift(const nlohmann::ordered_json& rows) {
+  std::vector<double> orders;
+  for (const auto& row : rows) {
+    if (row.value("flagged", false) || !row["local_order"].is_number()) continue;
+    orders.push_back(row["local_order"].get<double>());
+  }
+  if (orders.size() < 2) return std::nullopt;
+  const auto [low, high] = std::minmax_element(orders.begin(), orders.end());
+  if (*high - *low <= 0.1) return std::nullopt;
+  return std::make_pair(*low, *high);
+}
+
 // The overview's table per canonical study: each model's verdict, fitted order, extrapolated
 // limit and digits, for the lift-off or the study's first observable.
 std::string studies_overview(const std::vector<StudyOutcome>& studies) {
@@ -527,8 +544,13 @@ std::string studies_overview(const std::vector<StudyOutcome>& studies) {
       std::ostringstream digits, order;
       if (m["digits_supported"].is_number())
         digits << std::fixed << std::setprecision(1) << m["digits_supported"].get<double>();
-      if (fit["fitted_order"].is_number())
+      if (const auto drift = fit["expected_order"].is_null() ? order_drift(rows) : std::nullopt) {
+        // Without a stated order a single fitted one would describe none of the rungs.
+        order << "none (local orders " << std::fixed << std::setprecision(2) << drift->first
+              << " to " << drift->second << ")";
+      } else if (fit["fitted_order"].is_number()) {
         order << std::fixed << std::setprecision(3) << fit["fitted_order"].get<double>();
+      }
       overview << "| " << m["label"].get<std::string>() << " | "
                << verdict_head(m["verdict"].get<std::string>()) << " | "
                << (order.str().empty() ? "-" : order.str()) << " | "

@@ -67,9 +67,13 @@ MARKERS = "osD^v<>ph"
 
 def fit_label(label, fit, decimals, trusted):
     """A model's legend entry with its fitted order and the theory's; where the theory states
-    none and the trusted errors change sign or turn back, no order: they have none to show."""
+    none and the trusted errors change sign or turn back, or their local orders drift, no
+    order: they have none to show."""
     if fit["expected_order"] is None and not power_law_shaped(trusted):
         return label + " (no power law)"
+    drift = order_drift(trusted)
+    if fit["expected_order"] is None and drift:
+        return label + "\n(no power law: local orders %.2f to %.2f)" % drift
     if fit["fitted_order"] is None:
         return label
     label += " (%sorder %.*f" % ("fitted " if decimals == 3 else "", decimals, fit["fitted_order"])
@@ -176,6 +180,16 @@ def power_law_shaped(rows):
     return all(d < 0 for d in steps) or all(d > 0 for d in steps)
 
 
+def order_drift(rows, spread=0.1):
+    """The least and largest local orders of the rows when they differ by more than `spread`
+    (a sequence with logarithms in it, whose single fitted order would describe none of its
+    rungs), else None."""
+    orders = [r["local_order"] for r in rows if r.get("local_order") is not None]
+    if len(orders) < 2 or max(orders) - min(orders) <= spread:
+        return None
+    return min(orders), max(orders)
+
+
 def case_panels(models):
     """The models grouped by their case, in the order the cases first appear."""
     panels = {}
@@ -222,7 +236,9 @@ def draw_error_vs_N(ax, models, observable, legend_size):
         if flagged:
             ax.loglog([r["N"] for r in flagged], [abs(r["error"]) for r in flagged], marker,
                       color=color, markersize=size, markerfacecolor="none")
-        if fit["fitted_order"] is not None and len(trusted) >= 2 and power_law_shaped(trusted):
+        drifting = fit["expected_order"] is None and order_drift(trusted)
+        if (fit["fitted_order"] is not None and len(trusted) >= 2 and power_law_shaped(trusted)
+                and not drifting):
             # The least-squares line through the trusted points (intercept from their mean).
             p = fit["fitted_order"]
             xs = [math.log(r["N"]) for r in trusted]
