@@ -826,6 +826,15 @@ class Run {
       last_impulse_(approaching[r]) = lcp->x(static_cast<Eigen::Index>(r));
       impulse_.add(approaching[r], lcp->x(static_cast<Eigen::Index>(r)));
     }
+    record_impacts(x, impacting, rate);
+    emit(x, "impact+");
+    last_impulse_.setZero();
+  }
+
+  // The impact events of `impacting` at x after the velocity jump, with their rates before
+  // (`rate`) and after (from point_, evaluated at x's configuration); `rate` becomes the rates
+  // after.
+  void record_impacts(const State& x, const std::vector<int>& impacting, Eigen::VectorXd& rate) {
     const Eigen::VectorXd rate_after = point_.constraint_rate(x.v);
     for (const int k : impacting) {
       rec_.events.push_back({.t = x.t,
@@ -836,8 +845,6 @@ class Run {
       register_impact(x.t);
     }
     rate = rate_after;
-    emit(x, "impact+");
-    last_impulse_.setZero();
   }
 
   // Impacts, then activation of the constraints at rest on Σ; whether there was an impact.
@@ -963,15 +970,7 @@ class Run {
     }
     x.v += D.Ainv_Jt * Eigen::Vector2d(out.Pn, out.Pt);
     impulse_.add(k, out.Pn);
-    evaluate(x, point_);
-    const Eigen::VectorXd rate_after = point_.constraint_rate(x.v);
-    rec_.events.push_back({.t = x.t,
-                           .kind = EventKind::impact,
-                           .index = k,
-                           .rate_before = rate(k),
-                           .rate_after = rate_after(k)});
-    register_impact(x.t);
-    rate = rate_after;
+    record_impacts(x, {k}, rate);
   }
 
   // Painlevé's inconsistent slip (no reaction solves the contact problem of a sliding contact)

@@ -416,8 +416,9 @@ class Run {
                                     int r) const {
     const auto slot = static_cast<std::size_t>(r);
     const int k = cone_.constraint[slot];
-    if (!pushing_[static_cast<std::size_t>(k)] || !(row_damping_now(r) > 0.0)) return std::nullopt;
-    const double viscous = row_damping_now(r) * nu(r) / opt_.N;
+    const double damping = damping_[slot];  // set for the phase (classify_friction before)
+    if (!pushing_[static_cast<std::size_t>(k)] || !(damping > 0.0)) return std::nullopt;
+    const double viscous = damping * nu(r) / opt_.N;
     return std::abs(viscous) -
            cone_.mu[slot] * cone_reaction<double>(p, x.v, cone_, opt_.medium, k);
   }
@@ -428,11 +429,9 @@ class Run {
   double excess_rate(const State& x, const Eigen::VectorXd& nu, int r) {
     const auto slot = static_cast<std::size_t>(r);
     const int k = cone_.constraint[slot];
-    model_.evaluate(x, modes_, rhs_point_);
-    Point& p = rhs_point_;
-    p.Q += medium_force<double>(p, x.v, pushing_, opt_.medium);
     Eigen::VectorXd qdd, nu_dot;
-    kinematic_dynamics<double>(p, nu, opt_.N, opt_.medium, qdd, nu_dot, &damping_, cone(), &x.v);
+    kinematic_rate(x, nu, opt_.N, qdd, nu_dot);
+    const Point& p = rhs_point_;
     const double viscous = damping_[slot] * nu(r) / opt_.N;
     const double viscous_rate = damping_[slot] * nu_dot(r) / opt_.N;
     const double rate = p.J.row(k).dot(x.v) + p.f_t(k);
@@ -444,12 +443,6 @@ class Run {
     const double abs_rate =
         viscous != 0.0 ? (viscous > 0.0 ? viscous_rate : -viscous_rate) : std::abs(viscous_rate);
     return abs_rate - cone_.mu[slot] * lambda_rate;
-  }
-
-  // Row r's friction in the present phase (row_damping() before the first phase is set).
-  double row_damping_now(int r) const {
-    return damping_.empty() ? row_damping()[static_cast<std::size_t>(r)]
-                            : damping_[static_cast<std::size_t>(r)];
   }
 
   // The Coulomb rows' modes after an event or at the start: a row whose cone function crossed
@@ -767,10 +760,11 @@ class Run {
       g(2 * m_ + switches_ + r) = engaged_[static_cast<std::size_t>(r)] ? -x.aux(r) : x.aux(r);
     }
     if (!coulomb_.empty()) {
-      model_.evaluate(x, modes_, probe_point_);
+      // The reactions above left rhs_point_ at x (kinematic rows: never the sparse form).
+      if (!reactions) model_.evaluate(x, modes_, rhs_point_);
       for (std::size_t j = 0; j < coulomb_.size(); ++j) {
         const Eigen::Index at = 2 * m_ + switches_ + ku_ + static_cast<Eigen::Index>(j);
-        const std::optional<double> excess = cone_excess(probe_point_, x, x.aux, coulomb_[j]);
+        const std::optional<double> excess = cone_excess(rhs_point_, x, x.aux, coulomb_[j]);
         g(at) = !excess ? 1.0 : sliding_[j] ? *excess : -*excess;
       }
     }
@@ -1142,15 +1136,22 @@ class Run {
       return;
     }
     Eigen::VectorXd a, nu_dot;
-    model_.evaluate(s, modes_, rhs_point_);
-    if (m_ > 0) rhs_point_.Q += medium_force<double>(rhs_point_, s.v, pushing_, opt_.medium);
-    kinematic_dynamics<double>(rhs_point_, chart_nu(y), chart_.scale(), opt_.medium, a, nu_dot,
-                               switched_rows(), cone(), &s.v);
+    kinematic_rate(s, chart_nu(y), chart_.scale(), a, nu_dot);
     if (!a.allFinite() || !nu_dot.allFinite()) {
       throw RunFailure{Status::non_finite, "non-finite acceleration at t = " + format_number(t)};
     }
     dy.resize(2 * n_);
     dy << s.v, chart_.rate<double>(nu_dot, a);
+  }
+
+  // q̈ and ν̇ at the state s with the chart's ν = scale·g (kinematic_dynamics with the medium's
+  // force on the constraints it pushes), rhs_point_ left evaluated at s.
+  void kinematic_rate(const State& s, const Eigen::VectorXd& nu, double scale, Eigen::VectorXd& qdd,
+                      Eigen::VectorXd& nu_dot) {
+    model_.evaluate(s, modes_, rhs_point_);
+    if (m_ > 0) rhs_point_.Q += medium_force<double>(rhs_point_, s.v, pushing_, opt_.medium);
+    kinematic_dynamics<double>(rhs_point_, nu, scale, opt_.medium, qdd, nu_dot, switched_rows(),
+                               cone(), &s.v);
   }
 
   // (q, q̇) at the chart's point y, with the chart's ν in State::aux (no allocation in the
@@ -1296,7 +1297,6 @@ class Run {
   FrictionCone cone_;
   std::vector<char> sliding_;
   std::vector<char> friction_pushed_;  // per row: its constraint was pushed at the last event
-  Point probe_point_;
   const FrictionCone* cone() const { return coulomb_.empty() ? nullptr : &cone_; }
   Point point_;
   Point rhs_point_;
