@@ -1,14 +1,18 @@
 #include "crbench/bench/cli.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -23,6 +27,7 @@
 #include "crbench/bench/study.hpp"
 #include "crbench/bench/sweep.hpp"
 #include "crbench/bench/verify.hpp"
+#include "crbench/cases/case_plugin.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/solver.hpp"
 #include "crbench/version.hpp"
@@ -112,6 +117,7 @@ int list_command(bool as_json, std::ostream& out) {
                             {"switches", c.info.switch_names},
                             {"params", params_json(c.info.params)},
                             {"solver_settings", settings_json(c.info.solver_settings)}});
+      if (!c.plugin.empty()) j["cases"].back()["plugin"] = c.plugin;
     }
     j["solvers"] = nlohmann::json::array();
     for (const auto& s : solver_registry()) {
@@ -136,6 +142,7 @@ int list_command(bool as_json, std::ostream& out) {
   for (const auto& c : case_registry()) {
     out << "  " << c.info.name << "  (n = " << c.info.dof << ", m = " << c.info.constraints
         << ")\n    " << c.info.description << "\n";
+    if (!c.plugin.empty()) out << "    loaded from " << c.plugin << "\n";
     if (!c.info.constraint_names.empty()) {
       // A chain case names one, numbered per contact (contact0, contact1, ...).
       std::string names;
@@ -601,6 +608,45 @@ std::optional<std::string> option_with_empty_value(CLI::App& app) {
   return std::nullopt;
 }
 
+// `crbench case build|header FILE [--out DIR]`: python/crbench_case.py, found beside the program
+// (a build tree) or in the installed Python folder, run with Debian's interpreter; its exit status.
+int case_command(const std::string& action, const std::string& file, const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path program = fs::read_symlink("/proc/self/exe", error);
+  std::string script;
+  for (const fs::path& candidate :
+       {program.parent_path() / "crbench_case.py",
+        program.parent_path() / "../lib/python3/dist-packages/crbench_case.py"}) {
+    if (!error && fs::exists(candidate, error)) {
+      script = candidate.lexically_normal().string();
+      break;
+    }
+  }
+  if (script.empty()) {
+    throw InputError(
+        "case: the generator crbench_case.py is not beside this program nor in "
+        "its installed Python folder");
+  }
+  std::vector<std::string> args = {CRBENCH_PYTHON_EXECUTABLE, script, action, file};
+  if (!out_dir.empty()) args.insert(args.end(), {"--out", out_dir});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  const pid_t child = fork();
+  if (child < 0) throw std::runtime_error("case: fork failed");
+  if (child == 0) {
+    execv(argv[0], argv.data());
+    std::fprintf(stderr, "crbench: case: %s cannot be run\n", argv[0]);
+    _exit(2);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -608,6 +654,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App app{"crbench: benchmarks of constraint-realization limits"};
   app.set_version_flag("--version", std::string(version));
   app.require_subcommand(1);
+  // Options of the program itself may stand after the subcommand too.
+  app.fallthrough();
+  std::vector<std::string> case_folders;
+  app.add_option("--cases", case_folders,
+                 "a folder of case plugins (libcrbench_case_<name>.so, as `Case.build()` in Python "
+                 "makes them) whose cases to load beside the built-in ones; repeatable, after "
+                 "those of $CRBENCH_CASE_PATH (folders separated by ':')")
+      ->type_name("DIR");
 
   auto* list = app.add_subcommand("list", "print the cases and solvers with their parameters");
   bool list_json = false;
@@ -629,6 +683,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   sweep.add_to(app, "sweep",
                "run a sweep file: the limit model's lift-off delay over a grid (a phase map)",
                "sweep", "skip the figure (scripts/figures.py)");
+  auto* case_build = app.add_subcommand(
+      "case",
+      "a case of one's own from a JSON definition: build its plugin (for --cases) or "
+      "print its generated header (docs/python.md)");
+  std::string case_action, case_file, case_out;
+  case_build->add_option("action", case_action, "build or header")
+      ->required()
+      ->check(CLI::IsMember({"build", "header"}));
+  case_build->add_option("file", case_file, "the JSON definition")->required();
+  case_build->add_option("--out", case_out,
+                         "the folder to write the plugin to (default: the case cache)");
   auto* report =
       app.add_subcommand("report", "the main job: the canonical runs, written to a folder");
   std::string out_dir = "results";
@@ -658,6 +723,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     // Read on every rank before any point is handed out (a malformed value is exit 2 here, not
     // on rank 0 alone in the middle of the run).
     if (mpi::world().size > 1) mpi::rank_timeout_seconds();
+    if (report->parsed() && !case_folders.empty()) {
+      throw InputError("--cases: report runs the built-in cases only (its results are canonical)");
+    }
+    if (!report->parsed()) {
+      for (const auto& folder : case_path_folders()) load_case_folder(folder, "CRBENCH_CASE_PATH");
+      for (const auto& folder : case_folders) load_case_folder(folder, "--cases");
+    }
+    if (case_build->parsed()) return case_command(case_action, case_file, case_out);
     if (list->parsed()) return list_command(list_json, out);
     if (report->parsed()) return write_report(out_dir, jobs_from(report_jobs_text), out);
     if (converge.command->parsed()) return converge_command(converge, out, err);

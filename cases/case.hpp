@@ -183,10 +183,14 @@ struct member_class<R K::*> {
 }  // namespace detail
 
 // Whether C's metric is one of the constant metrics above, inherited and not redefined (C's own
-// `metric` hides the base's): then ∂A/∂q = 0 and the dynamics skip the Coriolis terms.
+// `metric` hides the base's), or C states `static constexpr bool constant_metric = true` (a
+// generated case whose metric has no q in it): then ∂A/∂q = 0 and the dynamics skip the Coriolis
+// terms.
 template <class C>
 constexpr bool has_constant_metric() {
-  if constexpr (requires { &C::template metric<double>; }) {
+  if constexpr (requires { C::constant_metric; }) {
+    return C::constant_metric;
+  } else if constexpr (requires { &C::template metric<double>; }) {
     using Owner = typename detail::member_class<decltype(&C::template metric<double>)>::type;
     return std::is_same_v<Owner, UnitMetric<C::n>> || std::is_same_v<Owner, PlanarBodyMetric>;
   } else {

@@ -15,8 +15,12 @@ std::deque<CaseEntry>& registry() {
 const std::deque<CaseEntry>& case_registry() { return registry(); }
 
 void register_case(CaseEntry entry) {
-  for (const auto& c : registry()) {
+  for (auto& c : registry()) {
     if (c.info.name == entry.info.name) {
+      if (!c.plugin.empty() && !entry.plugin.empty()) {
+        c = std::move(entry);
+        return;
+      }
       throw InputError("register_case: a case named '" + entry.info.name + "' exists already");
     }
   }

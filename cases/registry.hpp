@@ -13,6 +13,8 @@ namespace crbench {
 struct CaseEntry {
   CaseInfo info;
   std::function<std::unique_ptr<Model>(const ParamValues&)> make;
+  // The case plugin it was loaded from (cases/case_plugin.hpp); empty for a case compiled in.
+  std::string plugin = {};
 };
 
 // The built-in cases in the order of crbench_builtin_cases (CMakeLists.txt), then those added by
@@ -23,7 +25,8 @@ const std::deque<CaseEntry>& case_registry();
 // recompiles that case alone.
 std::deque<CaseEntry> builtin_case_entries();
 // Adds a case (a user's own, or a test's; cases/register_case.hpp makes the entry from a Case
-// type). Call it before any thread looks a case up. InputError when the name is taken.
+// type). Call it before any thread looks a case up. InputError when the name is taken, except that
+// a case loaded from a plugin replaces one loaded from another plugin under its name.
 void register_case(CaseEntry entry);
 // InputError naming the known cases when there is none of that name.
 const CaseEntry& find_case(std::string_view name);

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -19,12 +20,14 @@
 #include <thread>
 #include <vector>
 
+#include "crbench/bench/check.hpp"
 #include "crbench/bench/json_fields.hpp"
 #include "crbench/bench/report.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
 #include "crbench/bench/sweep.hpp"
 #include "crbench/bench/verify.hpp"
+#include "crbench/cases/case_plugin.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/solver.hpp"
 #include "crbench/version.hpp"
@@ -174,6 +177,7 @@ py::list cases() {
     d["kinematic"] = c.info.kinematic;
     d["bilateral"] = c.info.bilateral;
     d["params"] = param_list(c.info.params);
+    if (!c.plugin.empty()) d["plugin"] = c.plugin;
     out.append(d);
   }
   return out;
@@ -222,13 +226,25 @@ struct Trajectory {
   std::vector<Eigen::VectorXd> q, v, f, lambda, mu, impulse, extra;
 };
 
-py::dict run(const std::string& case_name, const std::string& solver_name,
+// A case given by name, or as a crbench.Case (python/crbench_case.py), which is built (or taken
+// from its cache) and loaded first.
+std::string case_name_of(const py::object& given) {
+  if (py::isinstance<py::str>(given)) return given.cast<std::string>();
+  if (py::hasattr(given, "build") && py::hasattr(given, "name")) {
+    given.attr("build")();
+    return given.attr("name").cast<std::string>();
+  }
+  throw InputError("case: a case's name or a crbench.Case is expected, not " +
+                   py::str(py::type::of(given)).cast<std::string>());
+}
+
+py::dict run(const py::object& given_case, const std::string& solver_name,
              const std::optional<py::dict>& params, const std::optional<double>& rtol,
              const std::optional<double>& atol, const std::optional<double>& t_end, int samples,
              const std::optional<double>& max_wall_time, bool trajectory,
              const py::kwargs& solver_options) {
   RunRequest request;
-  request.case_name = case_name;
+  request.case_name = case_name_of(given_case);
   request.solver_name = solver_name;
   if (params) request.case_assignments = assignments_of("params", *params);
   request.solver_assignments = assignments_of("solver option", solver_options);
@@ -296,7 +312,7 @@ py::dict run(const std::string& case_name, const std::string& solver_name,
   return out;
 }
 
-py::dict verify(const std::string& case_name, const std::optional<py::dict>& params,
+py::dict verify(const py::object& given_case, const std::optional<py::dict>& params,
                 const std::string& axis, const std::string& solver, std::optional<double> N,
                 std::optional<double> coarse, std::optional<double> fine, int per_decade,
                 int digits, double rtol, double atol, double tight_factor,
@@ -307,7 +323,7 @@ py::dict verify(const std::string& case_name, const std::optional<py::dict>& par
   request.N_fixed = N;
   request.from = coarse;
   request.to = fine;
-  request.case_name = case_name;
+  request.case_name = case_name_of(given_case);
   if (params) request.case_assignments = assignments_of("params", *params);
   request.model_assignments = assignments_of("model option", model_options);
   for (const auto& a : request.model_assignments) {
@@ -402,6 +418,31 @@ py::dict sweep(const py::object& given, const std::optional<std::string>& out_di
   return summary_of(result, options.out_dir);
 }
 
+// `crbench check --case C --json` as a dict, with 'exit_status' (0 every check passed, 1 not).
+py::dict check(const py::object& given_case, const std::optional<py::dict>& params,
+               const py::kwargs& realization_options) {
+  CheckRequest request;
+  request.case_name = case_name_of(given_case);
+  if (params) request.case_assignments = assignments_of("params", *params);
+  request.realization_assignments = assignments_of("realization option", realization_options);
+  request.json = true;
+  std::ostringstream text;
+  const int status = interruptible([&]() { return run_check(request, text); });
+  py::dict out = py::module_::import("json").attr("loads")(text.str());
+  out["exit_status"] = status;
+  return out;
+}
+
+// The parts of the module written in Python (python/crbench_case.py), imported at first use:
+// sympy costs the import of crbench half a second otherwise.
+py::object python_part(const std::string& name) {
+  static const std::vector<std::string> names = {"Case", "CaseError", "case_from_json"};
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    throw py::attribute_error("module 'crbench' has no attribute '" + name + "'");
+  }
+  return py::module_::import("crbench_case").attr(name.c_str());
+}
+
 }  // namespace
 }  // namespace crbench::python
 
@@ -425,6 +466,22 @@ PYBIND11_MODULE(crbench, m) {
       PyErr_SetString(input_error.ptr(), in_keywords(e.what()).c_str());
     }
   });
+  m.def(
+      "load_case", [](const std::string& file) { return crbench::load_case_plugin(file, "file"); },
+      py::arg("file"),
+      "Loads a case plugin (libcrbench_case_<name>.so, as Case.build() makes) and registers its "
+      "case; returns the case's name. A case of the same name loaded from another plugin is "
+      "replaced.");
+  m.def(
+      "load_cases",
+      [](const std::string& folder) { return crbench::load_case_folder(folder, "folder"); },
+      py::arg("folder"), "Loads every case plugin of a folder; returns their cases' names.");
+  m.def("check", &check, py::arg("case"), py::kw_only(), py::arg("params") = py::none(),
+        "`crbench check --case C --json` as a dict, with 'exit_status' (0 every check passed, 1 "
+        "not): the case's AD derivatives against finite differences, its facts against "
+        "event-driven, its metric along the trajectory, its constraints' round-off floors. Other "
+        "keywords: the realization's settings (N, preset, ...).");
+  m.def("__getattr__", &python_part, py::arg("name"));
   m.def("cases", &cases, "The cases: name, description, sizes and parameters (as `crbench list`).");
   m.def("solvers", &solvers, "The solvers: name, description, parameters and choices.");
   m.def("run", &run, py::arg("case"), py::arg("solver"), py::kw_only(),

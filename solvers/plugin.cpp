@@ -35,14 +35,7 @@ std::vector<std::string> plugin_folders() {
   return folders;
 }
 
-namespace {
-
-// What keeps FILE from being a shared object this program can map, or "" when nothing does: its
-// ELF header (class, byte order, machine and type of this program's), and its program and section
-// tables and every segment and section with content inside the file's own size. A truncated
-// library passes dlopen and dies of SIGBUS at its first use of a page past the end; this refuses
-// it first.
-std::string elf_problem(const std::filesystem::path& file) {
+std::string shared_library_problem(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   std::error_code error;
   const auto size = std::filesystem::file_size(file, error);
@@ -100,17 +93,6 @@ std::string elf_problem(const std::filesystem::path& file) {
   return "";
 }
 
-// A function pointer from dlsym's object pointer (POSIX guarantees the conversion).
-template <class Function>
-Function function_of(void* symbol) {
-  Function function = nullptr;
-  static_assert(sizeof(function) == sizeof(symbol));
-  std::memcpy(&function, &symbol, sizeof(symbol));
-  return function;
-}
-
-}  // namespace
-
 const void* plugin_interface(const std::string& name, const void* linked, const std::string& what) {
   if (linked != nullptr) return linked;
   static std::mutex mutex;
@@ -127,7 +109,7 @@ const void* plugin_interface(const std::string& name, const void* linked, const 
     const std::filesystem::path path = std::filesystem::path(folder) / file;
     std::error_code error;
     if (!std::filesystem::exists(path, error)) continue;
-    if (const std::string problem = elf_problem(path); !problem.empty()) {
+    if (const std::string problem = shared_library_problem(path); !problem.empty()) {
       reasons += "; " + path.string() + ": " + problem;
       continue;
     }

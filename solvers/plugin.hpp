@@ -11,6 +11,8 @@
 // back-ends, and with them their libraries, are left out of it.
 #pragma once
 
+#include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -44,5 +46,21 @@ const void* plugin_interface(const std::string& name, const void* linked, const 
 // plugin folder relative to the program (lib/crbench beside its bin, however the prefix was moved),
 // then the build tree's plugin folder.
 std::vector<std::string> plugin_folders();
+
+// What keeps FILE from being a shared object this program can map, or "" when nothing does: its
+// ELF header (class, byte order, machine and type of this program's), and its program and section
+// tables and every segment and section with content inside the file's own size. A truncated
+// library passes dlopen and dies of SIGBUS at its first use of a page past the end; this refuses
+// it first.
+std::string shared_library_problem(const std::filesystem::path& file);
+
+// A function pointer from dlsym's object pointer (POSIX guarantees the conversion).
+template <class Function>
+Function function_of(void* symbol) {
+  Function function = nullptr;
+  static_assert(sizeof(function) == sizeof(symbol));
+  std::memcpy(&function, &symbol, sizeof(symbol));
+  return function;
+}
 
 }  // namespace crbench
