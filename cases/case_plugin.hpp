@@ -19,11 +19,16 @@
 
 // The entry of a case plugin for the case type TYPE (a Case, cases/case.hpp), in one source file
 // of the plugin after TYPE's header and cases/register_case.hpp.
-#define CRBENCH_CASE_PLUGIN(TYPE)                                               \
-  extern "C" const char* crbench_case_abi() { return CRBENCH_CASE_PLUGIN_ABI; } \
-  extern "C" const crbench::CaseEntry* crbench_case_entry() {                   \
-    static const crbench::CaseEntry entry = crbench::case_entry<TYPE>();        \
-    return &entry;                                                              \
+// The two entries are the plugin's only visible symbols where it is compiled with
+// -fvisibility=hidden (as crbench_case.py compiles it).
+#define CRBENCH_CASE_PLUGIN(TYPE)                                                    \
+  extern "C" __attribute__((visibility("default"))) const char* crbench_case_abi() { \
+    return CRBENCH_CASE_PLUGIN_ABI;                                                  \
+  }                                                                                  \
+  extern "C" __attribute__((visibility("default"))) const crbench::CaseEntry*        \
+  crbench_case_entry() {                                                             \
+    static const crbench::CaseEntry entry = crbench::case_entry<TYPE>();             \
+    return &entry;                                                                   \
   }
 
 namespace crbench {

@@ -379,6 +379,23 @@ class Case:
                             "linear in the velocities are gyroscopic: put them in force)")
         return A.applyfunc(sp.simplify)
 
+    def _check_positive_definite(self, A, q0):
+        """The metric at the initial state and the default parameters: a kinetic energy that
+        misses a velocity, or a sign slip, shows here rather than as a failed solve."""
+        defaults = {p["symbol"]: p["default"] for p in self._params}
+        point = dict(defaults)
+        for (q, _, _), e in zip(self._coords, q0):
+            point[q] = sp.sympify(e).subs(defaults)
+        try:
+            values = sp.Matrix(A).subs(point).evalf()
+            eigenvalues = [complex(x).real for x in values.eigenvals(multiple=True)]
+        except (TypeError, ValueError):
+            return  # not numeric there (e.g. a singular expression): the solvers will say
+        if min(eigenvalues) <= 0.0:
+            raise CaseError(f"metric: not positive definite at the initial state (eigenvalues "
+                            f"{', '.join(f'{x:.3g}' for x in sorted(eigenvalues))}); every "
+                            "coordinate needs its velocity in the kinetic energy")
+
     def _validated(self):
         """Every field checked; the parts of the generated header."""
         if not self._coords:
@@ -422,6 +439,7 @@ class Case:
         for i, e in enumerate(q0 + v0 + [t0]):
             self._depends("initial." + (f"q[{i}]" if i < n else f"v[{i - n}]" if i < 2 * n
                                         else "t"), e, params)
+        self._check_positive_definite(A, q0)
         if self.horizon is None:
             raise CaseError("horizon: missing")
         self._depends("horizon", self.horizon, params)
@@ -767,7 +785,10 @@ def _compile_into(case, header, settings, folder, verbose):
                     "#include \"crbench/cases/case_plugin.hpp\"\n"
                     "#include \"crbench/cases/register_case.hpp\"\n\n"
                     f"CRBENCH_CASE_PLUGIN(crbench::user_cases::{case.type_name()})\n")
-        command = ([settings["cxx"]] + settings["flags"] + ["-fPIC", "-shared"]
+        # Hidden symbols: calls inside the plugin are direct and inlined as in the program (a
+        # plugin's default-visibility functions could be interposed, which blocks both).
+        command = ([settings["cxx"]] + settings["flags"]
+                   + ["-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"]
                    + [f"-D{d}" for d in settings["defines"]]
                    + [f"-I{i}" for i in settings["includes"]]
                    + ["plugin.cpp", "-o", _plugin_name(case)])
