@@ -537,7 +537,12 @@ int converge_command(const FileCommand& c, std::ostream& out, std::ostream& err)
   options.progress_line = mpi::is_root() && isatty(fileno(stderr)) != 0;
   const ConvergeResult result = run_study(study, options);
   if (!mpi::is_root()) return 0;
-  write_study_readme(study, result, options.out_dir, c.path, c.program, "");
+  // A case loaded from a plugin: the command that runs the study again loads its folder.
+  std::string program = c.program;
+  if (const std::string& plugin = find_case(study.case_name).plugin; !plugin.empty()) {
+    program += " --cases " + std::filesystem::path(plugin).parent_path().string();
+  }
+  write_study_readme(study, result, options.out_dir, c.path, program, "");
   for (const auto& m : result.summary["models"]) {
     out << "  " << m["label"].get<std::string>() << ": " << m["verdict"].get<std::string>() << "\n";
   }

@@ -735,6 +735,10 @@ def build_settings():
     except (OSError, ValueError) as e:
         raise CaseError(f"build settings: {path} cannot be read ({e}); it is written by crbench's "
                         "build beside crbench_case.py") from None
+    # Relative folders (an installed tree) are relative to the settings file's own folder.
+    here = os.path.dirname(os.path.abspath(path))
+    settings["includes"] = [os.path.normpath(os.path.join(here, i)) for i in settings["includes"]]
+    settings["digest_header"] = os.path.normpath(os.path.join(here, settings["digest_header"]))
     try:
         with open(settings["digest_header"], encoding="utf-8") as f:
             settings["digest"] = f.read()

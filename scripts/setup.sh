@@ -9,8 +9,9 @@ packages=(
   # Lemke and projected Gauss-Seidel LCP solvers (solvers/lcp.cpp)
   libsiconos-numerics-dev
   python3-matplotlib python3-numpy
-  # the Python module crbench (python/crbench_module.cpp)
-  pybind11-dev python3-dev
+  # the Python module crbench (python/crbench_module.cpp); sympy for cases defined without C++
+  # (python/crbench_case.py)
+  pybind11-dev python3-dev python3-sympy
   # MPI: `mpirun -n R crbench sweep|converge` (bench/mpi.hpp) and its tests
   libopenmpi-dev openmpi-bin
   # pdflatex, to compile the LaTeX tables in a test (booktabs and graphicx)

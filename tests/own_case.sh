@@ -90,3 +90,16 @@ LD_DEBUG=files "$work/moved/bin/crbench" run --case ball-chain --set n=20 --solv
 grep -q "$work/moved/lib/crbench/libcrbench_siconos_numerics.so" "$work/plugin-moved.log" ||
   { echo "FAIL: the moved install did not load its own plugin"; exit 1; }
 echo "own_case: the moved install reads its own share/crbench and lib/crbench; CRBENCH_DATA_DIR overrides it"
+# A case without C++ through the moved install: its generator and build settings (relative to
+# lib/python3/dist-packages) compile a JSON definition against the moved headers, and the moved
+# program loads the plugin.
+if /usr/bin/python3 -c "import sympy" 2> /dev/null; then
+  CRBENCH_CASE_CACHE="$work/case-cache" "$work/moved/bin/crbench" case build \
+    "$source/examples/python/ellipse.json" --out "$work/case-plugins" > "$work/case-build.txt" ||
+    { echo "FAIL: the moved install's crbench case build:"; cat "$work/case-build.txt"; exit 1; }
+  "$work/moved/bin/crbench" --cases "$work/case-plugins" run --case ellipse-slide \
+    --solver event-driven --json > "$work/case-run.json"
+  grep -q '"status": *"ok"' "$work/case-run.json" ||
+    { echo "FAIL: the moved install's case plugin did not run"; exit 1; }
+  echo "own_case: the moved install builds and runs a case defined in JSON"
+fi

@@ -12,6 +12,7 @@
 #include "crbench/bench/check.hpp"
 #include "crbench/bench/cli.hpp"
 #include "crbench/cases/falling_ladder.hpp"
+#include "crbench/cases/registry.hpp"
 #include "support.hpp"
 
 namespace check_tests {
@@ -229,6 +230,15 @@ TEST_CASE("check on the command line: exit 0 and every section, JSON, exit 2 on 
   CHECK_THAT(text, Catch::Contains("theta0"));
   CHECK(run({"check", "--case", "falling-ladder", "--solver-set", "N=-1"}, text) == 2);
   CHECK_THAT(text, Catch::Contains("N"));
+}
+
+TEST_CASE("check: every built-in case passes its self-test", "[check]") {
+  for (const auto& entry : builtin_case_entries()) {
+    INFO(entry.info.name);
+    const auto model = make_model(entry.info.name, {});
+    const CheckReport r = check_model(*model, {});
+    CHECK(r.passed());
+  }
 }
 
 }  // namespace check_tests

@@ -28,8 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (args.size() > 40) return 0;
   bool is_run = false;
   for (const auto& a : args) {
-    if (a == "report" || a == "converge" || a == "verify" || a.starts_with("--trajectory") ||
-        a.starts_with("--out") || a.starts_with("--max-wall-time")) {
+    // `case` runs the generator and the compiler; --cases loads shared libraries.
+    if (a == "report" || a == "converge" || a == "verify" || a == "case" ||
+        a.starts_with("--cases") || a.starts_with("--trajectory") || a.starts_with("--out") ||
+        a.starts_with("--max-wall-time")) {
       return 0;
     }
     if (a == "run") is_run = true;
