@@ -165,7 +165,8 @@ class _Printer:
             numerator.insert(0, self.number(coefficient))
         text = " * ".join(numerator)
         if denominator:
-            text = f"{text} / ({' * '.join(denominator)})"
+            below = " * ".join(denominator)
+            text += f" / ({below})" if len(denominator) > 1 else f" / {below}"
         return f"{sign}({text})" if sign else text
 
     def power(self, base, exponent):
@@ -465,10 +466,6 @@ class Case:
     def header(self):
         """The generated header: readable, and a case one can copy into the tree and keep."""
         return _Header(self, self._validated()).text()
-
-    def content_hash(self, settings):
-        text = self.header() + json.dumps(settings, sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def build(self, out=None, *, register=True, verbose=False):
         """Compiles the case into libcrbench_case_<name>.so (in `out`, or in the cache, keyed by

@@ -78,6 +78,23 @@ class PythonCase(unittest.TestCase):
         else:
             self.assertEqual(mine, theirs, where)
 
+    def test_a_kinematic_constraint_from_python_is_the_built_in_knife_edge(self):
+        c = crbench.Case("knife-edge-python", "Kozlov 1992 sections 2-3, defined in Python")
+        a_g = c.parameter("a_g", 1.0, min=0.0, max=1e6)
+        J = c.parameter("J", 1.0, min=0.0, max=1e6, min_inclusive=False)
+        omega = c.parameter("omega", 1.0, min=0.0, max=1e3, min_inclusive=False)
+        x, y, phi = c.coordinates(("x", "length"), ("y", "length"), ("phi", "angle (rad)"))
+        xd, yd, phid = c.velocities
+        c.kinetic_energy = (xd ** 2 + yd ** 2 + J * phid ** 2) / 2
+        c.potential = -a_g * x
+        c.kinematic("blade", [-sp.sin(phi), sp.cos(phi), 0])
+        c.initial(q=[0, 0, 0], v=[0, 0, omega])
+        c.horizon = 3
+        for solver, options in (("event-driven", {}), ("realization", {"N": 1e6})):
+            built_in = crbench.run("knife-edge-incline", solver, trajectory=False, **options)
+            own = crbench.run(c, solver, trajectory=False, **options)
+            self.assertEqual(json.dumps(without(own)), json.dumps(without(built_in)), solver)
+
     def test_the_header_is_a_case_and_a_cached_build_is_reused(self):
         case = dk_plane()
         header = case.header()
