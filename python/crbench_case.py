@@ -271,14 +271,21 @@ class Case:
         self._check_constraint_name(name)
         self._bilateral.append((name, sp.sympify(f), str(unit)))
 
-    def kinematic(self, name, a, b=0, *, unilateral=False, condition=None):
+    def kinematic(self, name, a, b=0, *, unilateral=False, condition=None, coulomb=None):
         """A kinematic constraint a(q, t).q' + b(q, t) = 0 (>= 0 when unilateral); `condition`
-        names the unilateral constraint while which it holds (a conditional constraint)."""
+        names the unilateral constraint while which it holds (a conditional constraint).
+        `coulomb`, the friction coefficient mu (an expression of the parameters), makes the row a
+        Coulomb row of that constraint: a(q, t).q' is then the slip velocity of the contact point,
+        and the row holds only while its reaction stays in the cone (docs/theory.md)."""
         if unilateral and any(not k["unilateral"] for k in self._kinematic):
             raise CaseError(f"kinematic {name}: one-sided rows come before two-sided ones")
+        if coulomb is not None and (condition is None or unilateral):
+            raise CaseError(f"kinematic {name}.coulomb: a Coulomb row is two-sided and needs the "
+                            "condition (the unilateral constraint whose friction it is)")
         self._kinematic.append(dict(name=str(name), a=[sp.sympify(x) for x in a],
                                     b=sp.sympify(b), unilateral=bool(unilateral),
-                                    condition=condition))
+                                    condition=condition,
+                                    coulomb=None if coulomb is None else sp.sympify(coulomb)))
 
     def initial(self, q, v, t=0.0):
         self._initial = (list(q), list(v), t)
@@ -428,6 +435,9 @@ class Case:
                 self._depends(f"kinematic {k['name']}.a[{i}]", e, q_t_p,
                               "a is a(q, t); the velocities enter as a.q'")
             self._depends(f"kinematic {k['name']}.b", k["b"], q_t_p)
+            if k["coulomb"] is not None:
+                self._depends(f"kinematic {k['name']}.coulomb", k["coulomb"],
+                              self._symbols("params"))
             if k["condition"] is not None and k["condition"] not in names:
                 raise CaseError(f"kinematic {k['name']}.condition: '{k['condition']}' is not a "
                                 f"unilateral constraint ({', '.join(names) or 'none'})")
@@ -616,6 +626,9 @@ class _Header:
                 f"        .switch_names = {{{switch_names}}},\n")
         if any(k["condition"] for k in c._kinematic):
             text += f"        .kinematic_condition = {{{conditions}}},\n"
+        coulomb = [str(r) for r, k in enumerate(c._kinematic) if k["coulomb"] is not None]
+        if coulomb:
+            text += f"        .coulomb_rows = {{{', '.join(coulomb)}}},\n"
         if c._settings:
             text += f"        .solver_settings = {{{settings}}},\n"
         return text + "    };\n  }\n"
@@ -672,6 +685,12 @@ class _Header:
             out += [f"    a_({r}, {i}) = {self.expr(e, field + f'.a[{i}]')};\n"
                     for i, e in enumerate(k["a"])]
         out.append("    return a_;\n  }\n")
+        if any(k["coulomb"] is not None for k in c._kinematic):
+            cases = "".join(f"      case {r}:\n        return {self.expr(k['coulomb'], field, False)};\n"
+                            for r, k in enumerate(c._kinematic) if k["coulomb"] is not None
+                            for field in [f"kinematic {k['name']}.coulomb"])
+            out += ["\n  double friction_coefficient(int r) const {\n    using S = double;\n",
+                    _USING, "    switch (r) {\n", cases, "    }\n    return 0.0;\n  }\n"]
         if any(k["b"] != 0 for k in c._kinematic):
             out += ["\n  template <class S>\n  Vec<S, kinematic> kinematic_offset("
                     "const Vec<S, n>& q, const S& t) const {\n", _USING,
@@ -883,9 +902,11 @@ def _case_from_dict(definition, origin):
     for u in definition.get("bilateral", []):
         c.bilateral(u["name"], parse(u["f"], f"bilateral {u['name']}"), u.get("unit", ""))
     for k in definition.get("kinematic", []):
+        mu = k.get("coulomb")
         c.kinematic(k["name"], [parse(x, f"kinematic {k['name']}.a") for x in k["a"]],
                     parse(k.get("b", 0), f"kinematic {k['name']}.b"),
-                    unilateral=k.get("unilateral", False), condition=k.get("condition"))
+                    unilateral=k.get("unilateral", False), condition=k.get("condition"),
+                    coulomb=None if mu is None else parse(mu, f"kinematic {k['name']}.coulomb"))
     init = definition["initial"]
     c.initial([parse(x, "initial.q") for x in init["q"]],
               [parse(x, "initial.v") for x in init["v"]], parse(init.get("t", 0), "initial.t"))

@@ -450,8 +450,9 @@ PYBIND11_MODULE(crbench, m) {
   using namespace crbench::python;
   m.doc() =
       "crbench: constraint-realization limits (Deryabin & Kozlov). cases(), solvers(), run(), "
-      "verify(), converge() and sweep() as the crbench command line, errors as "
-      "crbench.InputError.";
+      "verify(), check(), converge() and sweep() as the crbench command line, errors as "
+      "crbench.InputError; Case (a system of one's own from sympy expressions, compiled into a "
+      "case plugin), load_case() and load_cases() for plugins built before.";
   m.attr("__version__") = crbench::version;
   // NumPy's array API is looked up once, here, under the import's GIL: pybind11 otherwise does it
   // in a function-local static on the first array made, where a second thread that holds the GIL

@@ -95,6 +95,27 @@ class PythonCase(unittest.TestCase):
             own = crbench.run(c, solver, trajectory=False, **options)
             self.assertEqual(json.dumps(without(own)), json.dumps(without(built_in)), solver)
 
+    def test_a_coulomb_row_from_python_is_the_built_in_block_on_incline(self):
+        c = crbench.Case("block-python", "block-on-incline, defined in Python")
+        angle = c.parameter("angle", 0.3, min=0.0, max=1.5)
+        mu = c.parameter("mu", 0.5, min=0.0, max=100.0)
+        g = c.parameter("g", 9.81, min=0.0, max=1e6, min_inclusive=False)
+        v0 = c.parameter("v0", 1.0, min=0.0, max=1e3)
+        ramp = c.parameter("ramp", 0.0, min=0.0, max=1e6)
+        x, y = c.coordinates(("x", "length"), ("y", "length"))
+        c.kinetic_energy = (c.velocity(x) ** 2 + c.velocity(y) ** 2) / 2
+        c.potential = -g * sp.sin(angle) * x + g * sp.cos(angle) * y
+        c.force = [ramp * c.t, 0]
+        c.unilateral("incline", y, unit="length")
+        c.kinematic("slip", [1, 0], condition="incline", coulomb=mu)
+        c.initial(q=[0, 0], v=[v0, 0])
+        c.horizon = 2
+        for solver, options in (("event-driven", {}), ("realization", {"N": 1e4, "slip_beta": 1})):
+            built_in = crbench.run("block-on-incline", solver, t_end=2.0, trajectory=False,
+                                   **options)
+            own = crbench.run(c, solver, t_end=2.0, trajectory=False, **options)
+            self.assertEqual(json.dumps(without(own)), json.dumps(without(built_in)), solver)
+
     def test_the_header_is_a_case_and_a_cached_build_is_reused(self):
         case = dk_plane()
         header = case.header()
