@@ -690,13 +690,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                "sweep", "skip the figure (scripts/figures.py)");
   auto* case_build = app.add_subcommand(
       "case",
-      "a case of one's own from a JSON definition: build its plugin (for --cases) or "
+      "a case of one's own from a JSON or TOML definition: build its plugin (for --cases) or "
       "print its generated header (docs/python.md)");
   std::string case_action, case_file, case_out;
   case_build->add_option("action", case_action, "build or header")
       ->required()
       ->check(CLI::IsMember({"build", "header"}));
-  case_build->add_option("file", case_file, "the JSON definition")->required();
+  case_build->add_option("file", case_file, "the JSON or TOML definition (TOML: FILE.toml)")
+      ->required();
   case_build->add_option("--out", case_out,
                          "the folder to write the plugin to (default: the case cache)");
   auto* report =

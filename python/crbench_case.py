@@ -838,16 +838,23 @@ def _compile_into(case, header, settings, folder, verbose):
 
 # ---- the declarative file --------------------------------------------------------------------
 def case_from_json(definition, origin="definition"):
-    """A Case from the fields of a JSON definition (a dict, or the path of a file) holding the
-    same fields as Case's methods, expressions as strings (velocities x_dot, modes mode_<switch>,
+    """A Case from the fields of a JSON or TOML definition (a dict, or the path of a file, TOML
+    when it ends in .toml) holding the same fields as Case's methods, expressions as strings (velocities x_dot, modes mode_<switch>,
     time t, realization N)."""
     if isinstance(definition, str):
         origin = definition
+        toml = definition.endswith(".toml")
         try:
-            with open(definition, encoding="utf-8") as f:
-                definition = json.load(f)
+            if toml:
+                import tomllib  # Python 3.11's standard library
+                with open(definition, "rb") as f:
+                    definition = tomllib.load(f)
+            else:
+                with open(definition, encoding="utf-8") as f:
+                    definition = json.load(f)
         except (OSError, ValueError) as e:
-            raise CaseError(f"{origin}: cannot be read as JSON ({e})") from None
+            raise CaseError(f"{origin}: cannot be read as {'TOML' if toml else 'JSON'} ({e})") \
+                from None
     if not isinstance(definition, dict):
         raise CaseError(f"{origin}: a JSON object of fields is expected")
     try:
@@ -934,7 +941,8 @@ def build_file(path, out=None):
 def main(argv):
     import argparse
     parser = argparse.ArgumentParser(prog="crbench case",
-                                     description="build a case plugin from a JSON definition")
+                                     description="build a case plugin from a JSON or TOML "
+                                                 "definition")
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="compile FILE into a case plugin")
     build.add_argument("file")

@@ -50,6 +50,21 @@ def ellipse_definition(**overrides):
     return definition
 
 
+# particle-on-circle at its defaults (R = g = 1, v0 = 0.5) as a TOML definition.
+CIRCLE_TOML = """
+name = "circle-toml"
+description = "particle-on-circle, written in TOML"
+coordinates = [{name = "r", unit = "length"}, {name = "theta", unit = "angle (rad)"}]
+kinetic_energy = "(r_dot**2 + r**2*theta_dot**2)/2"
+potential = "g*r*cos(theta)"
+horizon = "4"
+parameters = [{name = "R", default = 1.0, min = 0.1, max = 10},
+              {name = "g", default = 1.0, min = 0.1, max = 10}]
+unilateral = [{name = "circle", f = "r - R", unit = "length"}]
+initial = {q = ["R", "0"], v = ["0", "0.5/R"]}
+"""
+
+
 def run_exe(*args, env=None):
     return subprocess.run([EXE, *args], capture_output=True, text=True, env=env)
 
@@ -264,6 +279,18 @@ class CommandLine(unittest.TestCase):
         done = run_exe("--cases", os.path.join(self.folder, "none"), "list")
         self.assertEqual(done.returncode, 2)
         self.assertIn("--cases", done.stderr)
+
+    def test_a_toml_definition_is_the_same_system(self):
+        path = os.path.join(self.folder, "circle.toml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(CIRCLE_TOML)
+        done = run_exe("case", "build", path, "--out", os.path.join(self.folder, "toml"))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        done = run_exe("--cases", os.path.join(self.folder, "toml"), "run", "--case",
+                       "circle-toml", "--solver", "event-driven", "--json")
+        own = json.loads(done.stdout)["lift_off_time"]
+        built_in = crbench.run("particle-on-circle", "event-driven", trajectory=False)
+        self.assertAlmostEqual(own, built_in["lift_off_time"], delta=1e-11)
 
     def test_a_bad_json_definition_exits_2_naming_the_field(self):
         path = os.path.join(self.folder, "bad.json")
