@@ -767,6 +767,7 @@ ojson observable_json(const std::string& o, const StudyModel& m, const Observabl
   fit["points_in_fit"] = analysis.points_in_fit;
   fit["expected_order"] = number_or_null(analysis.expected_order);
   fit["agrees"] = analysis.order_agrees ? ojson(*analysis.order_agrees) : ojson();
+  if (analysis.bounded_by_step) fit["bounded_by_step"] = true;
   if (coefficients) {
     fit["expected_coefficients"] = coefficients->expected;
     fit["fitted_coefficients"] = coefficients->fitted;

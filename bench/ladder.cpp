@@ -460,6 +460,23 @@ Verdict extrapolated_verdict(const LadderAnalysis& out, std::optional<double> re
 
 }  // namespace
 
+// Whether every row of a step ladder has an error within 1e-3 h of its step h or below 1e-3 h, and
+// at least two within 1e-3 h of h: the signature of an event found at the first step that
+// sees it, whose error is h or 0 by where the step ends in floating point.
+bool step_granular(const std::vector<LadderRow>& rows) {
+  int at_step = 0;
+  for (const LadderRow& row : rows) {
+    if (!row.rung || !row.error) return false;
+    const double h = *row.rung, e = std::abs(*row.error);
+    if (std::abs(e - h) <= 1e-3 * h) {
+      ++at_step;
+    } else if (e > 1e-3 * h) {
+      return false;
+    }
+  }
+  return at_step >= 2;
+}
+
 LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                               std::optional<double> reference, std::optional<double> expected_order,
                               bool extrapolate_limit, const LadderRules& rules,
@@ -491,6 +508,16 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     out.rows.push_back(row);
   }
   out.points_in_fit = static_cast<int>(fit_resolution.size());
+  if (axis == LadderAxis::h && !expected_order && step_granular(out.rows)) {
+    out.bounded_by_step = true;
+    out.verdict =
+        Verdict::of(VerdictKind::no_rate_stated,
+                    "every error is within 1e-3 h of the step h or of 0 (the event is taken at "
+                    "the first step that sees it, h or 0 late by where that step ends "
+                    "in floating point): a bound by h, not a power law; no order or "
+                    "limit is fitted");
+    return out;
+  }
   if (const auto slope = log_log_slope(fit_resolution, fit_error); has_rung && slope) {
     out.fitted_order = -*slope;
   }

@@ -131,6 +131,10 @@ struct LadderAnalysis {
   // tolerances; 0 for a closed form): the reference lies within the error bar when it is within
   // the bar widened by this, so that a ladder is not blamed for its reference's error.
   std::optional<double> reference_error;
+  // A step ladder without a stated order whose every error is the step itself or nothing (an
+  // event taken at the first step that sees it, the step ending just before or on the event time
+  // in floating point): a bound by h, not a power law, so no order or limit is fitted to it.
+  bool bounded_by_step = false;
   Verdict verdict;  // CONFIRMED / NOT CONFIRMED / NO RATE STATED: why, and what would help
 };
 

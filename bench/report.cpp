@@ -544,7 +544,10 @@ std::string studies_overview(const std::vector<StudyOutcome>& studies) {
       std::ostringstream digits, order;
       if (m["digits_supported"].is_number())
         digits << std::fixed << std::setprecision(1) << m["digits_supported"].get<double>();
-      if (const auto drift = fit["expected_order"].is_null() ? order_drift(rows) : std::nullopt) {
+      if (fit.value("bounded_by_step", false)) {
+        order << "none (bounded by h)";
+      } else if (const auto drift =
+                     fit["expected_order"].is_null() ? order_drift(rows) : std::nullopt) {
         // Without a stated order a single fitted one would describe none of the rungs.
         order << "none (local orders " << std::fixed << std::setprecision(2) << drift->first
               << " to " << drift->second << ")";

@@ -69,6 +69,8 @@ def fit_label(label, fit, decimals, trusted):
     """A model's legend entry with its fitted order and the theory's; where the theory states
     none and the trusted errors change sign or turn back, or their local orders drift, no
     order: they have none to show."""
+    if fit.get("bounded_by_step"):
+        return label + " (bounded by h: no power law)"
     if fit["expected_order"] is None and not power_law_shaped(trusted):
         return label + " (no power law)"
     drift = order_drift(trusted)

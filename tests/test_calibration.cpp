@@ -241,6 +241,45 @@ TEST_CASE("An h ladder: order from the resolution 1/h, the limit extrapolated, f
   CHECK(flat.rows[4].flag == "ROUND-OFF");
 }
 
+TEST_CASE("An h ladder whose errors are the step or nothing is a bound, not a power law",
+          "[ladder-axis]") {
+  using crbench::LadderAxis;
+  // An event taken at the first step that sees it (the engines' default contacts on dk-plane):
+  // ODE lets go 5e-10 after the first step that ends past t = 1: 1 + h + 5e-10, or 1 + 5e-10
+  // where the step ends on t = 1 in floating point. Without a stated order no order or limit is
+  // fitted; the same errors at half the step are an order-1 law.
+  const std::vector<double> h = {1e-3, 1e-4, 1e-5, 1e-6};
+  const std::vector<double> late = {1e-3 + 5e-10, 1e-4 + 5e-10, 1e-5 + 5e-10, 5e-10};
+  const auto ladder = [&](double scale) {
+    std::vector<crbench::LadderInput> inputs;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      crbench::LadderInput in;
+      in.rung = h[i];
+      in.value = 1.0 + scale * late[i];
+      in.reference_uncertainty = 0.0;
+      inputs.push_back(in);
+    }
+    return inputs;
+  };
+  const crbench::LadderRules rules;
+  const auto bound =
+      crbench::analyse_ladder(ladder(1.0), 1.0, std::nullopt, true, rules, "", LadderAxis::h);
+  INFO(bound.verdict.text);
+  CHECK(bound.bounded_by_step);
+  CHECK_FALSE(bound.fitted_order);
+  CHECK_FALSE(bound.extrapolation.limit);
+  CHECK_THAT(bound.verdict.text, Catch::Contains("a bound by h, not a power law"));
+  // Half the step at the three coarse rungs: not the step itself, so fitted as before.
+  const auto half =
+      crbench::analyse_ladder(ladder(0.5), 1.0, std::nullopt, true, rules, "", LadderAxis::h);
+  CHECK_FALSE(half.bounded_by_step);
+  CHECK(half.fitted_order);
+  // With a stated order the ladder is judged against it.
+  const auto stated =
+      crbench::analyse_ladder(ladder(1.0), 1.0, 1.0, true, rules, "", LadderAxis::h);
+  CHECK_FALSE(stated.bounded_by_step);
+}
+
 TEST_CASE(
     "A parameter ladder's leading coefficients: fitted with an error bar that holds the truth",
     "[ladder-axis]") {
