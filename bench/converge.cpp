@@ -768,6 +768,7 @@ ojson observable_json(const std::string& o, const StudyModel& m, const Observabl
   fit["expected_order"] = number_or_null(analysis.expected_order);
   fit["agrees"] = analysis.order_agrees ? ojson(*analysis.order_agrees) : ojson();
   if (analysis.bounded_by_step) fit["bounded_by_step"] = true;
+  if (analysis.floor) fit["floor"] = true;
   if (coefficients) {
     fit["expected_coefficients"] = coefficients->expected;
     fit["fitted_coefficients"] = coefficients->fitted;
@@ -1092,7 +1093,8 @@ ojson Converge::model_json(std::size_t mi, GroupedLines& grouped, ObservableTabl
   verdicts.rows.push_back(
       {m.label, ref.kind, full(ref.lift_off),
        judged && judged->expected_order ? format_number(*judged->expected_order) : "",
-       judged ? optional_text(judged->fitted_order, 3) : "",
+       // A floor's fitted order is no rate (LadderAnalysis::floor).
+       judged ? (judged->floor ? "none (a floor)" : optional_text(judged->fitted_order, 3)) : "",
        full(extrapolation ? extrapolation->limit : std::nullopt),
        sci(extrapolation ? extrapolation->uncertainty : std::nullopt, 2),
        optional_text(digits_supported, 1), optional_text(digits, 1),

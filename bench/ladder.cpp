@@ -380,8 +380,11 @@ Verdict extrapolated_verdict(const LadderAnalysis& out, std::optional<double> re
   const std::optional<double>& expected_order = out.expected_order;
   const Extrapolated& x = out.extrapolation;
   const bool N_axis = out.axis == LadderAxis::N;
-  const std::string order_text =
+  const std::string fitted =
       "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-"));
+  const std::string order_text =
+      out.floor ? "the errors settle on a floor as " + name + " falls (" + fitted + ", no rate)"
+                : fitted;
   const std::string finest_text =
       x.finest_rung ? " (finest " + name + " used " + N_label(*x.finest_rung) + ")" : std::string();
   // "limit L +/- U (finest N used X)", or "limit L (finest N used X)" without a bar.
@@ -521,6 +524,8 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
   if (const auto slope = log_log_slope(fit_resolution, fit_error); has_rung && slope) {
     out.fitted_order = -*slope;
   }
+  out.floor = axis == LadderAxis::h && !expected_order && out.fitted_order &&
+              std::abs(*out.fitted_order) < 0.05;
   if (expected_order && out.fitted_order) {
     out.order_agrees = std::abs(*out.fitted_order - *expected_order) <= rules.order_tolerance;
   }

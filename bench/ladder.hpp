@@ -135,6 +135,10 @@ struct LadderAnalysis {
   // event taken at the first step that sees it, the step ending just before or on the event time
   // in floating point): a bound by h, not a power law, so no order or limit is fitted to it.
   bool bounded_by_step = false;
+  // A step ladder without a stated order whose fitted order is below 0.05 in magnitude: its
+  // errors settle on a floor (the model's own error at its setting, or a contact's resting
+  // depth), which its limit gives; the fitted order is no rate and is not shown as one.
+  bool floor = false;
   Verdict verdict;  // CONFIRMED / NOT CONFIRMED / NO RATE STATED: why, and what would help
 };
 

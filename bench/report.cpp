@@ -546,6 +546,8 @@ std::string studies_overview(const std::vector<StudyOutcome>& studies) {
         digits << std::fixed << std::setprecision(1) << m["digits_supported"].get<double>();
       if (fit.value("bounded_by_step", false)) {
         order << "none (bounded by h)";
+      } else if (fit.value("floor", false)) {
+        order << "none (a floor)";
       } else if (const auto drift =
                      fit["expected_order"].is_null() ? order_drift(rows) : std::nullopt) {
         // Without a stated order a single fitted one would describe none of the rungs.

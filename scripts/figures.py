@@ -71,6 +71,8 @@ def fit_label(label, fit, decimals, trusted):
     order: they have none to show."""
     if fit.get("bounded_by_step"):
         return label + " (bounded by h: no power law)"
+    if fit.get("floor"):
+        return label + " (a floor: no power law)"
     if fit["expected_order"] is None and not power_law_shaped(trusted):
         return label + " (no power law)"
     drift = order_drift(trusted)

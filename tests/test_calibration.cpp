@@ -278,6 +278,22 @@ TEST_CASE("An h ladder whose errors are the step or nothing is a bound, not a po
   const auto stated =
       crbench::analyse_ladder(ladder(1.0), 1.0, 1.0, true, rules, "", LadderAxis::h);
   CHECK_FALSE(stated.bounded_by_step);
+  // Errors that settle on a floor (a mapped contact at N = 1e3 against the classical lift-off):
+  // 0.045 + h; the fit's order (0.01) is no rate, the limit is the floor.
+  std::vector<crbench::LadderInput> settling;
+  for (const double step : h) {
+    crbench::LadderInput in;
+    in.rung = step;
+    in.value = 1.045 + step;
+    in.reference_uncertainty = 0.0;
+    settling.push_back(in);
+  }
+  const auto floor =
+      crbench::analyse_ladder(settling, 1.0, std::nullopt, true, rules, "", LadderAxis::h);
+  INFO(floor.verdict.text);
+  CHECK(floor.floor);
+  CHECK(floor.extrapolation.limit.value() == Approx(1.045).margin(1e-9));
+  CHECK_THAT(floor.verdict.text, Catch::Contains("the errors settle on a floor as h falls"));
 }
 
 TEST_CASE(
