@@ -125,8 +125,7 @@ void write_file(const std::filesystem::path& path, std::string_view content) {
 double horizon_of(const Model& model) {
   static std::mutex mutex;
   static std::map<std::string, double> cache;
-  std::string key = model.info().name;
-  for (const auto& [name, value] : model.params()) key += "|" + name + "=" + format_number(value);
+  const std::string key = model_key(model);
   {
     const std::lock_guard<std::mutex> lock(mutex);
     const auto it = cache.find(key);

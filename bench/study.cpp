@@ -59,8 +59,7 @@ bool solver_has_N(const Solver& solver) {
 Facts facts_of(const Model& model) {
   static std::mutex mutex;
   static std::map<std::string, Facts> cache;
-  std::string key = model.info().name;
-  for (const auto& [name, value] : model.params()) key += "|" + name + "=" + format_number(value);
+  const std::string key = model_key(model);
   const std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it == cache.end()) it = cache.emplace(key, model.facts()).first;

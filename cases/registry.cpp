@@ -36,6 +36,15 @@ const CaseEntry& find_case(std::string_view name) {
   throw InputError("--case: unknown case '" + std::string(name) + "'; known cases: " + known);
 }
 
+std::string model_key(const Model& model) {
+  std::string key = model.info().name;
+  for (const auto& c : case_registry()) {
+    if (c.info.name == key && !c.plugin.empty()) key += "@" + c.plugin;
+  }
+  for (const auto& [name, value] : model.params()) key += "|" + name + "=" + format_number(value);
+  return key;
+}
+
 std::unique_ptr<Model> make_model(std::string_view name,
                                   const std::vector<Assignment>& assignments) {
   const CaseEntry& c = find_case(name);

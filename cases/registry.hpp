@@ -30,6 +30,10 @@ std::deque<CaseEntry> builtin_case_entries();
 void register_case(CaseEntry entry);
 // InputError naming the known cases when there is none of that name.
 const CaseEntry& find_case(std::string_view name);
+// What identifies a bound model's case-level results (its horizon, its facts) within a process:
+// the case's name, the plugin it came from (a case rebuilt from a plugin under the same name is
+// another case) and its parameter values.
+std::string model_key(const Model& model);
 // Finds the case, validates the assignments against its parameters, binds them.
 std::unique_ptr<Model> make_model(std::string_view name,
                                   const std::vector<Assignment>& assignments);

@@ -481,9 +481,14 @@ class Case:
         """Compiles the case into libcrbench_case_<name>.so (in `out`, or in the cache, keyed by
         the header and crbench's build settings) and, when the crbench module is there,
         registers it; returns the plugin's path."""
-        settings = build_settings()
-        header = self.header()
-        plugin = _compile(self, header, settings, out, verbose)
+        # The same definition built before in this process: its plugin, without sympy's work
+        # (a Case passed to crbench.run is built at every call).
+        fingerprint = (self._fingerprint(), out)
+        if getattr(self, "_built", None) and self._built[0] == fingerprint:
+            plugin = self._built[1]
+        else:
+            plugin = _compile(self, self.header(), build_settings(), out, verbose)
+            self._built = (fingerprint, plugin)
         if register:
             try:
                 import crbench  # the module, when it is on the path
@@ -491,6 +496,11 @@ class Case:
             except ImportError:
                 pass
         return plugin
+
+    def _fingerprint(self):
+        """Every field of the definition as text: equal for equal definitions."""
+        state = {k: v for k, v in vars(self).items() if k != "_built"}
+        return hashlib.sha256(repr(sorted(state.items(), key=lambda kv: kv[0])).encode()).hexdigest()
 
     def check(self, **kwargs):
         """`crbench check --case <name>` on this case (built first); its JSON as a dict."""
@@ -776,8 +786,21 @@ def _plugin_name(case):
     return "libcrbench_case_" + case.name.replace("-", "_") + ".so"
 
 
+def _command(case, settings):
+    """The compiler's command line, run in the plugin's own folder."""
+    # Hidden symbols: calls inside the plugin are direct and inlined as in the program (a
+    # plugin's default-visibility functions could be interposed, which blocks both).
+    return ([settings["cxx"]] + settings["flags"]
+            + ["-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"]
+            + [f"-D{d}" for d in settings["defines"]]
+            + [f"-I{i}" for i in settings["includes"]]
+            + ["plugin.cpp", "-o", _plugin_name(case)])
+
+
 def _compile(case, header, settings, out, verbose):
-    key = hashlib.sha256((header + json.dumps(settings, sort_keys=True)).encode()).hexdigest()[:16]
+    # The cache key: the header, the whole command line and the digest of crbench's headers.
+    key = hashlib.sha256("\n".join([header, json.dumps(_command(case, settings)),
+                                     settings["digest"]]).encode()).hexdigest()[:16]
     cached = os.path.join(cache_folder(), f"{case.name}-{key}")
     plugin = os.path.join(cached, _plugin_name(case))
     if not os.path.exists(plugin):
@@ -805,13 +828,7 @@ def _compile_into(case, header, settings, folder, verbose):
                     "#include \"crbench/cases/case_plugin.hpp\"\n"
                     "#include \"crbench/cases/register_case.hpp\"\n\n"
                     f"CRBENCH_CASE_PLUGIN(crbench::user_cases::{case.type_name()})\n")
-        # Hidden symbols: calls inside the plugin are direct and inlined as in the program (a
-        # plugin's default-visibility functions could be interposed, which blocks both).
-        command = ([settings["cxx"]] + settings["flags"]
-                   + ["-fPIC", "-shared", "-fvisibility=hidden", "-fvisibility-inlines-hidden"]
-                   + [f"-D{d}" for d in settings["defines"]]
-                   + [f"-I{i}" for i in settings["includes"]]
-                   + ["plugin.cpp", "-o", _plugin_name(case)])
+        command = _command(case, settings)
         log = os.path.join(work, "build.log")
         with open(log, "w", encoding="utf-8") as f:
             f.write(" ".join(command) + "\n")

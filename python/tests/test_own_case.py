@@ -131,6 +131,14 @@ class PythonCase(unittest.TestCase):
             own = crbench.run(c, solver, t_end=2.0, trajectory=False, **options)
             self.assertEqual(json.dumps(without(own)), json.dumps(without(built_in)), solver)
 
+    def test_a_case_rebuilt_under_its_name_replaces_the_loaded_one(self):
+        # The horizon and the facts are cached per case within a process: not across a rebuild.
+        case = dk_plane("dk-plane-rebuilt")
+        self.assertEqual(crbench.run(case, "event-driven")["final_state"]["t"], 3.0)
+        case.horizon = 2.5
+        self.assertEqual(crbench.run(case, "event-driven")["final_state"]["t"], 2.5)
+        self.assertEqual(crbench.run("dk-plane-rebuilt", "event-driven")["final_state"]["t"], 2.5)
+
     def test_the_header_is_a_case_and_a_cached_build_is_reused(self):
         case = dk_plane()
         header = case.header()
