@@ -693,7 +693,7 @@ ObservableLadder analyse_observable(const std::string& o, const StudyModel& m,
   out.analysis = judge_rows(
       o, out.inputs, ref,
       expected != m.expected_order.end() ? std::optional<double>(expected->second) : std::nullopt,
-      rules, m.axis, m.ladder_parameter, ref.why);
+      rules, m.axis, m.ladder_parameter, ref.why, m.fixed_N);
   // The theory's leading coefficients, where it states them: part of the verdict.
   LadderAnalysis& analysis = out.analysis;
   std::optional<CoefficientFit>& coefficients = out.coefficients;

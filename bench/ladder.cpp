@@ -383,8 +383,13 @@ Verdict extrapolated_verdict(const LadderAnalysis& out, std::optional<double> re
   const std::string fitted =
       "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-"));
   const std::string order_text =
-      out.floor ? "the errors settle on a floor as " + name + " falls (" + fitted + ", no rate)"
-                : fitted;
+      out.fixed_N ? "the errors tend to the model's own error at N = " + N_label(*out.fixed_N) +
+                        " as " + name +
+                        " falls, not to 0 (the reference is the limit N -> "
+                        "infinity): no rate in " +
+                        name
+      : out.floor ? "the errors settle on a floor as " + name + " falls (" + fitted + ", no rate)"
+                  : fitted;
   const std::string finest_text =
       x.finest_rung ? " (finest " + name + " used " + N_label(*x.finest_rung) + ")" : std::string();
   // "limit L +/- U (finest N used X)", or "limit L (finest N used X)" without a bar.
@@ -484,7 +489,8 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                               std::optional<double> reference, std::optional<double> expected_order,
                               bool extrapolate_limit, const LadderRules& rules,
                               const std::string& no_reference_why, LadderAxis axis,
-                              const std::string& parameter, std::optional<double> reference_error) {
+                              const std::string& parameter, std::optional<double> reference_error,
+                              std::optional<double> fixed_N) {
   LadderAnalysis out;
   out.axis = axis;
   out.expected_order = expected_order;
@@ -515,17 +521,19 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     out.bounded_by_step = true;
     out.verdict =
         Verdict::of(VerdictKind::no_rate_stated,
-                    "every error is within 1e-3 h of the step h or of 0 (the event is taken at "
-                    "the first step that sees it, h or 0 late by where that step ends "
-                    "in floating point): a bound by h, not a power law; no order or "
-                    "limit is fitted");
+                    "every error is within 1e-3 h of the step h or of 0 (an event resolved "
+                    "only to the step it falls in): a bound by h, not a power law; no order "
+                    "or limit is fitted");
     return out;
   }
   if (const auto slope = log_log_slope(fit_resolution, fit_error); has_rung && slope) {
     out.fitted_order = -*slope;
   }
+  // A realization at a fixed N tends as h → 0 to its own lift-off at that N, not to the limit's:
+  // its errors against the limit approach that N's error, whatever their slope on the way.
+  if (axis == LadderAxis::h && !expected_order) out.fixed_N = fixed_N;
   out.floor = axis == LadderAxis::h && !expected_order && out.fitted_order &&
-              std::abs(*out.fitted_order) < 0.05;
+              (out.fixed_N || std::abs(*out.fitted_order) < 0.05);
   if (expected_order && out.fitted_order) {
     out.order_agrees = std::abs(*out.fitted_order - *expected_order) <= rules.order_tolerance;
   }
@@ -542,6 +550,11 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     return out;
   }
   extrapolate_tail(out, reference, rules, parameter);
+  // The fixed N's own limit as h → 0 is shown only where the ladder bounds it.
+  if (out.fixed_N && !out.extrapolation.uncertainty) {
+    out.extrapolation.limit.reset();
+    out.digits_of_agreement.reset();
+  }
   out.verdict = extrapolated_verdict(out, reference, rules, no_reference_why, name);
   return out;
 }

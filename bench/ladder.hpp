@@ -135,10 +135,12 @@ struct LadderAnalysis {
   // event taken at the first step that sees it, the step ending just before or on the event time
   // in floating point): a bound by h, not a power law, so no order or limit is fitted to it.
   bool bounded_by_step = false;
-  // A step ladder without a stated order whose fitted order is below 0.05 in magnitude: its
-  // errors settle on a floor (the model's own error at its setting, or a contact's resting
-  // depth), which its limit gives; the fitted order is no rate and is not shown as one.
+  // A step ladder without a stated order whose fitted order is below 0.05 in magnitude, or whose
+  // model is a realization at a fixed N measured against the limit N → ∞ (fixed_N): its errors
+  // settle on a floor (the model's own error at its setting, or a contact's resting depth), which
+  // its limit gives; the fitted order is no rate and is not shown as one.
   bool floor = false;
+  std::optional<double> fixed_N;
   Verdict verdict;  // CONFIRMED / NOT CONFIRMED / NO RATE STATED: why, and what would help
 };
 
@@ -174,13 +176,15 @@ CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
 // `extrapolate_limit`: the observable converges to `reference` along the ladder (lift-off times;
 // a deviation's limit is 0 and is not extrapolated: its verdict rests on the fitted order alone).
 // `reference_error`: the reference's own error estimate (LadderAnalysis::reference_error); none
-// where the rows carry it already (an h or rtol ladder's) or it is unknown.
+// where the rows carry it already (an h or rtol ladder's) or it is unknown. `fixed_N`: the N of a
+// realization whose step ladder is measured against the limit N → ∞ (LadderAnalysis::fixed_N).
 LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
                               std::optional<double> reference, std::optional<double> expected_order,
                               bool extrapolate_limit, const LadderRules& rules,
                               const std::string& no_reference_why = "",
                               LadderAxis axis = LadderAxis::N, const std::string& parameter = "",
-                              std::optional<double> reference_error = std::nullopt);
+                              std::optional<double> reference_error = std::nullopt,
+                              std::optional<double> fixed_N = std::nullopt);
 
 // "1e2", "10^2.5", or the number when N is not a power of ten to a tenth of a decade (also for h
 // and rtol: "1e-3", "10^-2.5").

@@ -278,7 +278,7 @@ LadderInput ladder_input(const std::string& o, LadderAxis axis, std::optional<do
 LadderAnalysis judge_rows(const std::string& o, const std::vector<LadderInput>& inputs,
                           const LadderReference& reference, std::optional<double> expected_order,
                           const LadderRules& rules, LadderAxis axis, const std::string& parameter,
-                          const std::string& no_reference_why) {
+                          const std::string& no_reference_why, std::optional<double> fixed_N) {
   const std::optional<double> value = reference_value(o, reference);
   // A limit of 0 is approached, not extrapolated: the verdict rests on the order (and the
   // coefficients), as for a deviation.
@@ -291,7 +291,7 @@ LadderAnalysis judge_rows(const std::string& o, const std::vector<LadderInput>& 
     reference_error = it->second;
   }
   return analyse_ladder(inputs, value, expected_order, extrapolate, rules, no_reference_why, axis,
-                        parameter, reference_error);
+                        parameter, reference_error, fixed_N);
 }
 
 LadderRun run_ladder(const LadderPlan& plan, const std::vector<double>& rungs,

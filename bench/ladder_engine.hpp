@@ -155,7 +155,8 @@ LadderInput ladder_input(const std::string& observable, LadderAxis axis, std::op
 LadderAnalysis judge_rows(const std::string& observable, const std::vector<LadderInput>& inputs,
                           const LadderReference& reference, std::optional<double> expected_order,
                           const LadderRules& rules, LadderAxis axis, const std::string& parameter,
-                          const std::string& no_reference_why);
+                          const std::string& no_reference_why,
+                          std::optional<double> fixed_N = std::nullopt);
 
 // A ladder run one row after another: each row's run and tight twin, and each observable's
 // inputs.

@@ -66,14 +66,21 @@ Facts facts_of(const Model& model) {
   return it->second;
 }
 
-std::string limit_model_of(const Solver& solver, const std::vector<Assignment>& assignments,
-                           const std::string& path) {
+// The solver's settings from the model's assignments, or InputError prefixed with `path`.
+RunSettings settings_of(const Solver& solver, const std::vector<Assignment>& assignments,
+                        const std::string& path) {
   RunSettings settings;
   try {
     configure_solver(solver, assignments, settings);
   } catch (const InputError& e) {
     throw InputError(path + ": " + e.what());
   }
+  return settings;
+}
+
+std::string limit_model_of(const Solver& solver, const std::vector<Assignment>& assignments,
+                           const std::string& path) {
+  const RunSettings settings = settings_of(solver, assignments, path);
   return solver.limit_model(settings.solver_params, settings.solver_choices);
 }
 
@@ -444,6 +451,13 @@ StudyModel read_model(const Study& study, const nlohmann::json& entry, std::size
   sm.limit_model = limit_model_of(*solver, sm.assignments, m.path("set"));
   read_N_ladder(m, study, *solver, sm);
   read_reference(m, study, *model_case, sm);
+  if (sm.has_ladder && sm.axis == LadderAxis::h &&
+      (sm.reference == "closed-form" || sm.reference == "limit")) {
+    const RunSettings settings = settings_of(*solver, sm.assignments, m.path("set"));
+    if (const auto N = settings.solver_params.find("N"); N != settings.solver_params.end()) {
+      sm.fixed_N = N->second;
+    }
+  }
   read_expectations(m, study, sm);
   sm.coefficient_source = m.text("coefficient_source", "");
   sm.order_source = m.text("order_source", "");

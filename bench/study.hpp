@@ -54,6 +54,9 @@ struct StudyModel {
   std::string ladder_parameter;
   bool ladder_on_case = false;
   std::vector<double> ladder;  // the rungs on `axis`, coarse to fine (has_ladder), else empty
+  // An h ladder's realization parameter N where the reference is the limit N → ∞ (closed-form or
+  // limit): the model's h → 0 limit is its own motion at that N, not the reference.
+  std::optional<double> fixed_N;
   std::map<std::string, double> expected_order;  // observable → order the theory states
   std::string order_source;                      // where that order comes from
   // observable → the theory's leading coefficients a1, a2, … of its error as a series in the

@@ -68,6 +68,15 @@ class BulletWorld final : public EngineWorld {
     }
     for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
       const EngineBody& body = scene.bodies[b];
+      if (body.fixed()) {
+        // Mass 0: a static body.
+        btTransform pose;
+        pose.setIdentity();
+        add_body(std::make_unique<btSphereShape>(body.radius), 0.0, btVector3(0, 0, 0), pose,
+                 static_cast<int>(b));
+        angles_.push_back(0.0);
+        continue;
+      }
       const double angle = body.rotation < 0 ? 0.0 : x0.q(body.rotation);
       btTransform pose(btQuaternion(btVector3(0, 1, 0), angle),
                        btVector3(scene.body_x(body, x0.q), 0, scene.body_z(body, x0.q)));
@@ -109,6 +118,7 @@ class BulletWorld final : public EngineWorld {
   void step(double /*t*/, const Eigen::VectorXd& force, double h) override {
     for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
       const EngineBody& body = scene_.bodies[b];
+      if (body.fixed()) continue;
       btRigidBody& rigid = sphere(b);
       rigid.applyCentralForce(
           btVector3(body.x < 0 ? 0.0 : force(body.x), 0, body.z < 0 ? 0.0 : force(body.z)));
@@ -142,6 +152,7 @@ class BulletWorld final : public EngineWorld {
     v.resize(n_);
     for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
       const EngineBody& body = scene_.bodies[b];
+      if (body.fixed()) continue;
       const btRigidBody& rigid = bodies_[b + ground_].operator*();
       const btVector3& position = rigid.getWorldTransform().getOrigin();
       const btVector3& velocity = rigid.getLinearVelocity();

@@ -109,7 +109,7 @@ void sphere_on_plane(EngineScene& scene, int height, int sideways, int rotation,
 // The scene the case's name and parameters give, before it is checked against the case; false
 // for a case the engines are not given. (An out-parameter: GCC 12 warns falsely on moving a
 // std::string member set from a literal into an optional.)
-bool scene_of(const Model& model, EngineScene& scene) {
+bool scene_of(const Model& model, RodShape rod, EngineScene& scene) {
   const std::string& name = model.info().name;
   const ParamValues& p = model.params();
   // The radius of a point mass's sphere: it does not enter a frictionless contact whose normal
@@ -138,6 +138,19 @@ bool scene_of(const Model& model, EngineScene& scene) {
     scene.description.assign(
         "a sphere of mass m (radius 0.1) against the ground plane, z = q free, the case's "
         "potential applied as a force");
+    return true;
+  }
+  if (name == "particle-on-circle" && rod == RodShape::sphere) {
+    // A unit point resting on a circle of radius R about the origin (f = r − R ≥ 0, θ from the
+    // upward vertical): its sphere of radius ρ against a fixed sphere of radius R − ρ there.
+    const double R = p.at("R"), rho = std::min(kPointRadius, 0.5 * R);
+    scene.coordinates = EngineScene::Coordinates::polar;
+    scene.bodies.push_back({.x = 0, .z = 1, .mass = 1.0, .radius = rho});
+    scene.bodies.push_back({.radius = R - rho});
+    scene.contacts.push_back({.constraint = 0, .a = 0, .b = 1});
+    scene.description.assign(
+        "a unit point's sphere (radius min(0.1, R/2)) against a fixed sphere at the origin whose "
+        "radius makes their contact at distance R (the circle it rests on)");
     return true;
   }
   if (name == "pendulum-string" || name == "particle-on-circle") {
@@ -176,7 +189,7 @@ bool scene_of(const Model& model, EngineScene& scene) {
 
 }  // namespace
 
-std::variant<EngineScene, std::string> engine_scene(const Model& model) {
+std::variant<EngineScene, std::string> engine_scene(const Model& model, RodShape rod) {
   const CaseInfo& info = model.info();
   const std::string prefix = "case " + info.name + ": ";
   if (model.kinematic_count() > 0 || model.bilateral_count() > 0) {
@@ -185,7 +198,7 @@ std::variant<EngineScene, std::string> engine_scene(const Model& model) {
            "bilateral constraints";
   }
   EngineScene scene;
-  if (!scene_of(model, scene)) {
+  if (!scene_of(model, rod, scene)) {
     return prefix +
            "no engine scene: the engines are given cases of spheres with sphere-plane, "
            "sphere-sphere or tendon contacts (docs/engines.md lists them)";

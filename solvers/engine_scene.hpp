@@ -20,7 +20,8 @@ namespace crbench {
 // A sphere of the scene. World axes: z up (the ground plane's normal), x along the line of the
 // ball chain. Each of x, z and the rotation about the world y axis is either one of the engine's
 // coordinates p (its index) or fixed at 0 (−1); y is always fixed. The engine's coordinates are
-// the case's q (EngineScene::Coordinates::cartesian) or follow from them by the scene's map.
+// the case's q (EngineScene::Coordinates::cartesian) or follow from them by the scene's map. A body
+// none of whose coordinates moves is fixed: the engine's static sphere at the origin.
 struct EngineBody {
   int x = -1;
   int z = -1;
@@ -28,10 +29,12 @@ struct EngineBody {
   double mass = 1.0;
   double rotational_inertia = 1.0;  // about any axis through the centre (a sphere's)
   double radius = 0.1;
+  bool fixed() const { return x < 0 && z < 0 && rotation < 0; }
 };
 
 // A frictionless contact of the scene, whose gap is the case's unilateral constraint value f_k:
-// body `a` against the ground plane z = plane_height (b = −1), against body `b`, or (tendon ≠ 0)
+// body `a` (never fixed) against the ground plane z = plane_height (b = −1), against body `b` (a
+// moving or a fixed one), or (tendon ≠ 0)
 // held by a tendon from the world's origin to its centre: tendon = +1 keeps its distance from the
 // origin at least `length` (a rod it rests on), −1 at most `length` (a string).
 struct EngineContact {
@@ -77,7 +80,14 @@ struct EngineScene {
   Eigen::VectorXd gaps(const Eigen::VectorXd& q) const;
 };
 
+// How the scene expresses a point kept at least a distance R from a fixed point
+// (particle-on-circle's rod): its sphere (radius ρ) against a fixed sphere of radius R − ρ, an
+// ordinary sphere–sphere contact every engine has, or a tendon's lower limit (MuJoCo's spatial
+// tendon). A point kept at most a distance from a fixed point (a string) is always a tendon.
+enum class RodShape { sphere, tendon };
+
 // The scene of the case, or why an engine cannot express it (exit 2 through the solver's refusal).
-std::variant<EngineScene, std::string> engine_scene(const Model& model);
+std::variant<EngineScene, std::string> engine_scene(const Model& model,
+                                                    RodShape rod = RodShape::sphere);
 
 }  // namespace crbench

@@ -132,8 +132,8 @@ EngineContactLaw engine_contact_law(const RunSettings& settings) {
 }
 
 std::optional<std::string> EngineSolver::refusal(const Model& model,
-                                                 const RunSettings& /*settings*/) const {
-  return refusal_of_scene(model, engine_scene(model));
+                                                 const RunSettings& settings) const {
+  return refusal_of_scene(model, engine_scene(model, rod_shape(settings)));
 }
 
 std::optional<std::string> EngineSolver::refusal_of_scene(
@@ -240,7 +240,7 @@ std::optional<std::pair<Status, std::string>> cannot_start(const Model& model, c
 RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) const {
   // The scene is built and checked against the case once (refusal() does it for callers that
   // only ask).
-  const auto scene_or_reason = engine_scene(model);
+  const auto scene_or_reason = engine_scene(model, rod_shape(settings));
   if (const auto why = refusal_of_scene(model, scene_or_reason)) throw InputError(*why);
   const EngineScene& scene = std::get<EngineScene>(scene_or_reason);
   const auto started = std::chrono::steady_clock::now();
@@ -327,11 +327,14 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   const auto total = static_cast<long>(steps_needed);
   for (long step = 1; step <= total; ++step) {
     if (stop_at_wall_time(wall_time, x.t, record)) break;
+    // Every step is h, as a user of the engine steps it; the step ends' times are t0 + k h,
+    // rounded once (not a running sum), and the last is the horizon, which t0 + (span/h) h is to
+    // the last bit or two.
     const double t_next = step == total ? settings.t_end : t0 + static_cast<double>(step) * h;
     case_force(x, force);
     try {
       scene.engine_force(x.q, force, engine_force);
-      world->step(x.t, engine_force, t_next - x.t);
+      world->step(x.t, engine_force, h);
     } catch (const std::exception& e) {
       record.status = Status::step_failure;
       record.reason = "the engine failed at t = " + format_number(x.t) + ": " + e.what();

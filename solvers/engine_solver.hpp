@@ -91,6 +91,9 @@ class EngineSolver : public Solver {
   virtual std::vector<ChoiceSpec> engine_choices() const { return {}; }
   // Whether the engine keeps a body's distance from a fixed point within a limit (a tendon).
   virtual bool expresses_tendons() const { return false; }
+  // How the scene makes a rod (a point kept at least a distance from a fixed point) with these
+  // settings (settings without the engine's choices get its default).
+  virtual RodShape rod_shape(const RunSettings& /*settings*/) const { return RodShape::sphere; }
   // The engine's parameters that only the mapped presets use (not engine-default).
   virtual std::vector<std::string> mapped_only_parameters() const { return {}; }
   // "MuJoCo 2.2.2", ...

@@ -20,22 +20,45 @@ std::vector<ParamSpec> MujocoSolver::engine_parameters() const {
            .min = 0.0001,
            .max = 0.9999,
            .description = "MuJoCo's constant impedance d (solimp dmin = dmax) of the mapped "
-                          "presets: the pushing contact keeps (1 - d) of the free acceleration "
-                          "(MuJoCo clamps d to [0.0001, 0.9999])"}};
+                          "presets: the pushing contact lets about (1 - d) c of the free "
+                          "acceleration through, c = MuJoCo's diagonal approximation / J M^-1 J^T "
+                          "(2/3 for a sphere's contact, 1 for a tendon; MuJoCo clamps d to "
+                          "[0.0001, 0.9999])"}};
 }
 
 std::vector<ChoiceSpec> MujocoSolver::engine_choices() const {
-  return {{.name = "integrator",
-           .options = {"euler", "implicit", "rk4"},
-           .default_value = "euler",
-           .description = "MuJoCo's integrator: semi-implicit Euler (its default), implicit in "
-                          "velocity (joint damping only; the contact stays explicit), or "
-                          "Runge-Kutta 4 (the contact and the case's force at each stage)"},
-          {.name = "refsafe",
-           .options = {"on", "off"},
-           .default_value = "on",
-           .description = "MuJoCo's refsafe: a positive solref's timeconst raised to 2h (engine-"
-                          "default only; the direct solref of the mapped presets is not clamped)"}};
+  return {
+      {.name = "integrator",
+       .options = {"euler", "implicit", "rk4"},
+       .default_value = "euler",
+       .description = "MuJoCo's integrator: semi-implicit Euler (its default), implicit in "
+                      "velocity (joint damping only; the contact stays explicit), or "
+                      "Runge-Kutta 4 (the contact and the case's force at each stage)"},
+      {.name = "refsafe",
+       .options = {"on", "off"},
+       .default_value = "on",
+       .description = "MuJoCo's refsafe: a positive solref's timeconst raised to 2h (engine-"
+                      "default only; the direct solref of the mapped presets is not clamped)"},
+      {.name = "joints",
+       .options = {"planar", "free"},
+       .default_value = "planar",
+       .description = "each body's joints: a slide per case coordinate on x or z and a hinge per "
+                      "rotation (planar), or a free joint (free, as a user models a ball); the "
+                      "mapped contact lets through (1 - d) c of the free acceleration, c = 2/3 for "
+                      "a sphere on two slides, 1 for a free one"},
+      {.name = "rod",
+       .options = {"tendon", "sphere"},
+       .default_value = "tendon",
+       .description = "a point kept at least a distance from a fixed point (particle-on-"
+                      "circle): a spatial tendon's lower limit, or the point's sphere against a "
+                      "fixed sphere (an ordinary contact pair, as ODE and Bullet have it); a "
+                      "string is always a tendon"}};
+}
+
+RodShape MujocoSolver::rod_shape(const RunSettings& settings) const {
+  const auto rod = settings.solver_choices.find("rod");
+  return rod != settings.solver_choices.end() && rod->second == "sphere" ? RodShape::sphere
+                                                                         : RodShape::tendon;
 }
 
 std::string MujocoSolver::engine_version() const { return engine_plugin("mujoco").version(); }

@@ -22,6 +22,7 @@ class MujocoSolver final : public EngineSolver {
   std::vector<ChoiceSpec> engine_choices() const override;
   std::vector<std::string> mapped_only_parameters() const override { return {"impedance"}; }
   bool expresses_tendons() const override { return true; }
+  RodShape rod_shape(const RunSettings& settings) const override;
   std::string engine_version() const override;
   std::unique_ptr<EngineWorld> make_world(const EngineScene& scene, const State& x0,
                                           const EngineContactLaw& law, double h,

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <numbers>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -84,7 +85,9 @@ double runge_kutta_growth(double h, double b, double k) {
 // centres, so rotation does not enter).
 double contact_inverse_mass(const EngineScene& scene, const EngineContact& c) {
   double inverse = 1.0 / scene.bodies[static_cast<std::size_t>(c.a)].mass;
-  if (c.b >= 0) inverse += 1.0 / scene.bodies[static_cast<std::size_t>(c.b)].mass;
+  if (c.b >= 0 && !scene.bodies[static_cast<std::size_t>(c.b)].fixed()) {
+    inverse += 1.0 / scene.bodies[static_cast<std::size_t>(c.b)].mass;
+  }
   return inverse;
 }
 
@@ -98,6 +101,7 @@ class MujocoWorld final : public EngineWorld {
     const std::string& integrator = settings.solver_choices.at("integrator");
     const bool implicit = integrator == "implicit";
     runge_kutta_ = integrator == "rk4";
+    free_ = settings.solver_choices.at("joints") == "free";
     if (runge_kutta_) install_stage_force_callback();
     const bool refsafe = settings.solver_choices.at("refsafe") == "on";
     const double impedance = law.engine_default ? 0.0 : p.at("impedance");
@@ -139,44 +143,73 @@ class MujocoWorld final : public EngineWorld {
     return xml;
   }
 
-  // The bodies, one slide joint per case coordinate on x or z and a hinge per rotation, each
-  // with its sphere (sets dof_of_ and offset_).
+  // The bodies, each with its sphere: planar, one slide joint per case coordinate on x or z and a
+  // hinge per rotation; free, a free joint (sets slot_ and offset_).
   std::string bodies_xml(const State& x0) {
     std::string xml;
-    // Joints in the order of the case's coordinates they carry, body by body; dof_of_[i] is the
-    // MuJoCo dof of case coordinate i.
-    dof_of_.assign(static_cast<std::size_t>(n_), -1);
-    // A body held by a tendon from the origin starts where it is (its slide joints measure the
-    // displacement from there): at the origin, MuJoCo's reference configuration, the tendon would
-    // have no direction and its invweight0 no value.
+    // Joints in the order of the case's coordinates they carry, body by body; slot_[i] is where
+    // case coordinate i is in MuJoCo's qpos and qvel.
+    slot_.assign(static_cast<std::size_t>(n_), Slot{});
+    // A body held by a tendon from the origin starts where it is: at the origin, MuJoCo's
+    // reference configuration, the tendon would have no direction and its invweight0 no value.
+    // Slide joints then measure the displacement from there (offset_); a free joint's qpos is the
+    // body's place in the world, and every free body starts where it is.
     const bool tendons = scene_.has_tendons();
     offset_ = Eigen::VectorXd::Zero(n_);
     stage_p_.resize(n_);
     stage_u_.resize(n_);
-    if (tendons) {
-      xml.append("    <site name=\"origin\" pos=\"0 0 0\"/>\n");
+    angles_.assign(static_cast<std::size_t>(n_), 0.0);
+    if (tendons) xml.append("    <site name=\"origin\" pos=\"0 0 0\"/>\n");
+    if (tendons && !free_) {
       for (const EngineBody& body : scene_.bodies) {
         if (body.x >= 0) offset_(body.x) = x0.q(body.x);
         if (body.z >= 0) offset_(body.z) = x0.q(body.z);
       }
     }
-    int dof = 0;
+    if (free_) {
+      for (const EngineBody& body : scene_.bodies) {
+        if (body.rotation >= 0)
+          angles_[static_cast<std::size_t>(body.rotation)] = x0.q(body.rotation);
+      }
+    }
+    int dof = 0, qpos = 0;
     for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
       const EngineBody& body = scene_.bodies[b];
       const std::string id = std::to_string(b);
-      xml.append("    <body name=\"body" + id + "\" pos=\"" +
-                 num(body.x < 0 ? 0.0 : offset_(body.x)) + " 0 " +
-                 num(body.z < 0 ? 0.0 : offset_(body.z)) + "\">\n");
+      if (body.fixed()) {
+        xml.append("    <geom name=\"sphere" + id + "\" type=\"sphere\" size=\"" +
+                   num(body.radius) + "\" pos=\"0 0 0\" contype=\"0\" conaffinity=\"0\"/>\n");
+        continue;
+      }
+      const double start_x = body.x < 0 ? 0.0 : free_ ? x0.q(body.x) : offset_(body.x);
+      const double start_z = body.z < 0 ? 0.0 : free_ ? x0.q(body.z) : offset_(body.z);
+      xml.append("    <body name=\"body" + id + "\" pos=\"" + num(start_x) + " 0 " + num(start_z) +
+                 "\">\n");
       if (tendons) xml.append("      <site name=\"site" + id + "\" pos=\"0 0 0\"/>\n");
-      const auto joint = [&](int coordinate, const char* type, const char* axis) {
-        if (coordinate < 0) return;
-        xml.append(std::string("      <joint type=\"") + type + "\" axis=\"" + axis +
-                   "\" limited=\"false\" damping=\"0\" armature=\"0\" stiffness=\"0\"/>\n");
-        dof_of_[static_cast<std::size_t>(coordinate)] = dof++;
-      };
-      joint(body.x, "slide", "1 0 0");
-      joint(body.z, "slide", "0 0 1");
-      joint(body.rotation, "hinge", "0 1 0");
+      if (free_) {
+        // qpos (x, y, z, quaternion), qvel (linear, angular in the body's frame: a rotation about
+        // y keeps that axis, so its rate is the world's).
+        xml.append("      <freejoint/>\n");
+        const auto slot = [&](int coordinate, int position, int rate, bool angle) {
+          if (coordinate >= 0)
+            slot_[static_cast<std::size_t>(coordinate)] = {qpos + position, dof + rate, angle};
+        };
+        slot(body.x, 0, 0, false);
+        slot(body.z, 2, 2, false);
+        slot(body.rotation, 3, 4, true);
+        qpos += 7;
+        dof += 6;
+      } else {
+        const auto joint = [&](int coordinate, const char* type, const char* axis) {
+          if (coordinate < 0) return;
+          xml.append(std::string("      <joint type=\"") + type + "\" axis=\"" + axis +
+                     "\" limited=\"false\" damping=\"0\" armature=\"0\" stiffness=\"0\"/>\n");
+          slot_[static_cast<std::size_t>(coordinate)] = {qpos++, dof++, false};
+        };
+        joint(body.x, "slide", "1 0 0");
+        joint(body.z, "slide", "0 0 1");
+        joint(body.rotation, "hinge", "0 1 0");
+      }
       const std::string I = num(body.rotational_inertia);
       xml.append("      <inertial pos=\"0 0 0\" mass=\"" + num(body.mass) + "\" diaginertia=\"" +
                  I + " " + I + " " + I + "\"/>\n");
@@ -269,13 +302,24 @@ class MujocoWorld final : public EngineWorld {
       mj_deleteVFS(vfs.get());
       if (!model_) throw std::runtime_error(std::string("MuJoCo did not load the scene: ") + error);
     }
+    // Geoms by name: a fixed body's sphere is the world's, listed before the bodies' own.
+    geom_body_.assign(static_cast<std::size_t>(model_->ngeom), -1);
+    for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
+      const int geom = mj_name2id(model_.get(), mjOBJ_GEOM, ("sphere" + std::to_string(b)).c_str());
+      geom_body_[static_cast<std::size_t>(geom)] = static_cast<int>(b);
+    }
     data_.reset(mj_makeData(model_.get()));
     if (!data_) throw std::runtime_error("MuJoCo could not allocate its data");
+    // The free joints' qpos0 is the bodies' start (the XML's pos) with the identity rotation.
     for (int i = 0; i < n_; ++i) {
-      const int d = dof_of_[static_cast<std::size_t>(i)];
-      // Every joint is a slide or a hinge: one qpos and one dof each, in the same order.
-      data_->qpos[d] = x0.q(i) - offset_(i);
-      data_->qvel[d] = x0.v(i);
+      const Slot& s = slot_[static_cast<std::size_t>(i)];
+      if (s.angle) {
+        data_->qpos[s.qpos] = std::cos(0.5 * x0.q(i));
+        data_->qpos[s.qpos + 2] = std::sin(0.5 * x0.q(i));
+      } else {
+        data_->qpos[s.qpos] = x0.q(i) - offset_(i);
+      }
+      data_->qvel[s.dof] = x0.v(i);
     }
     for (int w = 0; w < mjNWARNING; ++w) warning_counts_[w] = 0;
   }
@@ -328,8 +372,26 @@ class MujocoWorld final : public EngineWorld {
       return;
     }
     for (int i = 0; i < n_; ++i)
-      data_->qfrc_applied[dof_of_[static_cast<std::size_t>(i)]] = force(i);
+      data_->qfrc_applied[slot_[static_cast<std::size_t>(i)].dof] = force(i);
     mj_step(model_.get(), data_.get());
+    read_angles(data_.get(), angles_);
+  }
+
+  // A free body's rotation about y from its quaternion (w, 0, sin, 0), continued from `angles`.
+  void read_angles(const mjData* d, std::vector<double>& angles) const {
+    for (int i = 0; i < n_; ++i) {
+      const Slot& s = slot_[static_cast<std::size_t>(i)];
+      if (!s.angle) continue;
+      double& angle = angles[static_cast<std::size_t>(i)];
+      const double raw = 2.0 * std::atan2(d->qpos[s.qpos + 2], d->qpos[s.qpos]);
+      angle += std::remainder(raw - angle, 2.0 * std::numbers::pi);
+    }
+  }
+
+  // Case coordinate i from MuJoCo's qpos (an angle continued from `angles`).
+  double coordinate(const mjData* d, int i, const std::vector<double>& angles) const {
+    const Slot& s = slot_[static_cast<std::size_t>(i)];
+    return s.angle ? angles[static_cast<std::size_t>(i)] : d->qpos[s.qpos] + offset_(i);
   }
 
   void use_stage_force(StageForce stage_force) override { stage_force_ = std::move(stage_force); }
@@ -338,14 +400,15 @@ class MujocoWorld final : public EngineWorld {
 
   // The case's force at the stage MuJoCo is evaluating, added to its passive force.
   void add_stage_force(const mjData* d) {
+    stage_angles_ = angles_;
+    read_angles(d, stage_angles_);
     for (int i = 0; i < n_; ++i) {
-      const int k = dof_of_[static_cast<std::size_t>(i)];
-      stage_p_(i) = d->qpos[k] + offset_(i);
-      stage_u_(i) = d->qvel[k];
+      stage_p_(i) = coordinate(d, i, stage_angles_);
+      stage_u_(i) = d->qvel[slot_[static_cast<std::size_t>(i)].dof];
     }
     stage_force_(d->time, stage_p_, stage_u_, stage_generalized_force_);
     for (int i = 0; i < n_; ++i)
-      data_->qfrc_passive[dof_of_[static_cast<std::size_t>(i)]] += stage_generalized_force_(i);
+      data_->qfrc_passive[slot_[static_cast<std::size_t>(i)].dof] += stage_generalized_force_(i);
   }
 
   const mjData* data() const { return data_.get(); }
@@ -354,9 +417,8 @@ class MujocoWorld final : public EngineWorld {
     q.resize(n_);
     v.resize(n_);
     for (int i = 0; i < n_; ++i) {
-      const int d = dof_of_[static_cast<std::size_t>(i)];
-      q(i) = data_->qpos[d] + offset_(i);
-      v(i) = data_->qvel[d];
+      q(i) = coordinate(data_.get(), i, angles_);
+      v(i) = data_->qvel[slot_[static_cast<std::size_t>(i)].dof];
     }
   }
 
@@ -397,12 +459,11 @@ class MujocoWorld final : public EngineWorld {
   }
 
  private:
-  // The scene contact of a MuJoCo contact between two geoms: geom 0 is the ground plane when the
-  // scene has one, then one sphere per body.
+  // The scene contact of a MuJoCo contact between two geoms.
   int pair_index(int g1, int g2) const {
-    const int offset = model_->ngeom - static_cast<int>(scene_.bodies.size());
     // The bodies of the two geoms, −1 for the ground; MuJoCo may report a pair in either order.
-    const int first = std::max(-1, g1 - offset), second = std::max(-1, g2 - offset);
+    const int first = geom_body_[static_cast<std::size_t>(g1)];
+    const int second = geom_body_[static_cast<std::size_t>(g2)];
     for (std::size_t k = 0; k < scene_.contacts.size(); ++k) {
       const EngineContact& c = scene_.contacts[k];
       if ((c.a == first && c.b == second) || (c.a == second && c.b == first)) {
@@ -414,9 +475,19 @@ class MujocoWorld final : public EngineWorld {
 
   const EngineScene& scene_;
   int n_;
-  std::vector<int> dof_of_;
-  Eigen::VectorXd offset_;           // the engine coordinate at each joint's zero
-  std::vector<int> tendon_contact_;  // the scene contact of each MuJoCo tendon
+  // Where a case coordinate is in qpos and qvel; a free body's rotation is read from its
+  // quaternion at qpos (w, x, y, z).
+  struct Slot {
+    int qpos = -1;
+    int dof = -1;
+    bool angle = false;
+  };
+  bool free_ = false;  // free joints (else slides and hinges)
+  std::vector<Slot> slot_;
+  std::vector<double> angles_, stage_angles_;  // the rotations so far, by case coordinate
+  Eigen::VectorXd offset_;                     // the engine coordinate at each joint's zero
+  std::vector<int> tendon_contact_;            // the scene contact of each MuJoCo tendon
+  std::vector<int> geom_body_;  // the scene body of each MuJoCo geom (−1: the ground)
   bool runge_kutta_ = false;
   StageForce stage_force_;
   Eigen::VectorXd stage_p_, stage_u_, stage_generalized_force_;

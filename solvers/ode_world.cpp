@@ -81,6 +81,15 @@ class OdeWorld final : public EngineWorld {
     }
     contacts_ = dJointGroupCreate(0);
     for (const EngineBody& b : scene.bodies) {
+      if (b.fixed()) {
+        // A static geom: a sphere with no body stays where it is put.
+        dGeomID sphere = dCreateSphere(nullptr, b.radius);
+        dGeomSetPosition(sphere, 0.0, 0.0, 0.0);
+        bodies_.push_back(nullptr);
+        spheres_.push_back(sphere);
+        angles_.push_back(0.0);
+        continue;
+      }
       dBodyID body = dBodyCreate(world_);
       dMass mass;
       const double I = b.rotational_inertia;
@@ -110,8 +119,7 @@ class OdeWorld final : public EngineWorld {
                       format_number(dWorldGetCFM(world_));
     } else {
       // ODE user guide, "How To Use ERP and CFM": ERP = h kp/(h kp + kd), CFM = 1/(h kp + kd)
-      // make the row the implicit spring-damper λ = −kp f(t+h) − kd ḟ(t+h). h is fixed over a run
-      // but for the last step, whose ERP and CFM are recomputed with its length.
+      // make the row the implicit spring-damper λ = −kp f(t+h) − kd ḟ(t+h) (every step is h).
       contact_model =
           "contact rows with ERP = h kp/(h kp + kd), CFM = 1/(h kp + kd), kp = gamma N, kd = "
           "beta N: the implicit spring-damper lambda = -kp f(t+h) - kd f'(t+h), lambda >= 0";
@@ -157,6 +165,7 @@ class OdeWorld final : public EngineWorld {
     }
     for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
       const EngineBody& body = scene_.bodies[b];
+      if (body.fixed()) continue;
       dBodyAddForce(bodies_[b], body.x < 0 ? 0.0 : force(body.x), 0.0,
                     body.z < 0 ? 0.0 : force(body.z));
       if (body.rotation >= 0) dBodyAddTorque(bodies_[b], 0.0, force(body.rotation), 0.0);
@@ -186,6 +195,7 @@ class OdeWorld final : public EngineWorld {
     v.resize(n_);
     for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
       const EngineBody& body = scene_.bodies[b];
+      if (body.fixed()) continue;
       const dReal* position = dBodyGetPosition(bodies_[b]);
       const dReal* velocity = dBodyGetLinearVel(bodies_[b]);
       if (body.x >= 0) q(body.x) = position[0], v(body.x) = velocity[0];
@@ -221,7 +231,7 @@ class OdeWorld final : public EngineWorld {
   dThreadingImplementationID threading_ = nullptr;
   dJointGroupID contacts_ = nullptr;
   dGeomID plane_ = nullptr;
-  std::vector<dBodyID> bodies_;
+  std::vector<dBodyID> bodies_;  // null for a fixed body
   std::vector<dGeomID> spheres_;
   std::vector<double> angles_;
   std::vector<dJointFeedback> feedback_;

@@ -244,10 +244,11 @@ TEST_CASE("An h ladder: order from the resolution 1/h, the limit extrapolated, f
 TEST_CASE("An h ladder whose errors are the step or nothing is a bound, not a power law",
           "[ladder-axis]") {
   using crbench::LadderAxis;
-  // An event taken at the first step that sees it (the engines' default contacts on dk-plane):
-  // ODE lets go 5e-10 after the first step that ends past t = 1: 1 + h + 5e-10, or 1 + 5e-10
-  // where the step ends on t = 1 in floating point. Without a stated order no order or limit is
-  // fitted; the same errors at half the step are an order-1 law.
+  // An event resolved only to the step it falls in (the engines' default contacts on dk-plane):
+  // ODE lets go at the end of the step that sees the switch at t = 1 where that step still
+  // carries the contact's push, 1 + h + 5e-10, else at the crossing within it, 1 + 5e-10. Without
+  // a stated order no order or limit is fitted; the same errors at half the step are an order-1
+  // law.
   const std::vector<double> h = {1e-3, 1e-4, 1e-5, 1e-6};
   const std::vector<double> late = {1e-3 + 5e-10, 1e-4 + 5e-10, 1e-5 + 5e-10, 5e-10};
   const auto ladder = [&](double scale) {
@@ -294,6 +295,31 @@ TEST_CASE("An h ladder whose errors are the step or nothing is a bound, not a po
   CHECK(floor.floor);
   CHECK(floor.extrapolation.limit.value() == Approx(1.045).margin(1e-9));
   CHECK_THAT(floor.verdict.text, Catch::Contains("the errors settle on a floor as h falls"));
+  // A realization at a fixed N against the limit N -> infinity, still on its way down to its own
+  // error at that N (MuJoCo's mapped contact at N = 1e3: 1e-3, 6e-4, 4e-4, local orders about
+  // 0.2): no rate in h, and no limit without an error bar; a plain ladder of the same errors
+  // gets both.
+  std::vector<crbench::LadderInput> approaching;
+  const std::vector<double> errors = {1.03e-3, 6.28e-4, 3.96e-4};
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    crbench::LadderInput in;
+    in.rung = h[i];
+    in.value = 1.0 + errors[i];
+    in.reference_uncertainty = 0.0;
+    approaching.push_back(in);
+  }
+  const auto plain =
+      crbench::analyse_ladder(approaching, 1.0, std::nullopt, true, rules, "", LadderAxis::h);
+  CHECK_FALSE(plain.floor);
+  CHECK(plain.extrapolation.limit);
+  const auto at_N = crbench::analyse_ladder(approaching, 1.0, std::nullopt, true, rules, "",
+                                            LadderAxis::h, "", std::nullopt, 1e3);
+  INFO(at_N.verdict.text);
+  CHECK(at_N.floor);
+  CHECK_FALSE(at_N.extrapolation.limit);
+  CHECK_FALSE(at_N.digits_of_agreement);
+  CHECK_THAT(at_N.verdict.text, Catch::Contains("own error at N = 1e3"));
+  CHECK_THAT(at_N.verdict.text, !Catch::Contains("fitted order"));
 }
 
 TEST_CASE(
