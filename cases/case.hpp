@@ -431,6 +431,10 @@ class Model {
   }
   void modes_at(const State& x, std::vector<int>& modes, Eigen::VectorXd& s) const {
     switching_values(x, s);
+    modes_of(s, modes);
+  }
+  // The modes of the switching values s (a loop that has them already).
+  static void modes_of(const Eigen::VectorXd& s, std::vector<int>& modes) {
     modes.resize(static_cast<std::size_t>(s.size()));
     for (Eigen::Index j = 0; j < s.size(); ++j)
       modes[static_cast<std::size_t>(j)] = s(j) > 0 ? 1 : -1;

@@ -1,6 +1,7 @@
 # Sourced by scripts/engine_benchmarks.sh and scripts/siconos_benchmarks.sh: the arguments
 # [REPETITIONS] [CORE] (default 3 and 0), crbench_perf built if missing, and run_family, which runs
-# one family of its benchmarks pinned to that core and writes their aggregates as JSON.
+# one family of its benchmarks pinned to that core, repetitions interleaved, and writes their
+# aggregates as JSON.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repetitions=${1:-3}
@@ -21,6 +22,9 @@ run_family() {
     echo "$2: crbench_perf has no $3 benchmarks (built without them: bash scripts/setup.sh)" >&2
     exit 1
   fi
+  # Repetitions interleaved at random: a slow spell of the shared machine spreads over all codes
+  # instead of landing on one.
   "${pin[@]}" "$perf" --benchmark_filter="^BM_$1" --benchmark_repetitions="$repetitions" \
+    --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true --benchmark_format=json > "$work/perf.json"
 }

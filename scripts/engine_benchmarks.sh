@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The physics engines beside crbench's solvers on the same problems: runs the Engines benchmarks
-# of crbench_perf (bench/perf/perf_engines.cpp) pinned to one core and writes their medians, the
+# of crbench_perf (bench/perf/perf_engines.cpp, and the engines called directly:
+# bench/perf/perf_engine_direct.cpp) pinned to one core and writes their medians, the
 # deterministic counts (steps, right-hand-side evaluations) and the ratios of each code's time to
 # crbench's realization and moreau-jean to results/benchmarks/engines.md (and prints it). Wall
 # times on a shared machine vary from run to run; the counts do not.
@@ -43,6 +44,8 @@ print(f"Google Benchmark medians of {repetitions} repetitions, `{pinning}`, on "
       "and computes the same obstacle realization without a step error; moreau-jean computes the "
       "ideal model the realizations converge to. The engines run crbench's case through their "
       "adapters (docs/engines.md): the case's forces are evaluated by crbench at every step.\n")
+# The direct programs and the one-step runs go into the overhead table below.
+aside = {k: problems.pop(k, {}) for k in ("DirectDkPlane", "DirectDkPlaneOneStep", "DkPlaneOneStep")}
 for problem, codes in problems.items():
     print(f"## {labels.get(problem, problem)}\n")
     print("| code | time per solve | steps | rhs evaluations | time per step | / realization | / moreau-jean |")
@@ -51,6 +54,25 @@ for problem, codes in problems.items():
         per_step = seconds(c["seconds"] / c["steps"]) if c["steps"] else "-"
         print(f"| {name} | {seconds(c['seconds'])} | {c['steps']:.0f} | {c['rhs']:.0f} | {per_step} | "
               f"{ratio(c, codes.get('realization'))} | {ratio(c, codes.get('moreau-jean'))} |")
+    print()
+full, direct = problems.get("DkPlane", {}), aside["DirectDkPlane"]
+one, direct_one = aside["DkPlaneOneStep"], aside["DirectDkPlaneOneStep"]
+engines = [e for e in ("mujoco", "ode", "bullet") if e in full and e in direct and e in one and e in direct_one]
+if engines:
+    print("## crbench's engine solvers against the engines called directly\n")
+    print("dk-plane's first problem above, written directly against each engine's library "
+          "(bench/perf/direct_engines.hpp, bench/perf/perf_engine_direct.cpp; "
+          "tests/test_engine_direct.cpp checks that both compute the same motion to 1e-12). "
+          "A step's cost is (T(30 000 steps) - T(1 step)) / 29 999 on each side; the one-step run is "
+          "the scene's build with one step. crbench's step includes the case's force, the "
+          "constraint values and the record.\n")
+    print("| engine | crbench per step | direct per step | crbench / direct | crbench build + 1 step | direct build + 1 step |")
+    print("|---|---|---|---|---|---|")
+    for e in engines:
+        ours = (full[e]["seconds"] - one[e]["seconds"]) / 29999
+        theirs = (direct[e]["seconds"] - direct_one[e]["seconds"]) / 29999
+        print(f"| {e} | {seconds(ours)} | {seconds(theirs)} | {ours / theirs:.3f} | "
+              f"{seconds(one[e]['seconds'])} | {seconds(direct_one[e]['seconds'])} |")
     print()
 PY
 cat results/benchmarks/engines.md

@@ -47,7 +47,9 @@ class BulletWorld final : public EngineWorld {
       construction.m_startWorldTransform = pose;
       auto body = std::make_unique<btRigidBody>(construction);
       body->setUserIndex(index);
-      body->setActivationState(DISABLE_DEACTIVATION);
+      // A moving body never sleeps; a static one stays inactive, as Bullet leaves it (an active
+      // static plane's unbounded box would be updated in the broadphase at every step).
+      if (mass > 0.0) body->setActivationState(DISABLE_DEACTIVATION);
       if (!law.engine_default) {
         // Bullet combines two bodies' contact stiffness in series and their damping as a sum.
         body->setContactStiffnessAndDamping(2.0 * law.stiffness, 0.5 * law.damping);

@@ -6,6 +6,7 @@
 #include <exception>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 #include <variant>
 
 #include "crbench/cases/params.hpp"
@@ -281,13 +282,22 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   // The case's applied force Q − ∂V/∂q (in a cartesian scene the metric is constant and
   // free_force's Coriolis term is 0; in a polar one the engine's inertia makes it).
   Point point;
-  const auto case_force = [&](const State& at, Eigen::VectorXd& out) {
+  // The modes at the state and their switching values: workspaces of every step (no allocation
+  // once sized).
+  std::vector<int> modes;
+  Eigen::VectorXd switching;
+  // The case's force at a state whose modes are in `modes`.
+  const auto case_force_in_modes = [&](const State& at, Eigen::VectorXd& out) {
     if (scene.coordinates == EngineScene::Coordinates::cartesian) {
-      model.free_force(at, model.modes_at(at), out);
+      model.free_force(at, modes, out);
     } else {
-      model.evaluate(at, model.modes_at(at), point);
+      model.evaluate(at, modes, point);
       out = point.Q - point.grad_V;
     }
+  };
+  const auto case_force = [&](const State& at, Eigen::VectorXd& out) {
+    model.modes_at(at, modes, switching);
+    case_force_in_modes(at, out);
   };
   // At a stage of the engine's method: the case's state from the engine's (an angle continues
   // from the last step's end).
@@ -331,10 +341,14 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     // rounded once (not a running sum), and the last is the horizon, which t0 + (span/h) h is to
     // the last bit or two.
     const double t_next = step == total ? settings.t_end : t0 + static_cast<double>(step) * h;
-    case_force(x, force);
+    // The modes at the step's start from its switching values, which the last step computed.
+    Model::modes_of(s, modes);
+    case_force_in_modes(x, force);
     try {
-      scene.engine_force(x.q, force, engine_force);
-      world->step(x.t, engine_force, h);
+      // In a cartesian scene the case's force is the engine's as it is.
+      const bool cartesian = scene.coordinates == EngineScene::Coordinates::cartesian;
+      if (!cartesian) scene.engine_force(x.q, force, engine_force);
+      world->step(x.t, cartesian ? force : engine_force, h);
     } catch (const std::exception& e) {
       record.status = Status::step_failure;
       record.reason = "the engine failed at t = " + format_number(x.t) + ": " + e.what();
@@ -367,9 +381,10 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
                           record.events);
     }
     add_switch_events(x.t, s, next.t, s_next, record.events);
-    x = next;
-    f = f_next;
-    s = s_next;
+    // The step's end becomes its start; the old start's storage is the next step's workspace.
+    std::swap(x, next);
+    f.swap(f_next);
+    s.swap(s_next);
     ++record.steps;
     emit(x);
   }
