@@ -448,15 +448,14 @@ StudyModel read_model(const Study& study, const nlohmann::json& entry, std::size
       }
     }
   }
-  sm.limit_model = limit_model_of(*solver, sm.assignments, m.path("set"));
+  const RunSettings settings = settings_of(*solver, sm.assignments, m.path("set"));
+  sm.limit_model = solver->limit_model(settings.solver_params, settings.solver_choices);
   read_N_ladder(m, study, *solver, sm);
   read_reference(m, study, *model_case, sm);
-  if (sm.has_ladder && sm.axis == LadderAxis::h &&
+  if (const auto N = settings.solver_params.find("N");
+      N != settings.solver_params.end() && sm.has_ladder && sm.axis == LadderAxis::h &&
       (sm.reference == "closed-form" || sm.reference == "limit")) {
-    const RunSettings settings = settings_of(*solver, sm.assignments, m.path("set"));
-    if (const auto N = settings.solver_params.find("N"); N != settings.solver_params.end()) {
-      sm.fixed_N = N->second;
-    }
+    sm.fixed_N = N->second;
   }
   read_expectations(m, study, sm);
   sm.coefficient_source = m.text("coefficient_source", "");

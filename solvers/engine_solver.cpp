@@ -222,6 +222,22 @@ void add_switch_events(double t, const Eigen::VectorXd& s, double t_next,
   }
 }
 
+// The record's end after the last step: the world's warnings (of an ok run) and diagnostics, the
+// case's force evaluations, the events in time order.
+void finish_engine_record(const EngineWorld& world, const Model& model,
+                          std::chrono::steady_clock::time_point started, double output_seconds,
+                          RunRecord& record) {
+  if (record.status == Status::ok) {
+    for (auto& warning : world.warnings()) record.warnings.push_back(std::move(warning));
+  }
+  world.add_diagnostics(record.diagnostics);
+  record.rhs_evaluations = record.steps * world.force_evaluations_per_step();
+  // A step's crossings and switches were appended constraint by constraint: in time order now.
+  std::stable_sort(record.events.begin(), record.events.end(),
+                   [](const Event& a, const Event& b) { return a.t < b.t; });
+  finish_record(record, model, started, output_seconds);
+}
+
 // Why a run cannot take its first step, with the status it ends with: more steps than
 // max_steps, or a non-finite start.
 std::optional<std::pair<Status, std::string>> cannot_start(const Model& model, const State& x,
@@ -262,22 +278,13 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     end_before_start(record, why->first, why->second, x, model, started);
     return record;
   }
-  const EngineContactLaw law = engine_contact_law(settings);
-  std::string contact_model;
-  std::unique_ptr<EngineWorld> world;
-  // The engine's coordinates (the bodies' positions; the case's q in a cartesian scene).
-  Eigen::VectorXd engine_q, engine_v;
-  scene.to_engine(x.q, x.v, engine_q, engine_v);
-  try {
-    world = make_world(scene, State{.t = x.t, .q = engine_q, .v = engine_v}, law, h, settings,
-                       record.tolerances, contact_model);
-  } catch (const std::exception& e) {
-    end_before_start(record, Status::step_failure,
-                     std::string("the engine did not build the scene: ") + e.what(), x, model,
-                     started);
+  std::unique_ptr<EngineWorld> world = start_world(scene, x, h, settings, record);
+  if (!world) {
+    end_before_start(record, Status::step_failure, record.reason, x, model, started);
     return record;
   }
-  record.diagnostics["contact_model"] = contact_model;
+  // The engine's coordinates (the bodies' positions; the case's q in a cartesian scene).
+  Eigen::VectorXd engine_q, engine_v;
 
   // The case's applied force Q − ∂V/∂q (in a cartesian scene the metric is constant and
   // free_force's Coriolis term is 0; in a polar one the engine's inertia makes it).
@@ -345,10 +352,8 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     Model::modes_of(s, modes);
     case_force_in_modes(x, force);
     try {
-      // In a cartesian scene the case's force is the engine's as it is.
-      const bool cartesian = scene.coordinates == EngineScene::Coordinates::cartesian;
-      if (!cartesian) scene.engine_force(x.q, force, engine_force);
-      world->step(x.t, cartesian ? force : engine_force, h);
+      scene.engine_force(x.q, force, engine_force);
+      world->step(x.t, engine_force, h);
     } catch (const std::exception& e) {
       record.status = Status::step_failure;
       record.reason = "the engine failed at t = " + format_number(x.t) + ": " + e.what();
@@ -388,17 +393,27 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     ++record.steps;
     emit(x);
   }
-  if (record.status == Status::ok) {
-    for (auto& warning : world->warnings()) record.warnings.push_back(std::move(warning));
-  }
-  world->add_diagnostics(record.diagnostics);
-  record.rhs_evaluations = record.steps * world->force_evaluations_per_step();
-  // A step's crossings and switches were appended constraint by constraint: in time order now.
-  std::stable_sort(record.events.begin(), record.events.end(),
-                   [](const Event& a, const Event& b) { return a.t < b.t; });
   record.final_state = x;
-  finish_record(record, model, started, output.seconds());
+  finish_engine_record(*world, model, started, output.seconds(), record);
   return record;
+}
+
+std::unique_ptr<EngineWorld> EngineSolver::start_world(const EngineScene& scene, const State& x0,
+                                                       double h, const RunSettings& settings,
+                                                       RunRecord& record) const {
+  Eigen::VectorXd engine_q, engine_v;
+  scene.to_engine(x0.q, x0.v, engine_q, engine_v);
+  std::string contact_model;
+  try {
+    auto world =
+        make_world(scene, State{.t = x0.t, .q = engine_q, .v = engine_v},
+                   engine_contact_law(settings), h, settings, record.tolerances, contact_model);
+    record.diagnostics["contact_model"] = contact_model;
+    return world;
+  } catch (const std::exception& e) {
+    record.reason = std::string("the engine did not build the scene: ") + e.what();
+    return nullptr;
+  }
 }
 
 }  // namespace crbench

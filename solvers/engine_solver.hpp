@@ -107,6 +107,11 @@ class EngineSolver : public Solver {
                                                   ParamValues& tolerances,
                                                   std::string& contact_model) const = 0;
   RunRecord solve(const Model& model, const RunSettings& settings) const final;
+  // The engine's world of the scene at x0, its contact model in the record's diagnostics and its
+  // settings in the record's tolerances; null, with the reason in record.reason, when the engine
+  // does not build it.
+  std::unique_ptr<EngineWorld> start_world(const EngineScene& scene, const State& x0, double h,
+                                           const RunSettings& settings, RunRecord& record) const;
 
  private:
   // refusal() for a scene already built.

@@ -166,12 +166,6 @@ class MujocoWorld final : public EngineWorld {
         if (body.z >= 0) offset_(body.z) = x0.q(body.z);
       }
     }
-    if (free_) {
-      for (const EngineBody& body : scene_.bodies) {
-        if (body.rotation >= 0)
-          angles_[static_cast<std::size_t>(body.rotation)] = x0.q(body.rotation);
-      }
-    }
     int dof = 0, qpos = 0;
     for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
       const EngineBody& body = scene_.bodies[b];
@@ -197,6 +191,9 @@ class MujocoWorld final : public EngineWorld {
         slot(body.x, 0, 0, false);
         slot(body.z, 2, 2, false);
         slot(body.rotation, 3, 4, true);
+        if (body.rotation >= 0) {
+          angles_[static_cast<std::size_t>(body.rotation)] = x0.q(body.rotation);
+        }
         qpos += 7;
         dof += 6;
       } else {

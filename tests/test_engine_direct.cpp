@@ -89,23 +89,25 @@ TEST_CASE("mujoco: crbench's run is a direct MuJoCo program's, planar and free",
 }
 #endif
 
-#ifdef CRBENCH_HAVE_ODE
-TEST_CASE("ode: crbench's run is a direct ODE program's", "[engines]") {
+// The engine's direct program against crbench's solver, with the default and the mapped contact.
+template <class World>
+[[maybe_unused]] void check_both_contacts(const std::string& solver) {
   for (const bool mapped : {false, true}) {
     INFO((mapped ? "mapped" : "default"));
-    crbench::direct::Ode world(contact(mapped), kStep);
-    check_same_motion("ode", mapped, kStep, kHorizon, direct_motion(world, kStep, kHorizon));
+    World world(contact(mapped), kStep);
+    check_same_motion(solver, mapped, kStep, kHorizon, direct_motion(world, kStep, kHorizon));
   }
+}
+
+#ifdef CRBENCH_HAVE_ODE
+TEST_CASE("ode: crbench's run is a direct ODE program's", "[engines]") {
+  check_both_contacts<crbench::direct::Ode>("ode");
 }
 #endif
 
 #ifdef CRBENCH_HAVE_BULLET
 TEST_CASE("bullet: crbench's run is a direct Bullet program's", "[engines]") {
-  for (const bool mapped : {false, true}) {
-    INFO((mapped ? "mapped" : "default"));
-    crbench::direct::Bullet world(contact(mapped), kStep);
-    check_same_motion("bullet", mapped, kStep, kHorizon, direct_motion(world, kStep, kHorizon));
-  }
+  check_both_contacts<crbench::direct::Bullet>("bullet");
 }
 #endif
 
