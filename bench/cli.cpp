@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "crbench/bench/check.hpp"
+#include "crbench/bench/impacts.hpp"
 #include "crbench/bench/json_fields.hpp"
 #include "crbench/bench/mpi.hpp"
 #include "crbench/bench/report.hpp"
@@ -499,14 +500,15 @@ struct FileCommand {
   std::string program = "crbench";
   bool resume = false, no_figures = false;
 
-  // `file` names the file's kind: "study", "sweep".
+  // `file` names the file's kind ("study", "sweep"; its flag, --study, --sweep, unless `flag` is
+  // given), `folder` the folder of bench/ whose README describes it.
   void add_to(CLI::App& app, const std::string& name, const std::string& description,
-              const std::string& file, const std::string& figures_help) {
+              const std::string& file, const std::string& figures_help, const std::string& folder,
+              const std::string& flag = "") {
     command = app.add_subcommand(name, description);
     command
-        ->add_option("--" + file, path,
-                     file + " file (JSON; see bench/" +
-                         (file == "study" ? std::string("studies") : file + "s") + "/README.md)")
+        ->add_option("--" + (flag.empty() ? file : flag), path,
+                     file + " file (JSON; see bench/" + folder + "/README.md)")
         ->required();
     command->add_option("--out", out, "output folder (default: the " + file + "'s name)");
     command->add_option("--jobs", jobs_text,
@@ -575,6 +577,17 @@ int sweep_command(const FileCommand& c, std::ostream& out, std::ostream& err) {
     err << "crbench: " << result.points_internal_error
         << " points ended in internal_error (reasons in points.jsonl; --resume computes them "
            "again)\n";
+    return 1;
+  }
+  return 0;
+}
+
+int impacts_command(const FileCommand& c, std::ostream& out, std::ostream& err) {
+  const ImpactStudy study = load_impact_study(c.path);
+  const ImpactResult result = run_impact_study(study, c.folder_options(study.name, out), c.path);
+  if (result.points_not_ok > 0) {
+    err << "crbench: " << result.points_not_ok
+        << " points did not end with status ok (reasons in points.jsonl)\n";
     return 1;
   }
   return 0;
@@ -677,17 +690,21 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   verify.add_to(app);
   CheckCommand check;
   check.add_to(app);
-  FileCommand converge, sweep;
+  FileCommand converge, sweep, impacts;
   if (argc > 0 && argv[0] != nullptr) {
     const std::string own = std::filesystem::path(argv[0]).filename().string();
     if (!own.empty()) converge.program = own;
   }
   converge.add_to(app, "converge",
                   "run a study file: convergence tables in N, Richardson limits, figures", "study",
-                  "skip the figures (scripts/figures.py)");
+                  "skip the figures (scripts/figures.py)", "studies");
   sweep.add_to(app, "sweep",
                "run a sweep file: the limit model's lift-off delay over a grid (a phase map)",
-               "sweep", "skip the figure (scripts/figures.py)");
+               "sweep", "skip the figure (scripts/figures.py)", "sweeps");
+  impacts.add_to(app, "impacts",
+                 "run an impact study file: restitution, peak penetration and contact duration "
+                 "over impact speeds and steps, per solver row",
+                 "impact study", "skip the figure (scripts/figures.py)", "impacts", "file");
   auto* case_build = app.add_subcommand(
       "case",
       "a case of one's own from a JSON or TOML definition: build its plugin (for --cases) or "
@@ -741,6 +758,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (report->parsed()) return write_report(out_dir, jobs_from(report_jobs_text), out);
     if (converge.command->parsed()) return converge_command(converge, out, err);
     if (sweep.command->parsed()) return sweep_command(sweep, out, err);
+    if (impacts.command->parsed()) return impacts_command(impacts, out, err);
     if (verify.command->parsed()) return verify.execute(out);
     if (check.command->parsed()) return check.execute(out);
     return run.execute(out, err);

@@ -20,6 +20,7 @@
 
 #include "crbench/bench/chain_outcome.hpp"
 #include "crbench/bench/cross_validation.hpp"
+#include "crbench/bench/impacts.hpp"
 #include "crbench/bench/observables.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
@@ -226,6 +227,34 @@ std::string canonical_sweeps(const std::filesystem::path& out_dir, int jobs,
   return overview.str();
 }
 
+// The canonical impact studies (bench/impacts/*.json, in name order), each into
+// out_dir/impacts/<name>/ with its README; returns the overview's lines.
+std::string canonical_impacts(const std::filesystem::path& out_dir, int jobs,
+                              std::ostream& progress) {
+  std::ostringstream overview;
+  for (const auto& file : json_files("bench/impacts")) {
+    if (const auto missing = unbuilt_solver(file)) {
+      progress << "impact study " << file.filename().string() << ": not run, solver " << *missing
+               << " is not built\n";
+      overview << "- `" << file.filename().string() << "`: not run, solver " << *missing
+               << " is not built.\n";
+      continue;
+    }
+    const ImpactStudy study = load_impact_study(file.string());
+    FolderRunOptions options;
+    options.out_dir = (out_dir / "impacts" / study.name).string();
+    options.jobs = jobs;
+    options.log = &progress;
+    const ImpactResult result =
+        run_impact_study(study, options, "bench/impacts/" + file.filename().string());
+    overview << "- [`" << study.name << "`](impacts/" << study.name
+             << "/README.md): " << result.points_total << " runs (" << study.rows.size()
+             << " rows × " << study.speeds.size() << " impact speeds × " << study.steps.size()
+             << " steps), " << result.points_total - result.points_not_ok << " with status ok.\n";
+  }
+  return overview.str();
+}
+
 // The canonical studies (bench/studies/*.json, in name order), each into
 // out_dir/studies/<name>/ with a README of its own.
 std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir, int jobs,
@@ -336,8 +365,10 @@ void write_study_readme(const Study& study, const ConvergeResult& result,
 
 std::optional<std::string> unbuilt_solver(const std::filesystem::path& file) {
   const nlohmann::json study = nlohmann::json::parse(read_text(file));
-  if (!study.contains("models") || !study["models"].is_array()) return std::nullopt;
-  for (const auto& model : study["models"]) {
+  // A study's models, an impact study's rows.
+  const char* list = study.contains("rows") ? "rows" : "models";
+  if (!study.contains(list) || !study[list].is_array()) return std::nullopt;
+  for (const auto& model : study[list]) {
     if (!model.is_object() || !model.contains("solver") || !model["solver"].is_string()) continue;
     const std::string name = model["solver"].get<std::string>();
     const auto& solvers = solver_registry();
@@ -569,7 +600,8 @@ std::string studies_overview(const std::vector<StudyOutcome>& studies) {
 
 // The report's README: the overview and where things are.
 std::string results_readme(const std::string& overview, const EveryCase& all,
-                           const std::string& sweeps, const WorkPrecisionOverview& work_precision,
+                           const std::string& sweeps, const std::string& impacts,
+                           const WorkPrecisionOverview& work_precision,
                            const ChainOutcomeSummary& chain_outcome,
                            const CrossValidationSummary& cross_validation) {
   std::ostringstream readme;
@@ -594,6 +626,10 @@ std::string results_readme(const std::string& overview, const EveryCase& all,
       << ": [cases/README.md](cases/README.md).\n\n"
       << "### Phase maps of the lift-off delay\n\n"
       << sweeps << "\n"
+      << "### Impacts\n\n"
+      << "One impact at a given speed per run, over impact speeds × steps: restitution, peak "
+         "penetration and contact duration beside the ideal rigid impact:\n\n"
+      << impacts << "\n"
       << "### Work–precision\n\n"
       << work_precision.cases
       << " cases with a classical limit through every solver of the classical model, "
@@ -636,6 +672,8 @@ std::string results_readme(const std::string& overview, const EveryCase& all,
       << "| `studies/<study>/*.md, .csv, .tex, .json` | each table in four formats |\n"
       << "| `studies/<study>/points.jsonl`, `study.json` | every point and the whole analysis |\n"
       << "| `sweeps/<sweep>/README.md`, `phase_map.png` | a phase map of the delay |\n"
+      << "| `impacts/<study>/README.md`, `impacts.png` | an impact study: tables and figure |\n"
+      << "| `impacts/<study>/impacts.json`, `points.jsonl` | every impact run with its settings |\n"
       << "| `sweeps/<sweep>/grid.csv`, `grid.json`, `points.jsonl` | every grid point (no "
          "`grid.json` beyond 40 000 points; the repository does not keep the dk-plane cube's "
          "`grid.csv` and `points.jsonl`) |\n"
@@ -667,8 +705,8 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
   }
   const OutputLock lock(out_dir);
   // The report owns these folders: nothing stale from an earlier layout or run stays in them.
-  for (const char* owned :
-       {"cases", "studies", "siconos", "cross-validation", "work-precision", "chain-outcome"}) {
+  for (const char* owned : {"cases", "studies", "siconos", "cross-validation", "work-precision",
+                            "chain-outcome", "impacts"}) {
     fs::remove_all(out_dir / owned);
   }
   const EveryCase all = run_every_case(out_dir, progress);
@@ -684,6 +722,7 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       write_cross_validation(out_dir / "cross-validation", registered_subjects(), progress);
   const std::vector<StudyOutcome> studies = canonical_studies(out_dir, jobs, progress);
   const std::string sweeps = canonical_sweeps(out_dir, jobs, progress);
+  const std::string impacts = canonical_impacts(out_dir, jobs, progress);
   const WorkPrecisionOverview work_precision =
       write_work_precision(out_dir / "work-precision", {.jobs = jobs}, progress);
   const ChainOutcomeSummary chain_outcome =
@@ -692,8 +731,8 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   write_file(out_dir / "README.md",
-             results_readme(studies_overview(studies), all, sweeps, work_precision, chain_outcome,
-                            cross_validation));
+             results_readme(studies_overview(studies), all, sweeps, impacts, work_precision,
+                            chain_outcome, cross_validation));
 
   {
     std::ostringstream text;

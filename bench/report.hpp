@@ -22,8 +22,9 @@ void write_study_readme(const Study& study, const ConvergeResult& result,
                         const std::filesystem::path& dir, const std::string& study_file,
                         const std::string& program, const std::string& timing);
 
-// The first solver a study file names that this build does not have (an engine built without
-// its package), if any: such a study is left out of the report.
+// The first solver a study file (its models) or an impact study file (its rows) names that this
+// build does not have (an engine built without its package), if any: such a study is left out of
+// the report.
 std::optional<std::string> unbuilt_solver(const std::filesystem::path& study_file);
 
 int write_report(const std::string& out_dir, int jobs, std::ostream& progress);

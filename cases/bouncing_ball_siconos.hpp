@@ -1,8 +1,10 @@
 // bouncing-ball-siconos: the problem of Siconos's BouncingBallTS example, whose Moreau–Jean output
 // is the external reference tests/data/siconos/BouncingBallTS.ref (see the README
 // beside it). A ball with q = (height, lateral, rotation), A = diag(m, m, 2/5 m R²), gravity on
-// the height, unilateral constraint f = q0 ≥ 0 (the radius enters only the inertia), q0(0) = h0.
-// Siconos runs it with Newton restitution e = 0.9, θ = 0.5, h = 0.005 on [0, 10].
+// the height, unilateral constraint f = q0 ≥ 0 (the radius enters only the inertia), q0(0) = h0,
+// q0'(0) = −v0. Siconos runs it from rest (v0 = 0) with Newton restitution e = 0.9, θ = 0.5,
+// h = 0.005 on [0, 10]; h0 = 0 and v0 > 0 is an impact at speed v0 at t = 0 (the engines' impact
+// study, bench/impacts/).
 #pragma once
 
 #include <cmath>
@@ -19,9 +21,10 @@ struct BouncingBallSiconos : NoForce<3> {
   double radius;
   double gravity;
   double h0;
+  double v0;
 
   explicit BouncingBallSiconos(const ParamValues& p)
-      : mass(p.at("m")), radius(p.at("R")), gravity(p.at("g")), h0(p.at("h0")) {}
+      : mass(p.at("m")), radius(p.at("R")), gravity(p.at("g")), h0(p.at("h0")), v0(p.at("v0")) {}
 
   static CaseInfo info() {
     return {
@@ -30,10 +33,11 @@ struct BouncingBallSiconos : NoForce<3> {
             "Siconos's bouncing ball (siconos-tutorials 4.4.0, "
             "examples/mechanics/BouncingBall/BouncingBallTS.cpp): q = (height, lateral, rotation), "
             "T = q'^T M q'/2 with M = diag(m, m, 2/5 m R^2), V = m g q0, unilateral constraint f = "
-            "q0 >= 0, initial q = (h0, 0, 0), q' = 0. Impacts by Newton's law (Kugushev & Sorokina "
-            "2002 (1.3)-(1.4)); Siconos's reference uses restitution 0.9, theta = 0.5, h = 0.005 "
-            "on [0, 10] (tests/data/siconos/BouncingBallTS.ref). Free fall until the first impact "
-            "at t = sqrt(2 h0/g).",
+            "q0 >= 0, initial q = (h0, 0, 0), q' = (-v0, 0, 0). Impacts by Newton's law "
+            "(Kugushev & Sorokina 2002 (1.3)-(1.4)); Siconos's reference uses restitution 0.9, "
+            "theta = 0.5, h = 0.005 on [0, 10] (tests/data/siconos/BouncingBallTS.ref), from rest "
+            "(v0 = 0). Free fall until the first impact at t = (sqrt(v0^2 + 2 g h0) - v0)/g; h0 = "
+            "0 is an impact at speed v0 at t = 0.",
         .params = {{.name = "m",
                     .default_value = 1.0,
                     .min = 0.0,
@@ -59,9 +63,14 @@ struct BouncingBallSiconos : NoForce<3> {
                     .default_value = 1.0,
                     .min = 0.0,
                     .max = 1e6,
-                    .min_inclusive = false,
                     .unit = "length",
-                    .description = "initial height"}},
+                    .description = "initial height"},
+                   {.name = "v0",
+                    .default_value = 0.0,
+                    .min = 0.0,
+                    .max = 1e6,
+                    .unit = "length/time",
+                    .description = "initial downward speed"}},
         .dof = n,
         .coordinates = {{"height", "length"}, {"lateral", "length"}, {"rotation", "angle (rad)"}},
         .constraint_units = {"length"},
@@ -101,7 +110,8 @@ struct BouncingBallSiconos : NoForce<3> {
   }
 
   State initial_state() const {
-    return {.t = 0.0, .q = Eigen::Vector3d(h0, 0.0, 0.0), .v = Eigen::Vector3d::Zero()};
+    // 0 − v0: +0 from rest, as Siconos's start, not −0.
+    return {.t = 0.0, .q = Eigen::Vector3d(h0, 0.0, 0.0), .v = Eigen::Vector3d(0.0 - v0, 0.0, 0.0)};
   }
 
   double horizon() const { return 10.0; }
@@ -109,13 +119,19 @@ struct BouncingBallSiconos : NoForce<3> {
   Facts facts() const {
     const double g = gravity;
     const double height = h0;
+    const double speed = v0;
+    // The root of h0 − v0 t − g t²/2 = 0 without cancellation, 2 h0/(v0 + √(v0² + 2 g h0));
+    // 0 for a ball at rest on the ground.
+    const double root = speed + std::sqrt(speed * speed + 2.0 * g * height);
+    const double impact = root > 0.0 ? 2.0 * height / root : 0.0;
     Facts facts;
     facts.trajectories.push_back(
         {.model = "classical",
-         .source = "free fall q0 = h0 - g t^2/2 until the first impact at t = sqrt(2 h0/g)",
-         .q = [g, height](double t, double) -> std::optional<Eigen::VectorXd> {
-           if (t < 0.0 || t > std::sqrt(2.0 * height / g)) return std::nullopt;
-           return Eigen::Vector3d(height - 0.5 * g * t * t, 0.0, 0.0);
+         .source = "free fall q0 = h0 - v0 t - g t^2/2 until the first impact at t = (sqrt(v0^2 "
+                   "+ 2 g h0) - v0)/g",
+         .q = [g, height, speed, impact](double t, double) -> std::optional<Eigen::VectorXd> {
+           if (t < 0.0 || t > impact) return std::nullopt;
+           return Eigen::Vector3d(height - speed * t - 0.5 * g * t * t, 0.0, 0.0);
          }});
     return facts;
   }

@@ -9,6 +9,7 @@ A sweep: reads DIR/sweep.json and DIR/grid.csv; writes phase_map (.png and .pdf)
 two axes, or for three axes a panel per slice of the last one (a selection: phase_slices).
 The report's chain outcome: reads DIR/chain_outcome.json; writes chain_outcome and chain_ratios
 (.png and .pdf).
+An impact study (`crbench impacts`): reads DIR/impacts.json; writes impacts (.png and .pdf).
 Everything drawn is read from those files: no number is computed here except the straight line
 of each fitted slope, drawn through the points it was fitted to.
 """
@@ -881,6 +882,86 @@ def chain_ratios(outcome, folder):
     save(fig, folder, "chain_ratios", outside_legend=True)
 
 
+def impacts(study, folder):
+    """Per row (a column of panels, four to a line), the restitution (top) and the peak
+    penetration (bottom) against the impact speed, a line per step h; the ideal rigid impact's
+    restitution dashed. A restitution above 1.05 (a contact that adds energy) is drawn at the
+    panel's top with an upward triangle and counted there. The penetration panels share one
+    scale; a penetration at or below 1e-15 (round-off: an engine that never lets the body in) is
+    not drawn, and its panel says so."""
+    rows = study["rows"]
+    steps = study["steps"]
+    per_line = min(4, len(rows))
+    lines = (len(rows) + per_line - 1) // per_line
+    fig, axes = plt.subplots(2 * lines, per_line, figsize=(2.9 * per_line, 5.0 * lines),
+                             squeeze=False)
+    results = [r for r in study["results"] if r["status"] == "ok"]
+    roundoff, top_limit = 1e-15, 1.05
+    depths = [r["peak_penetration"] for r in results
+              if r["peak_penetration"] is not None and r["peak_penetration"] > roundoff]
+    depth_range = (min(depths) / 3, max(depths) * 3) if depths else (1e-15, 1.0)
+    speeds = study["speeds"]
+    speed_range = (min(speeds) / 1.5, max(speeds) * 1.5)
+    for i, row in enumerate(rows):
+        top = axes[2 * (i // per_line)][i % per_line]
+        bottom = axes[2 * (i // per_line) + 1][i % per_line]
+        hidden, above, largest = 0, 0, 0.0
+        for k, h in enumerate(steps):
+            points = sorted((r["speed"], r) for r in results
+                            if r["label"] == row["label"] and r["h"] == h)
+            if not points:
+                continue
+            style = dict(color="C%d" % k, marker=MARKERS[k % len(MARKERS)], markersize=4,
+                         linewidth=0.9, markerfacecolor="none")
+            e = [p[1]["restitution"] for p in points]
+            above += sum(1 for x in e if x is not None and x > top_limit)
+            largest = max([largest] + [x for x in e if x is not None])
+            top.plot([p[0] for p in points],
+                     [min(x, top_limit) if x is not None else None for x in e],
+                     label="h = %g s" % h, **style)
+            top.plot([p[0] for p, x in zip(points, e) if x is not None and x > top_limit],
+                     [top_limit] * sum(1 for x in e if x is not None and x > top_limit),
+                     "^", color="C%d" % k, markersize=6)
+            shown = [(p[0], p[1]["peak_penetration"]) for p in points
+                     if p[1]["peak_penetration"] is not None
+                     and p[1]["peak_penetration"] > roundoff]
+            hidden += len(points) - len(shown)
+            if shown:
+                bottom.plot([x for x, _ in shown], [y for _, y in shown], **style)
+        if above:
+            top.text(0.03, 0.80, "%d above 1 (up to %.3g):\nthe contact adds energy" %
+                     (above, largest), transform=top.transAxes, fontsize=7, color="0.2")
+        if hidden:
+            bottom.text(0.5, 0.04, "%d points at or below 1e-15\n(round-off): not drawn" % hidden,
+                        transform=bottom.transAxes, ha="center", va="bottom", fontsize=7,
+                        color="0.3")
+        top.axhline(row["restitution"], color="0.2", linestyle="--", linewidth=0.8,
+                    label="ideal rigid impact")
+        top.set_title(row["label"], fontsize=9)
+        top.set_ylim(-0.03, top_limit + 0.05)
+        for ax in (top, bottom):
+            ax.set_xscale("log")
+            ax.set_xlim(*speed_range)
+            ax.grid(True, alpha=0.3)
+            ax.tick_params(labelsize=7)
+        bottom.set_yscale("log")
+        bottom.set_ylim(*depth_range)
+        bottom.set_xlabel("impact speed %s [length/time]" % study["speed"], fontsize=8)
+        if i % per_line == 0:
+            top.set_ylabel("restitution\n(rebound / impact speed)", fontsize=8)
+            bottom.set_ylabel("peak penetration [length]", fontsize=8)
+    for j in range(len(rows), lines * per_line):
+        axes[2 * (j // per_line)][j % per_line].set_visible(False)
+        axes[2 * (j // per_line) + 1][j % per_line].set_visible(False)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.suptitle("%s: one impact per run at each speed and step h, each row at its settings"
+                 % study["name"], y=0.995, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.98))
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=len(labels), fontsize=8)
+    save(fig, folder, "impacts", outside_legend=True)
+
+
 def main():
     if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
         sys.stdout.write(__doc__)
@@ -891,11 +972,16 @@ def main():
     folder = sys.argv[1]
     if not any(os.path.exists(os.path.join(folder, name)) for name in
                ("work_precision_overview.json", "sweep.json", "study.json",
-                "chain_outcome.json")):
+                "chain_outcome.json", "impacts.json")):
         sys.stderr.write("figures.py: %s has no study.json, sweep.json, "
-                         "work_precision_overview.json or chain_outcome.json (a folder written "
-                         "by crbench converge, sweep or report)\n" % folder)
+                         "work_precision_overview.json, chain_outcome.json or impacts.json (a "
+                         "folder written by crbench converge, sweep, impacts or report)\n" % folder)
         return 2
+    impacts_path = os.path.join(folder, "impacts.json")
+    if os.path.exists(impacts_path):
+        with open(impacts_path) as f:
+            impacts(json.load(f), folder)
+        return 0
     chain_path = os.path.join(folder, "chain_outcome.json")
     if os.path.exists(chain_path):
         with open(chain_path) as f:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets (built by the debug preset: clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer) for SECONDS each, all at once, on their seed corpora:
-#   fuzz_study   study and sweep files   seeds: tests/data/{studies,sweeps}, bench/{studies,sweeps} (+ study.dict)
+#   fuzz_study   study, sweep and impact study files   seeds: tests/data/{studies,sweeps},
+#                bench/{studies,sweeps,impacts} (+ study.dict)
 #   fuzz_params  numbers and KEY=VALUE   seeds: tests/fuzz/seeds/params
 #   fuzz_cli     the command line        seeds: tests/fuzz/seeds/cli (arguments split at newlines)
 #   fuzz_resume  --resume's points.jsonl seeds: tests/fuzz/seeds/resume (a small sweep's own lines)
@@ -16,7 +17,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_study fuzz_params fuzz_cli fuzz_resume)
 build=build/debug
 declare -A seeds=(
-  [fuzz_study]="tests/data/studies bench/studies tests/data/sweeps bench/sweeps"
+  [fuzz_study]="tests/data/studies bench/studies tests/data/sweeps bench/sweeps bench/impacts"
   [fuzz_params]="tests/fuzz/seeds/params"
   [fuzz_cli]="tests/fuzz/seeds/cli"
   [fuzz_resume]="tests/fuzz/seeds/resume"

@@ -21,8 +21,18 @@ std::vector<ParamSpec> BulletSolver::engine_parameters() const {
            .max = 1e6,
            .description = "sequential-impulse iterations per step of the mapped presets (Bullet's "
                           "default, kept by engine-default, is 10)",
-           .whole = true}};
+           .whole = true},
+          {.name = "restitution",
+           .default_value = 0.0,
+           .min = 0.0,
+           .max = 1.0,
+           .description = "Bullet's restitution e of --preset engine-default: every body's "
+                          "restitution sqrt(e), which Bullet combines as a product (its solver "
+                          "gives none to a contact approaching slower than its restitution "
+                          "velocity threshold, 0.2); not set: 0"}};
 }
+
+std::vector<std::string> BulletSolver::default_only_parameters() const { return {"restitution"}; }
 
 std::string BulletSolver::engine_version() const { return engine_plugin("bullet").version(); }
 

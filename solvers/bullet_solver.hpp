@@ -22,6 +22,7 @@ class BulletSolver final : public EngineSolver {
 
  protected:
   std::vector<ParamSpec> engine_parameters() const override;
+  std::vector<std::string> default_only_parameters() const override;
   std::vector<std::string> mapped_only_parameters() const override { return {"iterations"}; }
   std::string engine_version() const override;
   std::unique_ptr<EngineWorld> make_world(const EngineScene& scene, const State& x0,

@@ -36,6 +36,14 @@ class BulletWorld final : public EngineWorld {
     }
     tolerances["iterations"] = info.m_numIterations;
     tolerances["warmstarting_factor"] = info.m_warmstartingFactor;
+    // Bullet's restitution of a contact is the product of its two bodies' (engine-default only).
+    const auto restitution = settings.solver_params.find("restitution");
+    const double body_restitution =
+        restitution == settings.solver_params.end() ? 0.0 : std::sqrt(restitution->second);
+    if (restitution != settings.solver_params.end()) {
+      tolerances["restitution"] = restitution->second;
+      tolerances["restitution_velocity_threshold"] = info.m_restitutionVelocityThreshold;
+    }
 
     const auto add_body = [&](std::unique_ptr<btCollisionShape> shape, double mass,
                               const btVector3& inertia, const btTransform& pose, int index) {
@@ -43,7 +51,7 @@ class BulletWorld final : public EngineWorld {
       construction.m_friction = 0.0;
       construction.m_rollingFriction = 0.0;
       construction.m_spinningFriction = 0.0;
-      construction.m_restitution = 0.0;
+      construction.m_restitution = body_restitution;
       construction.m_startWorldTransform = pose;
       auto body = std::make_unique<btRigidBody>(construction);
       body->setUserIndex(index);
@@ -105,6 +113,11 @@ class BulletWorld final : public EngineWorld {
           "the row's ERP = h kp/(h kp + kd), CFM = 1/(h kp + kd), the implicit spring-damper "
           "lambda = -kp f(t+h) - kd f'(t+h), lambda >= 0; no split impulse, contacts at gaps <= "
           "0 only";
+    }
+    if (restitution != settings.solver_params.end()) {
+      contact_model += "; restitution " + format_number(restitution->second) +
+                       " (each body's sqrt of it), none below an approach rate of " +
+                       format_number(info.m_restitutionVelocityThreshold);
     }
     contact_model += "; btSequentialImpulseConstraintSolver (" +
                      std::to_string(info.m_numIterations) +

@@ -103,6 +103,14 @@ void EngineSolver::finalize(ParamValues& params, ChoiceValues& choices,
     return std::find(assigned.begin(), assigned.end(), key) != assigned.end();
   };
   const std::string preset = choices.at("preset");
+  for (const std::string& key : default_only_parameters()) {
+    if (!given(key)) {
+      params.erase(key);
+    } else if (preset != kEngineDefaultPreset) {
+      throw InputError(owner + ": --" + key + " applies to --preset " + kEngineDefaultPreset +
+                       " only (a setting of the engine's own contact)");
+    }
+  }
   if (preset == kEngineDefaultPreset) {
     std::vector<std::string> mapped_only{"N", "beta", "gamma"};
     for (auto& key : mapped_only_parameters()) mapped_only.push_back(std::move(key));

@@ -96,6 +96,9 @@ class EngineSolver : public Solver {
   virtual RodShape rod_shape(const RunSettings& /*settings*/) const { return RodShape::sphere; }
   // The engine's parameters that only the mapped presets use (not engine-default).
   virtual std::vector<std::string> mapped_only_parameters() const { return {}; }
+  // The engine's own contact settings that only engine-default takes (a restitution): in the
+  // record's parameters only where given, the engine's default otherwise.
+  virtual std::vector<std::string> default_only_parameters() const { return {}; }
   // "MuJoCo 2.2.2", ...
   virtual std::string engine_version() const = 0;
   // The world of the scene at the engine state x0 (positions and velocities in the engine's

@@ -23,8 +23,19 @@ std::vector<ParamSpec> MujocoSolver::engine_parameters() const {
                           "presets: the pushing contact lets about (1 - d) c of the free "
                           "acceleration through, c = MuJoCo's diagonal approximation / J M^-1 J^T "
                           "(2/3 for a sphere's contact, 1 for a tendon; MuJoCo clamps d to "
-                          "[0.0001, 0.9999])"}};
+                          "[0.0001, 0.9999])"},
+          {.name = "dampratio",
+           .default_value = 1.0,
+           .min = 0.0,
+           .max = 1e3,
+           .min_inclusive = false,
+           .description = "the damping ratio of MuJoCo's default solref (timeconst, dampratio) = "
+                          "(0.02, 1) of --preset engine-default: below 1 the contact's reference "
+                          "oscillates and the body bounces (MuJoCo's documented way to a "
+                          "restitution); not set: 1"}};
 }
+
+std::vector<std::string> MujocoSolver::default_only_parameters() const { return {"dampratio"}; }
 
 std::vector<ChoiceSpec> MujocoSolver::engine_choices() const {
   return {

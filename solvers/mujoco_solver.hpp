@@ -19,6 +19,7 @@ class MujocoSolver final : public EngineSolver {
 
  protected:
   std::vector<ParamSpec> engine_parameters() const override;
+  std::vector<std::string> default_only_parameters() const override;
   std::vector<ChoiceSpec> engine_choices() const override;
   std::vector<std::string> mapped_only_parameters() const override { return {"impedance"}; }
   bool expresses_tendons() const override { return true; }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -104,7 +105,9 @@ class MujocoWorld final : public EngineWorld {
     free_ = settings.solver_choices.at("joints") == "free";
     if (runge_kutta_) install_stage_force_callback();
     const bool refsafe = settings.solver_choices.at("refsafe") == "on";
+    refsafe_ = refsafe;
     const double impedance = law.engine_default ? 0.0 : p.at("impedance");
+    if (const auto ratio = p.find("dampratio"); ratio != p.end()) dampratio_ = ratio->second;
     // The contact's reference in MuJoCo's direct form (negative solref): k and b in units of
     // acceleration (MuJoCo's mj_makeImpedance divides them by dmax² and dmax, and the solver
     // multiplies the stiffness term by the impedance d, so with dmin = dmax = d the pushing
@@ -227,7 +230,20 @@ class MujocoWorld final : public EngineWorld {
     // The mapped reference and impedance of a contact or tendon limit (direct solref: k and b in
     // units of acceleration), or nothing for MuJoCo's default.
     const auto softness = [&](const EngineContact& c, const char* solref, const char* solimp) {
-      if (law.engine_default) return std::string();
+      if (law.engine_default) {
+        // Deep in the contact (d = dmax, c = 1) MuJoCo's default reference makes the contact
+        // p'' = −(2/τ) p' − p/(τ ζ)², τ the timeconst after refsafe, ζ the damping ratio
+        // (docs/engines.md, "Impacts at the defaults"): its stability as the mapped contact's.
+        const double tau = refsafe_ ? std::max(kDefaultTimeconst, 2.0 * h) : kDefaultTimeconst;
+        const double zeta = dampratio_.value_or(1.0);
+        const double b = 2.0 / tau, k = 1.0 / (tau * tau * zeta * zeta);
+        worst_stability = std::max(worst_stability, runge_kutta_ ? 2.0 * runge_kutta_growth(h, b, k)
+                                                                 : h * b + 0.5 * h * h * k);
+        // MuJoCo's default (timeconst, dampratio), with the damping ratio asked for.
+        return dampratio_ ? std::string(" ") + solref + "=\"" + num(kDefaultTimeconst) + " " +
+                                num(*dampratio_) + "\""
+                          : std::string();
+      }
       const double inverse_mass = contact_inverse_mass(scene_, c);
       const double k = law.stiffness * inverse_mass, b = law.damping * inverse_mass;
       // Semi-implicit Euler with the contact's force taken at the step's start is stable for
@@ -274,10 +290,13 @@ class MujocoWorld final : public EngineWorld {
     } else if (!runge_kutta_ && worst_stability >= 2.0) {
       warnings_.push_back(
           "MuJoCo takes the contact force at the step's start (explicit): h b + h^2 k / 2 = " +
-          num(worst_stability) +
-          " >= 2 (b, k the mass-normalized damping and stiffness) is past the stability bound of "
-          "the step; take h < " +
-          num(h * 2.0 / worst_stability) + " or so");
+          num(worst_stability) + " >= 2 (b, k the mass-normalized damping and stiffness" +
+          (law.engine_default
+               ? std::string("; of MuJoCo's default contact 2/timeconst and 1/(timeconst "
+                             "dampratio)^2")
+               : std::string()) +
+          ") is past the stability bound of the step; take h < " + num(h * 2.0 / worst_stability) +
+          " or so");
     }
     return xml;
   }
@@ -329,8 +348,10 @@ class MujocoWorld final : public EngineWorld {
     if (law.engine_default) {
       const double timeconst = refsafe ? std::max(kDefaultTimeconst, 2.0 * h) : kDefaultTimeconst;
       tolerances["timeconst"] = timeconst;
+      if (dampratio_) tolerances["dampratio"] = *dampratio_;
       contact_model =
-          "MuJoCo's default contact: solref (timeconst, dampratio) = (0.02, 1)" +
+          "MuJoCo's default contact: solref (timeconst, dampratio) = (0.02, " +
+          num(dampratio_.value_or(1.0)) + ")" +
           std::string(refsafe ? " with timeconst raised to 2h where larger (refsafe), " : ", ") +
           "solimp (0.9, 0.95, 0.001, 0.5, 2): while it pushes f'' = (1 - d) a0 + d aref, aref = "
           "-(2/(dmax timeconst)) f' - d f/(dmax timeconst dampratio)^2, d from 0.9 at f = 0 to "
@@ -480,6 +501,9 @@ class MujocoWorld final : public EngineWorld {
     bool angle = false;
   };
   bool free_ = false;  // free joints (else slides and hinges)
+  // The damping ratio of the default solref where asked for (engine-default only).
+  std::optional<double> dampratio_;
+  bool refsafe_ = true;  // MuJoCo's refsafe: a default timeconst raised to 2h
   std::vector<Slot> slot_;
   std::vector<double> angles_, stage_angles_;  // the rotations so far, by case coordinate
   Eigen::VectorXd offset_;                     // the engine coordinate at each joint's zero

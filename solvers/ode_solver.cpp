@@ -20,8 +20,17 @@ std::vector<ParamSpec> OdeSolver::engine_parameters() const {
            .min = 1,
            .max = 1e6,
            .description = "iterations of dWorldQuickStep's SOR (--stepper quick; ODE's default 20)",
-           .whole = true}};
+           .whole = true},
+          {.name = "bounce",
+           .default_value = 0.0,
+           .min = 0.0,
+           .max = 1.0,
+           .description = "ODE's restitution (dContactBounce: the contact's bounce, bounce_vel 0, "
+                          "so at every impact speed) of --preset engine-default; not set: no "
+                          "bounce"}};
 }
+
+std::vector<std::string> OdeSolver::default_only_parameters() const { return {"bounce"}; }
 
 std::vector<ChoiceSpec> OdeSolver::engine_choices() const {
   return {{.name = "stepper",

@@ -19,6 +19,7 @@ class OdeSolver final : public EngineSolver {
 
  protected:
   std::vector<ParamSpec> engine_parameters() const override;
+  std::vector<std::string> default_only_parameters() const override;
   std::vector<ChoiceSpec> engine_choices() const override;
   std::string engine_version() const override;
   std::unique_ptr<EngineWorld> make_world(const EngineScene& scene, const State& x0,

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -64,6 +65,10 @@ class OdeWorld final : public EngineWorld {
         law_(law),
         n_(static_cast<int>(x0.q.size())),
         quick_(settings.solver_choices.at("stepper") == "quick") {
+    if (const auto bounce = settings.solver_params.find("bounce");
+        bounce != settings.solver_params.end()) {
+      bounce_ = bounce->second;
+    }
     initialize_ode();
     world_ = dWorldCreate();
     // A threading implementation of the world's own: without one, every world steps through
@@ -127,6 +132,11 @@ class OdeWorld final : public EngineWorld {
       tolerances["contact_erp"] = h * law.stiffness / denominator;
       tolerances["contact_cfm"] = 1.0 / denominator;
     }
+    if (bounce_) {
+      tolerances["bounce"] = *bounce_;
+      contact_model +=
+          "; restitution by dContactBounce: bounce " + format_number(*bounce_) + ", bounce_vel 0";
+    }
     contact_model +=
         std::string("; ") + (quick_ ? "dWorldQuickStep" : "dWorldStep") + ", frictionless (mu = 0)";
   }
@@ -155,6 +165,13 @@ class OdeWorld final : public EngineWorld {
         contact.surface.mode = dContactSoftERP | dContactSoftCFM;
         contact.surface.soft_erp = h * law_.stiffness / denominator;
         contact.surface.soft_cfm = 1.0 / denominator;
+      }
+      if (bounce_) {
+        // ODE's restitution: the row's target normal rate after the step is −bounce times the
+        // rate before it, for approach rates above bounce_vel (0: every one).
+        contact.surface.mode |= dContactBounce;
+        contact.surface.bounce = *bounce_;
+        contact.surface.bounce_vel = 0.0;
       }
       for (int i = 0; i < 3; ++i) normals_[k][static_cast<std::size_t>(i)] = contact.geom.normal[i];
       dJointID joint = dJointCreateContact(world_, contacts_, &contact);
@@ -227,6 +244,7 @@ class OdeWorld final : public EngineWorld {
   EngineContactLaw law_;
   int n_;
   bool quick_;
+  std::optional<double> bounce_;  // dContactBounce's bounce (engine-default only)
   dWorldID world_ = nullptr;
   dThreadingImplementationID threading_ = nullptr;
   dJointGroupID contacts_ = nullptr;

@@ -1,10 +1,11 @@
-// Programs written directly against each engine's library, without crbench: dk-plane's scene (a
-// unit sphere of radius 0.1 on the plane z = -0.1, x and z free, starting at x = -1 with speed 1,
-// no gravity: the force on z is given at each step, dk-plane's switching_force of x) with the
-// engine's default contact or the realization's spring-damper mapped as crbench maps it
-// (docs/engines.md). tests/test_engine_direct.cpp checks crbench's engine solvers against them;
-// bench/perf/perf_engine_direct.cpp times them beside crbench's. Compiled only into programs that
-// link the engines themselves (CRBENCH_HAVE_<ENGINE>).
+// Programs written directly against each engine's library, without crbench: a unit sphere of
+// radius 0.1 (inertia 0.004) on the plane z = -0.1, x and z free, no gravity: the force on z is
+// given at each step (dk-plane's switching_force of x, or a ball's weight), with the engine's
+// default contact or the realization's spring-damper mapped as crbench maps it
+// (docs/engines.md). By default it starts as dk-plane does, at x = -1 with speed 1; an impact
+// starts at z = 0, touching the plane, moving down. tests/test_engine_direct.cpp checks crbench's
+// engine solvers against them; bench/perf/perf_engine_direct.cpp times them beside crbench's.
+// Compiled only into programs that link the engines themselves (CRBENCH_HAVE_<ENGINE>).
 #pragma once
 
 #include <algorithm>
@@ -29,11 +30,17 @@ namespace crbench::direct {
 // dk-plane's applied force on the height: -g for x <= 0, +g after (g = 1).
 inline double switching_force(double x) { return x <= 0.0 ? -1.0 : 1.0; }
 
+// The sphere's centre and its velocity at the start.
+struct Start {
+  double x = -1.0, z = 0.0, vx = 1.0, vz = 0.0;
+};
+
 // The engine's own contact (engine_default), or the spring-damper force = -(stiffness f + damping
 // f') while it pushes; MuJoCo's with the constant impedance d.
 struct Contact {
   bool engine_default = true;
   double stiffness = 0.0, damping = 0.0, impedance = 0.9999;
+  double dampratio = 1.0;  // MuJoCo's default solref (0.02, dampratio)
 };
 
 #ifdef CRBENCH_HAVE_MUJOCO
@@ -41,16 +48,18 @@ struct Contact {
 // direct solref (-k, -b) and solimp (d, d, ...): for a unit mass J M^-1 J^T = 1.
 class Mujoco {
  public:
-  Mujoco(bool free, const Contact& contact, double h) : z_(free ? 2 : 1) {
+  Mujoco(bool free, const Contact& contact, double h, const Start& start = {}) : z_(free ? 2 : 1) {
     const std::string joints =
         free ? "<freejoint/>"
              : "<joint type='slide' axis='1 0 0'/><joint type='slide' axis='0 0 1'/>";
-    const std::string softness = contact.engine_default
-                                     ? std::string()
-                                     : " solref='" + format_number(-contact.stiffness) + " " +
-                                           format_number(-contact.damping) + "' solimp='" +
-                                           format_number(contact.impedance) + " " +
-                                           format_number(contact.impedance) + " 0.001 0.5 2'";
+    const std::string softness =
+        contact.engine_default
+            ? (contact.dampratio == 1.0 ? std::string()
+                                        : " solref='0.02 " + format_number(contact.dampratio) + "'")
+            : " solref='" + format_number(-contact.stiffness) + " " +
+                  format_number(-contact.damping) + "' solimp='" +
+                  format_number(contact.impedance) + " " + format_number(contact.impedance) +
+                  " 0.001 0.5 2'";
     const std::string xml =
         "<mujoco><compiler inertiafromgeom='false'/><option timestep='" + format_number(h) +
         "' gravity='0 0 0'/><worldbody><geom name='ground' type='plane' size='0 0 1' "
@@ -72,9 +81,11 @@ class Mujoco {
     mj_deleteVFS(&vfs);
     if (model_ == nullptr) throw std::runtime_error(error);
     data_ = mj_makeData(model_);
-    // dk-plane's start: x = -1 moving at 1 (the slide's and the free joint's qpos[0] alike).
-    data_->qpos[0] = -1.0;
-    data_->qvel[0] = 1.0;
+    // x is the slide's and the free joint's qpos[0] alike.
+    data_->qpos[0] = start.x;
+    data_->qvel[0] = start.vx;
+    data_->qpos[z_] = start.z;
+    data_->qvel[z_] = start.vz;
   }
   ~Mujoco() {
     mj_deleteData(data_);
@@ -90,6 +101,13 @@ class Mujoco {
   double x() const { return data_->qpos[0]; }
   double z() const { return data_->qpos[z_]; }
   double rate() const { return data_->qvel[z_]; }
+  // Whether the contact pushed during the last step.
+  bool pushed() const {
+    for (int i = 0; i < data_->nefc; ++i) {
+      if (data_->efc_force[i] > 0.0) return true;
+    }
+    return false;
+  }
 
  private:
   int z_;
@@ -102,7 +120,7 @@ class Mujoco {
 // A free body; one contact joint a step from dCollide, with the mapped ERP and CFM or the world's.
 class Ode {
  public:
-  Ode(const Contact& contact, double h) : contact_(contact), h_(h) {
+  Ode(const Contact& contact, double h, const Start& start = {}) : contact_(contact), h_(h) {
     if (dInitODE2(0) == 0 || dAllocateODEDataForThread(dAllocateMaskAll) == 0) {
       throw std::runtime_error("ODE did not initialize");
     }
@@ -112,8 +130,8 @@ class Ode {
     dMass mass;
     dMassSetParameters(&mass, 1.0, 0.0, 0.0, 0.0, 0.004, 0.004, 0.004, 0.0, 0.0, 0.0);
     dBodySetMass(body_, &mass);
-    dBodySetPosition(body_, -1.0, 0.0, 0.0);
-    dBodySetLinearVel(body_, 1.0, 0.0, 0.0);
+    dBodySetPosition(body_, start.x, 0.0, start.z);
+    dBodySetLinearVel(body_, start.vx, 0.0, start.vz);
     sphere_ = dCreateSphere(nullptr, 0.1);
     dGeomSetBody(sphere_, body_);
     plane_ = dCreatePlane(nullptr, 0.0, 0.0, 1.0, -0.1);
@@ -164,7 +182,7 @@ class Ode {
 // impulse off, 100 iterations; stepSimulation(h, 0, h): one step of exactly h.
 class Bullet {
  public:
-  Bullet(const Contact& contact, double h)
+  Bullet(const Contact& contact, double h, const Start& start = {})
       : h_(h),
         dispatcher_(&configuration_),
         world_(&dispatcher_, &broadphase_, &solver_, &configuration_),
@@ -179,7 +197,7 @@ class Bullet {
     btRigidBody::btRigidBodyConstructionInfo sphere(1.0, nullptr, &sphere_shape_,
                                                     btVector3(0.004, 0.004, 0.004));
     sphere.m_startWorldTransform.setIdentity();
-    sphere.m_startWorldTransform.setOrigin(btVector3(-1, 0, 0));
+    sphere.m_startWorldTransform.setOrigin(btVector3(start.x, 0, start.z));
     for (auto* info : {&plane, &sphere}) {
       info->m_friction = 0.0;
       info->m_rollingFriction = 0.0;
@@ -190,7 +208,7 @@ class Bullet {
     sphere_->setActivationState(DISABLE_DEACTIVATION);
     sphere_->setLinearFactor(btVector3(1, 0, 1));
     sphere_->setAngularFactor(btVector3(0, 0, 0));
-    sphere_->setLinearVelocity(btVector3(1, 0, 0));
+    sphere_->setLinearVelocity(btVector3(start.vx, 0, start.vz));
     for (btRigidBody* body : {plane_.get(), sphere_.get()}) {
       if (!contact.engine_default) {
         body->setContactStiffnessAndDamping(2.0 * contact.stiffness, 0.5 * contact.damping);

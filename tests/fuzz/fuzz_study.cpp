@@ -1,12 +1,13 @@
-// libFuzzer target: the readers of study files and sweep files (the same strict JSON reading,
-// bench/json_fields.hpp, under two schemas). Any text must give a Study or a Sweep or an
-// InputError (exit 2 with one message); anything else (another exception, a crash, a sanitizer
-// report) is a bug. Each input goes to both readers, so that a mutation of a study seed that
-// happens to be a sweep (or the reverse) reaches the other schema too.
+// libFuzzer target: the readers of study files, sweep files and impact study files (the same
+// strict JSON reading, bench/json_fields.hpp, under three schemas). Any text must give a Study, a
+// Sweep or an ImpactStudy or an InputError (exit 2 with one message); anything else (another
+// exception, a crash, a sanitizer report) is a bug. Each input goes to every reader, so that a
+// mutation of one schema's seed that happens to be another's reaches that one too.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "crbench/bench/impacts.hpp"
 #include "crbench/bench/study.hpp"
 #include "crbench/bench/sweep.hpp"
 #include "crbench/cases/params.hpp"
@@ -19,6 +20,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     (void)crbench::parse_sweep_text(text, "fuzz");
+  } catch (const crbench::InputError&) {
+  }
+  try {
+    (void)crbench::parse_impact_study_text(text, "fuzz");
   } catch (const crbench::InputError&) {
   }
   return 0;
