@@ -134,9 +134,13 @@ def error_vs_step(study, folder, axis):
                 return abs(r["error"])
 
             trusted, flagged = split_rows(rows)
-            label = fit_label(m["label"], m["observables"][observable]["fit"], 2, trusted)
+            # A ladder at a fixed N says which: its errors include that N's own (a floor).
+            name = m["label"]
+            if axis != "N" and "N" in m.get("set", {}):
+                name += " at N = %g" % float(m["set"]["N"])
+            label = fit_label(name, m["observables"][observable]["fit"], 2, trusted)
             if remainder:
-                label = "%s (theory a2 = %.6g)" % (m["label"], expected[1])
+                label = "%s (theory a2 = %.6g)" % (name, expected[1])
             # A marker of its own and a size falling with k: series that coincide stay visible
             # (one marker inside the other).
             marker, size = MARKERS[k % len(MARKERS)], max(3.0, 8.0 - 0.8 * k)

@@ -141,7 +141,7 @@ class BulletWorld final : public EngineWorld {
     }
     // maxSubSteps = 0: one step of exactly h (Bullet's variable time step).
     world_->stepSimulation(h, 0, h);
-    impulses_.assign(scene_.contacts.size(), 0.0);
+    impulses_.setZero(static_cast<Eigen::Index>(scene_.contacts.size()));
     for (int i = 0; i < dispatcher_->getNumManifolds(); ++i) {
       const btPersistentManifold* manifold = dispatcher_->getManifoldByIndexInternal(i);
       const int a = manifold->getBody0()->getUserIndex();
@@ -150,7 +150,8 @@ class BulletWorld final : public EngineWorld {
         const EngineContact& c = scene_.contacts[k];
         if (!((c.a == a && c.b == b) || (c.a == b && c.b == a))) continue;
         for (int p = 0; p < manifold->getNumContacts(); ++p) {
-          impulses_[k] += manifold->getContactPoint(p).getAppliedImpulse();
+          impulses_(static_cast<Eigen::Index>(k)) +=
+              manifold->getContactPoint(p).getAppliedImpulse();
         }
       }
     }
@@ -180,10 +181,7 @@ class BulletWorld final : public EngineWorld {
     }
   }
 
-  void contact_impulses(Eigen::VectorXd& out) const override {
-    out = Eigen::Map<const Eigen::VectorXd>(impulses_.data(),
-                                            static_cast<Eigen::Index>(impulses_.size()));
-  }
+  const Eigen::VectorXd& contact_impulses() const override { return impulses_; }
 
  private:
   btRigidBody& sphere(std::size_t b) { return *bodies_[b + ground_]; }
@@ -199,7 +197,7 @@ class BulletWorld final : public EngineWorld {
   std::vector<std::unique_ptr<btCollisionShape>> shapes_;
   std::vector<std::unique_ptr<btRigidBody>> bodies_;
   std::vector<double> angles_;
-  std::vector<double> impulses_;
+  Eigen::VectorXd impulses_;
 };
 
 std::string version() {

@@ -58,13 +58,12 @@ void EngineScene::to_case(const Eigen::VectorXd& p, const Eigen::VectorXd& u,
   v = map_jacobian(*this, q).partialPivLu().solve(u);
 }
 
-void EngineScene::engine_force(const Eigen::VectorXd& q, const Eigen::VectorXd& force,
-                               Eigen::VectorXd& out) const {
-  if (coordinates == Coordinates::cartesian) {
-    out = force;
-    return;
-  }
+const Eigen::VectorXd& EngineScene::engine_force(const Eigen::VectorXd& q,
+                                                 const Eigen::VectorXd& force,
+                                                 Eigen::VectorXd& out) const {
+  if (coordinates == Coordinates::cartesian) return force;
   out = map_jacobian(*this, q).transpose().partialPivLu().solve(force);
+  return out;
 }
 
 Eigen::VectorXd EngineScene::gaps(const Eigen::VectorXd& q) const {

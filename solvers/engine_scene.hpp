@@ -71,10 +71,10 @@ struct EngineScene {
   // The case's q, v from the engine's p, u; an angle continues from its value in `previous`.
   void to_case(const Eigen::VectorXd& p, const Eigen::VectorXd& u, const Eigen::VectorXd& previous,
                Eigen::VectorXd& q, Eigen::VectorXd& v) const;
-  // The engine's generalized force from the case's Q − ∂V/∂q at q: J⁻ᵀ of it, J = ∂p/∂q (into
-  // `out`, whose storage a step loop reuses).
-  void engine_force(const Eigen::VectorXd& q, const Eigen::VectorXd& force,
-                    Eigen::VectorXd& out) const;
+  // The engine's generalized force from the case's Q − ∂V/∂q at q: J⁻ᵀ of it, J = ∂p/∂q, in
+  // `out` (whose storage a step loop reuses); in a cartesian scene `force` itself, not copied.
+  const Eigen::VectorXd& engine_force(const Eigen::VectorXd& q, const Eigen::VectorXd& force,
+                                      Eigen::VectorXd& out) const;
   // The gap of each contact at the case's q, from the scene's geometry alone (what the engine
   // computes).
   Eigen::VectorXd gaps(const Eigen::VectorXd& q) const;

@@ -323,7 +323,8 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     stage.t = t;
     scene.to_case(positions, rates, x.q, stage.q, stage.v);
     case_force(stage, stage_force);
-    scene.engine_force(stage.q, stage_force, out);
+    const Eigen::VectorXd& applied = scene.engine_force(stage.q, stage_force, out);
+    if (&applied != &out) out = applied;
   });
 
   StepOutput output(settings, h);
@@ -332,7 +333,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   record.constraint_impulse.assign(static_cast<std::size_t>(m), 0.0);
   Eigen::VectorXd f = model.constraint_values(x.t, x.q), f_next(m);
   Eigen::VectorXd s = model.switching_values(x), s_next(model.switch_count());
-  Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), contact_impulse;
+  Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m);
   Eigen::VectorXd force, engine_force;
   State next;  // the state at the step's end (its storage reused)
   ContactEvents contacts(f);
@@ -360,8 +361,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     Model::modes_of(s, modes);
     case_force_in_modes(x, force);
     try {
-      scene.engine_force(x.q, force, engine_force);
-      world->step(x.t, engine_force, h);
+      world->step(x.t, scene.engine_force(x.q, force, engine_force), h);
     } catch (const std::exception& e) {
       record.status = Status::step_failure;
       record.reason = "the engine failed at t = " + format_number(x.t) + ": " + e.what();
@@ -372,8 +372,13 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
       record.reason = "at t = " + format_number(t_next) + ": " + *why;
       break;
     }
-    world->state(engine_q, engine_v);
-    scene.to_case(engine_q, engine_v, x.q, next.q, next.v);
+    if (scene.coordinates == EngineScene::Coordinates::cartesian) {
+      // The engine's coordinates are the case's: read into the state, not copied there.
+      world->state(next.q, next.v);
+    } else {
+      world->state(engine_q, engine_v);
+      scene.to_case(engine_q, engine_v, x.q, next.q, next.v);
+    }
     if (!next.q.allFinite() || !next.v.allFinite()) {
       record.status = Status::non_finite;
       record.reason = "non-finite state at t = " + format_number(t_next);
@@ -382,7 +387,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     next.t = t_next;
     model.constraint_values(next.t, next.q, f_next);
     model.switching_values(next, s_next);
-    world->contact_impulses(contact_impulse);
+    const Eigen::VectorXd& contact_impulse = world->contact_impulses();
     for (std::size_t c = 0; c < scene.contacts.size(); ++c) {
       impulse(scene.contacts[c].constraint) = contact_impulse(static_cast<Eigen::Index>(c));
     }

@@ -44,8 +44,9 @@ class EngineWorld {
   virtual void use_stage_force(StageForce /*stage_force*/) {}
   // The engine's coordinates and their rates now (EngineScene::to_case maps them to the case's).
   virtual void state(Eigen::VectorXd& q, Eigen::VectorXd& v) const = 0;
-  // The normal impulse of each scene contact over the last step (0 where there was no contact).
-  virtual void contact_impulses(Eigen::VectorXd& out) const = 0;
+  // The normal impulse of each scene contact over the last step (0 where there was no contact),
+  // valid until the next step.
+  virtual const Eigen::VectorXd& contact_impulses() const = 0;
   // Why the last step is not to be trusted although it returned (the engine reset its state on a
   // bad acceleration, a contact buffer overflowed, ...), or nothing.
   virtual std::optional<std::string> step_failure() const { return std::nullopt; }

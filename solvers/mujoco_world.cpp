@@ -440,8 +440,9 @@ class MujocoWorld final : public EngineWorld {
     }
   }
 
-  void contact_impulses(Eigen::VectorXd& out) const override {
-    out = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(scene_.contacts.size()));
+  const Eigen::VectorXd& contact_impulses() const override {
+    Eigen::VectorXd& out = impulses_;
+    out.setZero(static_cast<Eigen::Index>(scene_.contacts.size()));
     // mj_step computes the forces at the step's start and holds them over the step.
     for (int i = 0; i < data_->ncon; ++i) {
       const mjContact& c = data_->contact[i];
@@ -455,6 +456,7 @@ class MujocoWorld final : public EngineWorld {
       out(tendon_contact_[static_cast<std::size_t>(tendon)]) +=
           data_->efc_force[r] * model_->opt.timestep;
     }
+    return out;
   }
 
   std::optional<std::string> step_failure() const override {
@@ -504,6 +506,8 @@ class MujocoWorld final : public EngineWorld {
   // The damping ratio of the default solref where asked for (engine-default only).
   std::optional<double> dampratio_;
   bool refsafe_ = true;  // MuJoCo's refsafe: a default timeconst raised to 2h
+  // contact_impulses()'s storage (filled from the data at each call).
+  mutable Eigen::VectorXd impulses_;
   std::vector<Slot> slot_;
   std::vector<double> angles_, stage_angles_;  // the rotations so far, by case coordinate
   Eigen::VectorXd offset_;                     // the engine coordinate at each joint's zero

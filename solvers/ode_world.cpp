@@ -191,10 +191,11 @@ class OdeWorld final : public EngineWorld {
     const int ok = quick_ ? dWorldQuickStep(world_, h) : dWorldStep(world_, h);
     if (ok == 0) throw std::runtime_error("ODE's step ran out of memory");
     for (std::size_t k = 0; k < scene_.contacts.size(); ++k) {
-      impulses_[k] = 0.0;
+      const auto slot = static_cast<Eigen::Index>(k);
+      impulses_(slot) = 0.0;
       if (!joined_[k]) continue;
       const dJointFeedback& fb = feedback_[k];
-      impulses_[k] =
+      impulses_(slot) =
           h * (fb.f1[0] * normals_[k][0] + fb.f1[1] * normals_[k][1] + fb.f1[2] * normals_[k][2]);
     }
     dJointGroupEmpty(contacts_);
@@ -234,10 +235,7 @@ class OdeWorld final : public EngineWorld {
            "that do not solve it (--stepper quick iterates instead of pivoting)";
   }
 
-  void contact_impulses(Eigen::VectorXd& out) const override {
-    out = Eigen::Map<const Eigen::VectorXd>(impulses_.data(),
-                                            static_cast<Eigen::Index>(impulses_.size()));
-  }
+  const Eigen::VectorXd& contact_impulses() const override { return impulses_; }
 
  private:
   const EngineScene& scene_;
@@ -256,7 +254,8 @@ class OdeWorld final : public EngineWorld {
   std::vector<std::array<double, 3>> normals_;
   std::vector<bool> joined_;
   long messages_at_step_ = 0;
-  std::vector<double> impulses_ = std::vector<double>(scene_.contacts.size(), 0.0);
+  Eigen::VectorXd impulses_ =
+      Eigen::VectorXd::Zero(static_cast<Eigen::Index>(scene_.contacts.size()));
 };
 
 std::string version() {
