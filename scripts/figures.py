@@ -946,6 +946,8 @@ def impacts(study, folder):
         for ax in (top, bottom):
             ax.set_xscale("log")
             ax.set_xlim(*speed_range)
+            # No labels at the minor ticks: over a narrow range of speeds they overlap.
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
             ax.grid(True, alpha=0.3)
             ax.tick_params(labelsize=7)
         bottom.set_yscale("log")

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Every figure type scripts/figures.py draws, rendered from small studies, small sweeps (two and
-# three axes) and a
-# chain outcome: each PNG and PDF must exist and hold more than a blank canvas (a PNG of at least
+# three axes), a small impact study and a chain outcome: each PNG and PDF must exist and hold more than a blank canvas (a PNG of at least
 # 20 kB at 200 dpi, a PDF of at least 5 kB).
 # Usage: tests/figures.sh CRBENCH SOURCE_DIR WORK_DIR
 set -euo pipefail
@@ -27,6 +26,17 @@ cat > "$work/cube.json" <<'JSON'
  "check": {"N": 1e6, "stride": 6}}
 JSON
 "$crbench" sweep --sweep "$work/cube.json" --out "$work/cube" --jobs 2 > /dev/null
+# An impact study of crbench's moreau-jean alone (the engines are optional): two rows, two speeds,
+# two steps.
+cat > "$work/impacts.json" <<'JSON'
+{"name": "impacts", "case": "bouncing-ball-siconos", "params": {"h0": 0}, "speed": "v0",
+ "speeds": [0.5, 2], "steps": [1e-3, 1e-2], "t_end": 0.3,
+ "rows": [{"label": "e0", "solver": "moreau-jean", "set": {"restitution": 0},
+           "restitution": 0, "restitution_source": "Newton's law"},
+          {"label": "e0.5", "solver": "moreau-jean", "set": {"restitution": 0.5},
+           "restitution": 0.5, "restitution_source": "Newton's law"}]}
+JSON
+"$crbench" impacts --file "$work/impacts.json" --out "$work/impacts" --jobs 2 > /dev/null
 # The report's chain outcome, from a copy of two of its chains (n = 3 and 5) and some of its
 # stiffness ratios.
 mkdir -p "$work/chain"
@@ -45,7 +55,7 @@ check() {
 }
 for name in small/error_vs_N small/lift_off_vs_N small/collapse small/near_lift_off \
   small/work_precision figures/paths figures/max_q_deviation_vs_N figures/error_vs_alpha \
-  sweep/phase_map cube/phase_map chain/chain_outcome chain/chain_ratios; do
+  sweep/phase_map cube/phase_map impacts/impacts chain/chain_outcome chain/chain_ratios; do
   check "$work/$name.png" 20000
   check "$work/$name.pdf" 5000
 done
