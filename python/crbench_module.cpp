@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "crbench/bench/check.hpp"
+#include "crbench/bench/impacts.hpp"
 #include "crbench/bench/json_fields.hpp"
 #include "crbench/bench/report.hpp"
 #include "crbench/bench/run_support.hpp"
@@ -418,6 +419,26 @@ py::dict sweep(const py::object& given, const std::optional<std::string>& out_di
   return summary_of(result, options.out_dir);
 }
 
+py::dict impacts(const py::object& given, const std::optional<std::string>& out_dir,
+                 const std::optional<int>& jobs, bool resume, bool figures) {
+  const auto [text, origin] = input_text("impacts", given);
+  const ImpactStudy study = parse_impact_study_text(text, origin);
+  FolderRunOptions options;
+  options.out_dir = out_dir ? *out_dir : study.name;
+  options.jobs = jobs_of(jobs);
+  options.resume = resume;
+  options.figures = figures;
+  const ImpactResult result =
+      interruptible([&]() { return run_impact_study(study, options, origin); });
+  py::dict out = from_json(result.summary);
+  out["out"] = options.out_dir;
+  out["points_total"] = result.points_total;
+  out["points_computed"] = result.points_computed;
+  out["points_not_ok"] = result.points_not_ok;
+  out["figures_written"] = result.figures_written;
+  return out;
+}
+
 // `crbench check --case C --json` as a dict, with 'exit_status' (0 every check passed, 1 not).
 py::dict check(const py::object& given_case, const std::optional<py::dict>& params,
                const py::kwargs& realization_options) {
@@ -513,4 +534,8 @@ PYBIND11_MODULE(crbench, m) {
         py::arg("jobs") = py::none(), py::arg("resume") = false, py::arg("figures") = true,
         "`crbench sweep`: runs a sweep (a file's path, or a dict with the file's fields) into "
         "`out` (default: the sweep's name) and returns its sweep.json as a dict.");
+  m.def("impacts", &impacts, py::arg("impacts"), py::kw_only(), py::arg("out") = py::none(),
+        py::arg("jobs") = py::none(), py::arg("resume") = false, py::arg("figures") = true,
+        "`crbench impacts`: runs an impact study (a file's path, or a dict with the file's "
+        "fields) into `out` (default: the study's name) and returns its impacts.json as a dict.");
 }

@@ -218,11 +218,25 @@ class VerifyAndConverge(unittest.TestCase):
             self.assertEqual(result["points_total"], 6)
             self.assertEqual(result["ok"], 6)
             self.assertTrue(os.path.exists(os.path.join(scratch, "sweep", "grid.csv")))
+            # One impact at 2 through Moreau-Jean (theta 1/2, restitution 0): v h/2 deep, rests.
+            throw = {"name": "throw", "case": "bouncing-ball-siconos", "params": {"h0": 0},
+                     "speed": "v0", "speeds": [2], "steps": [1e-3], "t_end": 0.1,
+                     "rows": [{"label": "mj", "solver": "moreau-jean",
+                               "set": {"restitution": 0}, "restitution": 0,
+                               "restitution_source": "Newton's law"}]}
+            impacts = crbench.impacts(throw, out=os.path.join(scratch, "impacts"), figures=False)
+            self.assertEqual(impacts["points_total"], 1)
+            point = impacts["results"][0]
+            self.assertTrue(point["rests"])
+            self.assertAlmostEqual(point["peak_penetration"], 1e-3 * 2 / 2, places=12)
         with self.assertRaises(crbench.InputError) as caught:
             crbench.converge(3)
         self.assertIn("a file's path or a dict", str(caught.exception))
         with self.assertRaises(crbench.InputError):
             crbench.sweep({"name": "x"})
+        with self.assertRaises(crbench.InputError) as caught:
+            crbench.impacts({"name": "x"})
+        self.assertIn("impacts.case", str(caught.exception))
         with self.assertRaises(crbench.InputError):
             crbench.converge(SMALL_STUDY, jobs=0)
 
