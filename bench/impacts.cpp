@@ -26,6 +26,7 @@ using ojson = nlohmann::ordered_json;
 // A grid of speeds × steps × rows that a study may hold (each point is one short run).
 constexpr std::size_t kMaxPoints = 10000;
 
+// 1 to 100 distinct numbers above 0 (a restitution divides by the speed) in `spec`'s range.
 std::vector<double> positive_list(Fields& top, const std::string& key, const ParamSpec& spec) {
   const auto& list = top.require(key);
   const std::string path = top.path(key);
@@ -41,6 +42,7 @@ std::vector<double> positive_list(Fields& top, const std::string& key, const Par
     if (!std::isfinite(value) || !spec.admits(value)) {
       throw InputError(item + ": " + format_number(value) + " is outside " + spec.range_text());
     }
+    if (value <= 0.0) throw InputError(item + ": " + format_number(value) + " must be above 0");
     if (std::find(out.begin(), out.end(), value) != out.end()) {
       throw InputError(item + ": " + format_number(value) + " is given twice");
     }
@@ -97,19 +99,9 @@ ImpactRow read_row(const nlohmann::json& j, std::size_t i, const ImpactStudy& st
 ImpactStudy parse_impact_study(const nlohmann::json& j) {
   ImpactStudy s;
   Fields top(j, "impacts");
-  s.name = bounded_label(top.text("name"), top.path("name"));
-  if (s.name.empty() ||
-      s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
-    throw InputError("impacts.name: '" + s.name +
-                     "' must be non-empty and use only a-z, 0-9, '-' and '_'");
-  }
+  s.name = folder_name(top, "impacts");
   s.description = top.text("description", "");
-  s.case_name = top.text("case");
-  try {
-    find_case(s.case_name);
-  } catch (const InputError& e) {
-    throw InputError(std::string("impacts.case: ") + e.what());
-  }
+  s.case_name = known_case_name(top, "impacts");
   s.case_assignments = assignments_of(top.find("params"), "impacts.params");
   s.speed_parameter = top.text("speed");
   for (const auto& a : s.case_assignments) {
@@ -284,10 +276,7 @@ ojson compute_point(const ImpactStudy& s, const ImpactPoint& p, const ojson& set
       contact && contact->end ? ojson(*contact->end - contact->start) : ojson();
   // The gap at the window's end: a resting contact's depth (MuJoCo's soft contact holds the body
   // below the surface; docs/engines.md).
-  line["final_gap"] = r.status == Status::ok
-                          ? ojson(make_model(s.case_name, request.case_assignments)
-                                      ->constraint_values(r.final_state.t, r.final_state.q)(0))
-                          : ojson();
+  line["final_gap"] = r.status == Status::ok && !gaps.empty() ? ojson(gaps.back().second) : ojson();
   line["steps"] = r.steps;
   line["warnings"] = r.warnings;
   line["tolerances"] = r.tolerances;
@@ -381,22 +370,22 @@ Table summary_table(const ImpactStudy& s, const std::vector<ojson>& lines) {
                      "points.jsonl)"};
   t.header = {"row", "ideal restitution"};
   for (const double v : s.speeds) t.header.push_back(s.speed_parameter + " = " + format_number(v));
+  // The lines are in grid order (rows, then speeds, then steps): the summary step's column.
+  const auto step = static_cast<std::size_t>(
+      std::find(s.steps.begin(), s.steps.end(), *s.summary_step) - s.steps.begin());
+  std::size_t i = 0;
   for (const ImpactRow& row : s.rows) {
     std::vector<std::string> cells{row.label, format_number(row.restitution)};
-    for (const double v : s.speeds) {
-      const auto line = std::find_if(lines.begin(), lines.end(), [&](const ojson& l) {
-        return l.value("label", std::string()) == row.label && l.value("speed", 0.0) == v &&
-               l.value("h", 0.0) == *s.summary_step;
-      });
-      std::string cell = "-";
-      if (line != lines.end() && line->value("status", std::string()) == "ok" &&
-          (*line)["peak_penetration"].is_number()) {
-        cell = (line->value("rests", false) ? std::string("rests")
-                                            : fixed_text((*line)["restitution"].get<double>(), 3)) +
-               " / " + scientific_text((*line)["peak_penetration"].get<double>(), 2);
-        if (!line->value("warnings", ojson::array()).empty()) cell += " (w)";
-      } else if (line != lines.end()) {
-        cell = line->value("status", std::string("-"));
+    for (std::size_t v = 0; v < s.speeds.size(); ++v, i += s.steps.size()) {
+      const ojson& line = lines[i + step];
+      std::string cell = line.value("status", std::string("internal_error"));
+      if (cell == "ok" && !line["peak_penetration"].is_number()) {
+        cell = "no contact";
+      } else if (cell == "ok") {
+        cell = (line.value("rests", false) ? std::string("rests")
+                                           : fixed_text(line["restitution"].get<double>(), 3)) +
+               " / " + scientific_text(line["peak_penetration"].get<double>(), 2);
+        if (!line.value("warnings", ojson::array()).empty()) cell += " (w)";
       }
       cells.push_back(cell);
     }
@@ -475,7 +464,9 @@ ImpactResult run_impact_study(const ImpactStudy& study, const FolderRunOptions& 
   std::ostringstream sorted;
   for (const auto& line : run.lines) {
     sorted << line.dump() << "\n";
-    if (line.value("status", std::string()) != "ok") ++result.points_not_ok;
+    const std::string status = line.value("status", std::string());
+    if (status != "ok") ++result.points_not_ok;
+    if (status == "internal_error") ++result.points_internal_error;
   }
   write_file(out / "points.jsonl", sorted.str());
   result.summary = impacts_summary(study, run.lines, result.points_not_ok);

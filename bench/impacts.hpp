@@ -47,7 +47,8 @@ struct ImpactResult {
   int points_total = 0;
   int points_computed = 0;
   int lines_discarded = 0;
-  int points_not_ok = 0;  // a status other than ok (reasons in points.jsonl)
+  int points_not_ok = 0;          // a status other than ok (reasons in points.jsonl)
+  int points_internal_error = 0;  // of those, internal_error
   bool figures_written = false;
   std::string figures_message;
 };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "crbench/cases/params.hpp"
+#include "crbench/cases/registry.hpp"
 
 namespace crbench {
 
@@ -116,6 +117,29 @@ inline const std::string& bounded_label(const std::string& text, const std::stri
                      " characters; at most 100 (it names files)");
   }
   return text;
+}
+
+// A file's `name` (study, sweep, impacts: the default --out folder): [a-z0-9_-]+, at most 100
+// characters; InputError naming `<kind>.name` otherwise.
+inline std::string folder_name(Fields& top, const std::string& kind) {
+  std::string name = bounded_label(top.text("name"), top.path("name"));
+  if (name.empty() ||
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
+    throw InputError(kind + ".name: '" + name +
+                     "' must be non-empty and use only a-z, 0-9, '-' and '_'");
+  }
+  return name;
+}
+
+// A file's `case`: a case crbench knows; InputError naming `<kind>.case` otherwise.
+inline std::string known_case_name(Fields& top, const std::string& kind) {
+  std::string name = top.text("case");
+  try {
+    find_case(name);
+  } catch (const InputError& e) {
+    throw InputError(kind + ".case: " + e.what());
+  }
+  return name;
 }
 
 // The JSON in `text` (from `origin`, read for the command-line flag `flag`); InputError when it is

@@ -592,19 +592,9 @@ void read_work_precision(const nlohmann::json& wp, Study& study) {
 Study parse_study(const nlohmann::json& j) {
   Study study;
   Fields top(j, "study");
-  study.name = bounded_label(top.text("name"), top.path("name"));
-  if (study.name.empty() ||
-      study.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
-    throw InputError("study.name: '" + study.name +
-                     "' must be non-empty and use only a-z, 0-9, '-' and '_'");
-  }
+  study.name = folder_name(top, "study");
   study.description = top.text("description", "");
-  study.case_name = top.text("case");
-  try {
-    find_case(study.case_name);
-  } catch (const InputError& e) {
-    throw InputError(std::string("study.case: ") + e.what());
-  }
+  study.case_name = known_case_name(top, "study");
   study.case_assignments = assignments_of(top.find("params"), "study.params");
   std::unique_ptr<Model> model;
   try {

@@ -459,19 +459,9 @@ void read_sweep_model(Fields& top, Sweep& s) {
 Sweep parse_sweep(const nlohmann::json& j) {
   Sweep s;
   Fields top(j, "sweep");
-  s.name = bounded_label(top.text("name"), top.path("name"));
-  if (s.name.empty() ||
-      s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
-    throw InputError("sweep.name: '" + s.name +
-                     "' must be non-empty and use only a-z, 0-9, '-' and '_'");
-  }
+  s.name = folder_name(top, "sweep");
   s.description = top.text("description", "");
-  s.case_name = top.text("case");
-  try {
-    find_case(s.case_name);
-  } catch (const InputError& e) {
-    throw InputError(std::string("sweep.case: ") + e.what());
-  }
+  s.case_name = known_case_name(top, "sweep");
   s.case_assignments = assignments_of(top.find("params"), "sweep.params");
   std::vector<ParamSpec> case_params;
   try {

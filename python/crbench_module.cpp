@@ -430,12 +430,8 @@ py::dict impacts(const py::object& given, const std::optional<std::string>& out_
   options.figures = figures;
   const ImpactResult result =
       interruptible([&]() { return run_impact_study(study, options, origin); });
-  py::dict out = from_json(result.summary);
-  out["out"] = options.out_dir;
-  out["points_total"] = result.points_total;
-  out["points_computed"] = result.points_computed;
+  py::dict out = summary_of(result, options.out_dir);
   out["points_not_ok"] = result.points_not_ok;
-  out["figures_written"] = result.figures_written;
   return out;
 }
 

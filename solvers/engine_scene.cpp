@@ -42,20 +42,15 @@ void EngineScene::to_engine(const Eigen::VectorXd& q, const Eigen::VectorXd& v, 
   u = map_jacobian(*this, q) * v;
 }
 
-void EngineScene::to_case(const Eigen::VectorXd& p, const Eigen::VectorXd& u,
-                          const Eigen::VectorXd& previous, Eigen::VectorXd& q,
+void EngineScene::to_case(const Eigen::VectorXd& previous, Eigen::VectorXd& q,
                           Eigen::VectorXd& v) const {
-  if (coordinates == Coordinates::cartesian) {
-    q = p;
-    v = u;
-    return;
-  }
-  const double r = std::hypot(p(0), p(1));
-  const double wrapped = std::atan2(p(0), polar_sign * p(1));
+  if (coordinates == Coordinates::cartesian) return;
+  const double r = std::hypot(q(0), q(1));
+  const double wrapped = std::atan2(q(0), polar_sign * q(1));
   // The angle continues from the previous one (a pendulum may turn over).
   const double theta = previous(1) + std::remainder(wrapped - previous(1), 2.0 * std::numbers::pi);
   q = Eigen::Vector2d(r, theta);
-  v = map_jacobian(*this, q).partialPivLu().solve(u);
+  v = map_jacobian(*this, q).partialPivLu().solve(v).eval();
 }
 
 const Eigen::VectorXd& EngineScene::engine_force(const Eigen::VectorXd& q,

@@ -68,9 +68,9 @@ struct EngineScene {
   // The engine's positions and velocities p, u from the case's q, v.
   void to_engine(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& p,
                  Eigen::VectorXd& u) const;
-  // The case's q, v from the engine's p, u; an angle continues from its value in `previous`.
-  void to_case(const Eigen::VectorXd& p, const Eigen::VectorXd& u, const Eigen::VectorXd& previous,
-               Eigen::VectorXd& q, Eigen::VectorXd& v) const;
+  // The case's q, v from the engine's p, u, in place: q, v hold p, u on entry (nothing to do in
+  // a cartesian scene); an angle continues from its value in `previous`.
+  void to_case(const Eigen::VectorXd& previous, Eigen::VectorXd& q, Eigen::VectorXd& v) const;
   // The engine's generalized force from the case's Q − ∂V/∂q at q: J⁻ᵀ of it, J = ∂p/∂q, in
   // `out` (whose storage a step loop reuses); in a cartesian scene `force` itself, not copied.
   const Eigen::VectorXd& engine_force(const Eigen::VectorXd& q, const Eigen::VectorXd& force,

@@ -291,9 +291,6 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     end_before_start(record, Status::step_failure, record.reason, x, model, started);
     return record;
   }
-  // The engine's coordinates (the bodies' positions; the case's q in a cartesian scene).
-  Eigen::VectorXd engine_q, engine_v;
-
   // The case's applied force Q − ∂V/∂q (in a cartesian scene the metric is constant and
   // free_force's Coriolis term is 0; in a polar one the engine's inertia makes it).
   Point point;
@@ -321,7 +318,9 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   world->use_stage_force([&](double t, const Eigen::VectorXd& positions,
                              const Eigen::VectorXd& rates, Eigen::VectorXd& out) {
     stage.t = t;
-    scene.to_case(positions, rates, x.q, stage.q, stage.v);
+    stage.q = positions;
+    stage.v = rates;
+    scene.to_case(x.q, stage.q, stage.v);
     case_force(stage, stage_force);
     const Eigen::VectorXd& applied = scene.engine_force(stage.q, stage_force, out);
     if (&applied != &out) out = applied;
@@ -372,13 +371,9 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
       record.reason = "at t = " + format_number(t_next) + ": " + *why;
       break;
     }
-    if (scene.coordinates == EngineScene::Coordinates::cartesian) {
-      // The engine's coordinates are the case's: read into the state, not copied there.
-      world->state(next.q, next.v);
-    } else {
-      world->state(engine_q, engine_v);
-      scene.to_case(engine_q, engine_v, x.q, next.q, next.v);
-    }
+    // The engine's state read into the case's storage and mapped there (no copy).
+    world->state(next.q, next.v);
+    scene.to_case(x.q, next.q, next.v);
     if (!next.q.allFinite() || !next.v.allFinite()) {
       record.status = Status::non_finite;
       record.reason = "non-finite state at t = " + format_number(t_next);

@@ -102,6 +102,25 @@ std::string read_text_file(const std::filesystem::path& p) {
   return s.str();
 }
 
+ImpactStudy impact_study_of(const std::string& solver, const std::vector<Assignment>& set,
+                            std::vector<double> speeds, std::vector<double> steps,
+                            double restitution) {
+  ImpactStudy s;
+  s.name = "test";
+  s.case_name = "bouncing-ball-siconos";
+  s.case_assignments = {{"h0", "0"}};
+  s.speed_parameter = "v0";
+  s.speeds = std::move(speeds);
+  s.steps = std::move(steps);
+  s.t_end = 0.5;
+  s.rows = {{.label = solver,
+             .solver = solver,
+             .assignments = set,
+             .restitution = restitution,
+             .restitution_source = "the test's"}};
+  return s;
+}
+
 std::filesystem::path fresh_dir(const std::string& name) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("crbench_test_" + name);

@@ -15,6 +15,7 @@
 #include "crbench/bench/cli.hpp"
 #include "crbench/bench/convergence.hpp"
 #include "crbench/bench/finite_difference.hpp"
+#include "crbench/bench/impacts.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/realization_dynamics.hpp"
@@ -139,6 +140,12 @@ std::string read_text_file(const std::filesystem::path& p);
 
 // An empty temporary folder path for a test (removed if it was there).
 std::filesystem::path fresh_dir(const std::string& name);
+
+// An impact study of one row (`solver` with `set`) of bouncing-ball-siconos starting at the
+// surface (h0 = 0) over the speeds v0 and the steps, window 0.5, named "test".
+ImpactStudy impact_study_of(const std::string& solver, const std::vector<Assignment>& set,
+                            std::vector<double> speeds, std::vector<double> steps,
+                            double restitution = 0.0);
 
 // `crbench ARGS...` in-process: its exit status and what it wrote.
 struct CliResult {

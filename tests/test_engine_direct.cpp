@@ -102,16 +102,8 @@ Impact direct_impact(World& world, double h, double t_end) {
 // speed, one step) against the direct program's impact.
 void check_same_impact(const std::string& solver, std::vector<crbench::Assignment> set, double v,
                        double h, const Impact& direct) {
-  crbench::ImpactStudy s;
-  s.name = "direct";
-  s.case_name = "bouncing-ball-siconos";
-  s.case_assignments = {{"h0", "0"}};
-  s.speed_parameter = "v0";
-  s.speeds = {v};
-  s.steps = {h};
-  s.t_end = 0.5;
   set.push_back({"preset", "engine-default"});
-  s.rows = {{.label = solver, .solver = solver, .assignments = set, .restitution_source = "-"}};
+  const crbench::ImpactStudy s = crbench::testing::impact_study_of(solver, set, {v}, {h});
   crbench::FolderRunOptions o;
   o.out_dir = crbench::testing::fresh_dir("impact_direct_" + solver).string();
   o.figures = false;

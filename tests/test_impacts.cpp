@@ -22,25 +22,7 @@ using crbench::ImpactResult;
 using crbench::ImpactStudy;
 using nlohmann::json;
 
-// A study of one row over the given speeds and steps: the ball starting at the surface.
-ImpactStudy study_of(const std::string& solver, const std::vector<crbench::Assignment>& set,
-                     std::vector<double> speeds, std::vector<double> steps,
-                     double restitution = 0.0) {
-  ImpactStudy s;
-  s.name = "test";
-  s.case_name = "bouncing-ball-siconos";
-  s.case_assignments = {{"h0", "0"}};
-  s.speed_parameter = "v0";
-  s.speeds = std::move(speeds);
-  s.steps = std::move(steps);
-  s.t_end = 0.5;
-  s.rows = {{.label = solver,
-             .solver = solver,
-             .assignments = set,
-             .restitution = restitution,
-             .restitution_source = "the test's"}};
-  return s;
-}
+using crbench::testing::impact_study_of;
 
 ImpactResult run(const ImpactStudy& s, const std::string& folder, int jobs = 1,
                  bool resume = false) {
@@ -58,7 +40,7 @@ ImpactResult run(const ImpactStudy& s, const std::string& folder, int jobs = 1,
 // The first point of a study of one row, one speed, one step.
 nlohmann::ordered_json point(const std::string& solver, const std::vector<crbench::Assignment>& set,
                              double v, double h) {
-  const ImpactResult r = run(study_of(solver, set, {v}, {h}), "impact_point_" + solver);
+  const ImpactResult r = run(impact_study_of(solver, set, {v}, {h}), "impact_point_" + solver);
   REQUIRE(r.summary["results"].size() == 1);
   return r.summary["results"][0];
 }
@@ -102,6 +84,7 @@ TEST_CASE("impacts: a bad impact study file is refused with the field named, exi
   check_refused_file(file_with("speed", "mass"), "impacts.speed: 'mass' is not a parameter");
   check_refused_file(file_with("speeds", {1, -1}), "impacts.speeds[1]: -1 is outside");
   check_refused_file(file_with("speeds", {1, 1}), "impacts.speeds[1]: 1 is given twice");
+  check_refused_file(file_with("speeds", {0, 1}), "impacts.speeds[0]: 0 must be above 0");
   check_refused_file(file_with("steps", json::array()), "impacts.steps: must be an array");
   check_refused_file(file_with("steps", {2.0}), "impacts.steps[0]: 2 is outside");
   check_refused_file(file_with("t_end", 0), "impacts.t_end: 0 is outside");
@@ -148,8 +131,9 @@ TEST_CASE(
   // (Moreau-Jean's Newton law at the velocity level, v- = -v): depth h v (1 - e)/2.
   for (const double e : {0.0, 0.5}) {
     const ImpactResult r =
-        run(study_of("moreau-jean", {{"restitution", crbench::format_number(e)}, {"theta", "0.5"}},
-                     {0.5, 2.0}, {1e-4, 1e-3}, e),
+        run(impact_study_of("moreau-jean",
+                            {{"restitution", crbench::format_number(e)}, {"theta", "0.5"}},
+                            {0.5, 2.0}, {1e-4, 1e-3}, e),
             "impacts_mj");
     REQUIRE(r.points_not_ok == 0);
     for (const auto& p : r.summary["results"]) {
@@ -167,7 +151,8 @@ TEST_CASE(
     "impacts: the files are the same with 1 and 2 threads, --resume reuses every line of the "
     "same settings and computes a changed row again",
     "[impacts]") {
-  const ImpactStudy s = study_of("moreau-jean", {{"restitution", "0"}}, {0.5, 2.0}, {1e-3, 1e-2});
+  const ImpactStudy s =
+      impact_study_of("moreau-jean", {{"restitution", "0"}}, {0.5, 2.0}, {1e-3, 1e-2});
   run(s, "impacts_one_thread", 1);
   run(s, "impacts_two_threads", 2);
   const auto dir = [](const std::string& name) {
