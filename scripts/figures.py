@@ -108,6 +108,9 @@ def error_vs_step(study, folder, axis):
         powers = fit.get("coefficient_powers") or [p * (j + 1) for j in range(len(expected))]
         return expected, powers
 
+    # More series than a legend inside the axes can leave the data visible beside: each legend
+    # goes below its panel.
+    crowded = len(models) > 8
     panels = [(o, False) for o in observables]
     panels += [(o, True) for o in observables
                if any(len(coefficients(m, o)[0]) >= 2 for m in models)]
@@ -139,6 +142,9 @@ def error_vs_step(study, folder, axis):
             if axis != "N" and "N" in m.get("set", {}):
                 name += " at N = %g" % float(m["set"]["N"])
             label = fit_label(name, m["observables"][observable]["fit"], 2, trusted)
+            if all(r["error"] == 0 for r in rows if r["error"] is not None):
+                # Nothing to draw on a log axis: the legend says why the series is missing.
+                label = name + " (0 at every rung: not drawn)"
             if remainder:
                 label = "%s (theory a2 = %.6g)" % (name, expected[1])
             # A marker of its own and a size falling with k: series that coincide stay visible
@@ -172,9 +178,12 @@ def error_vs_step(study, folder, axis):
             ax.set_title(observable + ("\n(dashed: the theory's series)" if any(
                 coefficients(m, observable)[0] for m in models) else ""), fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7)
+        if crowded:
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
+        else:
+            ax.legend(fontsize=7)
     fig.suptitle("%s: error against %s (hollow: flagged rows)" % (study["study"], axis))
-    save(fig, folder, "error_vs_" + axis)
+    save(fig, folder, "error_vs_" + axis, outside_legend=crowded)
 
 
 def power_law_shaped(rows):

@@ -45,10 +45,12 @@ class BulletWorld final : public EngineWorld {
       tolerances["restitution_velocity_threshold"] = info.m_restitutionVelocityThreshold;
     }
 
+    // Bullet's friction of a contact is the product of its two bodies' (clamped to 10): the
+    // ground's 1 (where the scene has friction) times the sphere's mu.
     const auto add_body = [&](std::unique_ptr<btCollisionShape> shape, double mass,
                               const btVector3& inertia, const btTransform& pose, int index) {
       btRigidBody::btRigidBodyConstructionInfo construction(mass, nullptr, shape.get(), inertia);
-      construction.m_friction = 0.0;
+      construction.m_friction = friction_of(scene, index);
       construction.m_rollingFriction = 0.0;
       construction.m_spinningFriction = 0.0;
       construction.m_restitution = body_restitution;
@@ -119,9 +121,21 @@ class BulletWorld final : public EngineWorld {
                        " (each body's sqrt of it), none below an approach rate of " +
                        format_number(info.m_restitutionVelocityThreshold);
     }
-    contact_model += "; btSequentialImpulseConstraintSolver (" +
-                     std::to_string(info.m_numIterations) +
-                     " iterations, warm starting), frictionless";
+    contact_model +=
+        "; btSequentialImpulseConstraintSolver (" + std::to_string(info.m_numIterations) +
+        " iterations, warm starting), " +
+        (scene.has_friction() ? "the case's Coulomb mu (the ground's 1 times the sphere's mu), "
+                                "Bullet's one friction direction"
+                              : std::string("frictionless"));
+  }
+
+  // The friction of scene body `index` (−1: the ground plane) in Bullet's product rule.
+  static double friction_of(const EngineScene& scene, int index) {
+    if (index < 0) return scene.has_friction() ? 1.0 : 0.0;
+    for (const EngineContact& c : scene.contacts) {
+      if (c.a == index && c.friction > 0.0) return c.friction;
+    }
+    return 0.0;
   }
 
   ~BulletWorld() override {

@@ -15,7 +15,8 @@ namespace {
 // ∂p/∂q of the scene's map at q (the identity for cartesian coordinates).
 Eigen::MatrixXd map_jacobian(const EngineScene& scene, const Eigen::VectorXd& q) {
   if (scene.coordinates == EngineScene::Coordinates::cartesian) {
-    return Eigen::MatrixXd::Identity(q.size(), q.size());
+    if (scene.signs.size() == 0) return Eigen::MatrixXd::Identity(q.size(), q.size());
+    return scene.signs.asDiagonal();
   }
   const double r = q(0), theta = q(1), s = scene.polar_sign;
   Eigen::MatrixXd J(2, 2);
@@ -25,6 +26,11 @@ Eigen::MatrixXd map_jacobian(const EngineScene& scene, const Eigen::VectorXd& q)
 
 }  // namespace
 
+bool EngineScene::has_friction() const {
+  return std::any_of(contacts.begin(), contacts.end(),
+                     [](const EngineContact& c) { return c.friction > 0.0; });
+}
+
 bool EngineScene::has_tendons() const {
   return std::any_of(contacts.begin(), contacts.end(),
                      [](const EngineContact& c) { return c.tendon != 0; });
@@ -33,8 +39,8 @@ bool EngineScene::has_tendons() const {
 void EngineScene::to_engine(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& p,
                             Eigen::VectorXd& u) const {
   if (coordinates == Coordinates::cartesian) {
-    p = q;
-    u = v;
+    p = signs.size() == 0 ? q : signs.cwiseProduct(q).eval();
+    u = signs.size() == 0 ? v : signs.cwiseProduct(v).eval();
     return;
   }
   const double r = q(0), theta = q(1);
@@ -44,7 +50,11 @@ void EngineScene::to_engine(const Eigen::VectorXd& q, const Eigen::VectorXd& v, 
 
 void EngineScene::to_case(const Eigen::VectorXd& previous, Eigen::VectorXd& q,
                           Eigen::VectorXd& v) const {
-  if (coordinates == Coordinates::cartesian) return;
+  if (coordinates == Coordinates::cartesian) {
+    // A sign is its own inverse.
+    if (signs.size() > 0) q.array() *= signs.array(), v.array() *= signs.array();
+    return;
+  }
   const double r = std::hypot(q(0), q(1));
   const double wrapped = std::atan2(q(0), polar_sign * q(1));
   // The angle continues from the previous one (a pendulum may turn over).
@@ -56,7 +66,7 @@ void EngineScene::to_case(const Eigen::VectorXd& previous, Eigen::VectorXd& q,
 const Eigen::VectorXd& EngineScene::engine_force(const Eigen::VectorXd& q,
                                                  const Eigen::VectorXd& force,
                                                  Eigen::VectorXd& out) const {
-  if (coordinates == Coordinates::cartesian) return force;
+  if (coordinates == Coordinates::cartesian && signs.size() == 0) return force;
   out = map_jacobian(*this, q).transpose().partialPivLu().solve(force);
   return out;
 }
@@ -113,6 +123,36 @@ bool scene_of(const Model& model, RodShape rod, EngineScene& scene) {
     sphere_on_plane(scene, 1, 0, -1, 1.0, kPointRadius);
     scene.description.assign(
         "a unit-mass sphere (radius 0.1) on the ground plane, x and z = y free");
+    return true;
+  }
+  if (name == "block-on-incline") {
+    // The incline is the ground plane and gravity is tilted by the case's force (g sin θ along x,
+    // −g cos θ along z): the same motion as a tilted plane under vertical gravity, in axes that
+    // turn with the plane. The sphere does not turn (a block slides, it does not roll).
+    sphere_on_plane(scene, 1, 0, -1, 1.0, kPointRadius);
+    scene.description.assign(
+        "a unit-mass sphere (radius 0.1) that does not turn, on the ground plane with the case's "
+        "Coulomb mu, x along the incline and z = y; the incline's gravity applied as the case's "
+        "force (g sin(angle) along x, -g cos(angle) along z)");
+    return true;
+  }
+  if (name == "rolling-disk") {
+    // The disk (or sphere) of radius r and inertia J = k r², its centre at height y above the
+    // plane z = 0 (f = y − r); the case's φ turns counter-clockwise in its (x, y) plane, about the
+    // engine's −y: the rotation's sign is −1.
+    const double r = p.at("r");
+    scene.bodies.push_back({.x = 0,
+                            .z = 1,
+                            .rotation = 2,
+                            .mass = 1.0,
+                            .rotational_inertia = (p.at("sphere") != 0.0 ? 0.4 : 0.5) * r * r,
+                            .radius = r});
+    scene.contacts.push_back({.constraint = 0, .a = 0, .b = -1});
+    scene.signs = Eigen::Vector3d(1.0, 1.0, -1.0);
+    scene.description.assign(
+        "a body of unit mass, radius r and the case's inertia J (a sphere's contact: a disk's "
+        "edge on a line) on the ground plane with the case's Coulomb mu; x, z = y and its "
+        "rotation -phi about y");
     return true;
   }
   if (name == "bouncing-ball-siconos") {
@@ -181,15 +221,64 @@ bool scene_of(const Model& model, RodShape rod, EngineScene& scene) {
   return false;
 }
 
+// The Coulomb coefficient of each Coulomb row on its contact; why not where the engines cannot
+// give that contact friction.
+std::optional<std::string> add_friction(const Model& model, EngineScene& scene) {
+  for (const int r : model.info().coulomb_rows) {
+    const int k = model.kinematic_condition(r);
+    const double mu = model.friction_coefficient(r);
+    if (k < 0 || scene.coordinates != EngineScene::Coordinates::cartesian ||
+        scene.contacts[static_cast<std::size_t>(k)].b >= 0 ||
+        scene.contacts[static_cast<std::size_t>(k)].tendon != 0) {
+      return "the engines give Coulomb friction to a sphere's contact with the ground plane only";
+    }
+    if (!(std::isfinite(mu) && mu > 0.0)) {
+      return "Coulomb's coefficient must be finite and above 0 for an engine's contact (mu = " +
+             format_number(mu) + ")";
+    }
+    scene.contacts[static_cast<std::size_t>(k)].friction = mu;
+  }
+  return std::nullopt;
+}
+
+// Why the case's Coulomb rows at q are not the slips of the scene's frictional contacts
+// (ẋ − radius · rotation rate of the sphere on the plane, either sign), or nothing.
+std::optional<std::string> friction_mismatch(const Model& model, const EngineScene& scene, double t,
+                                             const Eigen::VectorXd& q) {
+  if (model.info().coulomb_rows.empty()) return std::nullopt;
+  Eigen::MatrixXd a;
+  Eigen::VectorXd b;
+  model.kinematic_affine(t, q, a, b);
+  for (const int r : model.info().coulomb_rows) {
+    const EngineContact& c = scene.contacts[static_cast<std::size_t>(model.kinematic_condition(r))];
+    const EngineBody& body = scene.bodies[static_cast<std::size_t>(c.a)];
+    // The slip in the engine's coordinates, then in the case's (times ∂p/∂q).
+    Eigen::RowVectorXd slip = Eigen::RowVectorXd::Zero(q.size());
+    if (body.x >= 0) slip(body.x) = 1.0;
+    if (body.rotation >= 0) slip(body.rotation) = -body.radius;
+    slip = (slip * map_jacobian(scene, q)).eval();
+    const Eigen::RowVectorXd row = a.row(r);
+    const double scale = std::max(1.0, slip.lpNorm<Eigen::Infinity>());
+    const bool same = (row - slip).lpNorm<Eigen::Infinity>() <= 1e-12 * scale ||
+                      (row + slip).lpNorm<Eigen::Infinity>() <= 1e-12 * scale;
+    if (!same || (b.size() > 0 && std::abs(b(r)) > 0.0)) {
+      return "Coulomb row " + std::to_string(r) +
+             " is not the slip of its contact point in the engine scene with these parameters";
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::variant<EngineScene, std::string> engine_scene(const Model& model, RodShape rod) {
   const CaseInfo& info = model.info();
   const std::string prefix = "case " + info.name + ": ";
-  if (model.kinematic_count() > 0 || model.bilateral_count() > 0) {
+  const auto coulomb_rows = static_cast<int>(info.coulomb_rows.size());
+  if (model.kinematic_count() > coulomb_rows || model.bilateral_count() > 0) {
     return prefix +
-           "an engine's contact is a unilateral holonomic constraint; this case has kinematic or "
-           "bilateral constraints";
+           "an engine's contact is a unilateral holonomic constraint, with Coulomb friction on its "
+           "contact point's slip at most; this case has other kinematic or bilateral constraints";
   }
   EngineScene scene;
   if (!scene_of(model, rod, scene)) {
@@ -197,6 +286,7 @@ std::variant<EngineScene, std::string> engine_scene(const Model& model, RodShape
            "no engine scene: the engines are given cases of spheres with sphere-plane, "
            "sphere-sphere or tendon contacts (docs/engines.md lists them)";
   }
+  if (auto why = add_friction(model, scene)) return prefix + *why;
   // The scene must be the case: the same gaps, the same kinetic metric, constraints that do not
   // move. Checked at the start and at q moved by a few fixed offsets.
   const State x0 = model.initial_state();
@@ -236,6 +326,7 @@ std::variant<EngineScene, std::string> engine_scene(const Model& model, RodShape
              "the engine scene's gaps differ from the case's constraint values with these "
              "parameters";
     }
+    if (auto why = friction_mismatch(model, scene, x0.t, q)) return prefix + *why;
     const Eigen::MatrixXd A = model.metric(q);
     // The kinetic energy of the engine's bodies in the case's coordinates: Jᵀ M J.
     const Eigen::MatrixXd J = map_jacobian(scene, q);

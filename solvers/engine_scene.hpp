@@ -1,6 +1,7 @@
 // What a physics engine (MuJoCo, ODE, Bullet) is given of a case: rigid spheres whose positions and
-// rotations are the case's coordinates, and the frictionless contacts (sphere–ground plane or
-// sphere–sphere) whose gaps are the case's constraint values. Only a case whose configuration
+// rotations are the case's coordinates, and the contacts (sphere–ground plane or sphere–sphere)
+// whose gaps are the case's constraint values, frictionless or, where the case's Coulomb row is
+// the contact point's slip, with the case's Coulomb coefficient. Only a case whose configuration
 // space, kinetic metric and unilateral constraints such a scene reproduces exactly is expressed;
 // engine_scene() gives the reason for any other. The case's applied forces (gravity, the
 // switching force of dk-plane) are not the engine's: the case evaluates them at each step's start
@@ -32,7 +33,9 @@ struct EngineBody {
   bool fixed() const { return x < 0 && z < 0 && rotation < 0; }
 };
 
-// A frictionless contact of the scene, whose gap is the case's unilateral constraint value f_k:
+// A contact of the scene, whose gap is the case's unilateral constraint value f_k, frictionless
+// or (friction > 0, a sphere on the ground plane only) with Coulomb's coefficient μ = friction
+// on the slip of its contact point, ẋ − radius · (rotation rate about y), the case's Coulomb row:
 // body `a` (never fixed) against the ground plane z = plane_height (b = −1), against body `b` (a
 // moving or a fixed one), or (tendon ≠ 0)
 // held by a tendon from the world's origin to its centre: tendon = +1 keeps its distance from the
@@ -43,14 +46,17 @@ struct EngineContact {
   int b = -1;
   int tendon = 0;
   double length = 0.0;
+  double friction = 0.0;
 };
 
 struct EngineScene {
-  // cartesian: the engine's coordinates p are the case's q. polar: q = (r, θ) of one unit point
-  // about the origin, p = (x, z) = (r sin θ, s r cos θ) with s = polar_sign (+1: θ from the
-  // upward vertical, −1: from the downward one).
+  // cartesian: the engine's coordinates p are the case's q, each times its sign in `signs` (empty:
+  // all +1; −1 for an angle the case counts about −y, counter-clockwise in its (x, y) plane).
+  // polar: q = (r, θ) of one unit point about the origin, p = (x, z) = (r sin θ, s r cos θ) with
+  // s = polar_sign (+1: θ from the upward vertical, −1: from the downward one).
   enum class Coordinates { cartesian, polar };
   Coordinates coordinates = Coordinates::cartesian;
+  Eigen::VectorXd signs;
   double polar_sign = 1.0;
   std::vector<EngineBody> bodies;
   std::vector<EngineContact> contacts;
@@ -65,6 +71,7 @@ struct EngineScene {
     return b.z < 0 ? 0.0 : p(b.z);
   }
   bool has_tendons() const;
+  bool has_friction() const;
   // The engine's positions and velocities p, u from the case's q, v.
   void to_engine(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& p,
                  Eigen::VectorXd& u) const;

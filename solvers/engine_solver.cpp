@@ -142,12 +142,16 @@ EngineContactLaw engine_contact_law(const RunSettings& settings) {
 
 std::optional<std::string> EngineSolver::refusal(const Model& model,
                                                  const RunSettings& settings) const {
-  return refusal_of_scene(model, engine_scene(model, rod_shape(settings)));
+  return refusal_of_scene(model, engine_scene(model, rod_shape(settings)), settings);
 }
 
 std::optional<std::string> EngineSolver::refusal_of_scene(
-    const Model& model, const std::variant<EngineScene, std::string>& scene) const {
+    const Model& model, const std::variant<EngineScene, std::string>& scene,
+    const RunSettings& settings) const {
   if (const auto* why = std::get_if<std::string>(&scene)) return "solver " + name() + ": " + *why;
+  if (auto why = scene_refusal(std::get<EngineScene>(scene), settings)) {
+    return "solver " + name() + ": case " + model.info().name + ": " + *why;
+  }
   if (std::get<EngineScene>(scene).has_tendons() && !expresses_tendons()) {
     return "solver " + name() + ": case " + model.info().name + ": " + engine_version() +
            " has no length limit between a body and a fixed point (a tendon); MuJoCo's spatial "
@@ -266,7 +270,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   // The scene is built and checked against the case once (refusal() does it for callers that
   // only ask).
   const auto scene_or_reason = engine_scene(model, rod_shape(settings));
-  if (const auto why = refusal_of_scene(model, scene_or_reason)) throw InputError(*why);
+  if (const auto why = refusal_of_scene(model, scene_or_reason, settings)) throw InputError(*why);
   const EngineScene& scene = std::get<EngineScene>(scene_or_reason);
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;

@@ -85,6 +85,8 @@ class EngineSolver : public Solver {
   }
   std::optional<std::string> refusal(const Model& model,
                                      const RunSettings& settings) const override;
+  // The engines' contacts take Coulomb friction (EngineContact::friction).
+  bool handles_coulomb_friction() const final { return true; }
 
  protected:
   // The engine's own parameters and choices (after the shared ones).
@@ -95,6 +97,12 @@ class EngineSolver : public Solver {
   // How the scene makes a rod (a point kept at least a distance from a fixed point) with these
   // settings (settings without the engine's choices get its default).
   virtual RodShape rod_shape(const RunSettings& /*settings*/) const { return RodShape::sphere; }
+  // Why the engine with these settings cannot run this scene (beyond what every engine refuses),
+  // or nothing.
+  virtual std::optional<std::string> scene_refusal(const EngineScene& /*scene*/,
+                                                   const RunSettings& /*settings*/) const {
+    return std::nullopt;
+  }
   // The engine's parameters that only the mapped presets use (not engine-default).
   virtual std::vector<std::string> mapped_only_parameters() const { return {}; }
   // The engine's own contact settings that only engine-default takes (a restitution): in the
@@ -119,8 +127,9 @@ class EngineSolver : public Solver {
 
  private:
   // refusal() for a scene already built.
-  std::optional<std::string> refusal_of_scene(
-      const Model& model, const std::variant<EngineScene, std::string>& scene) const;
+  std::optional<std::string> refusal_of_scene(const Model& model,
+                                              const std::variant<EngineScene, std::string>& scene,
+                                              const RunSettings& settings) const;
 };
 
 // The preset whose contact softness is the engine's own.

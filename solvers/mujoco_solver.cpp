@@ -7,7 +7,8 @@
 namespace crbench {
 
 std::string MujocoSolver::description() const {
-  return "The case as MuJoCo (2.2.2) spheres with frictionless contact pairs (condim 1): the "
+  return "The case as MuJoCo (2.2.2) spheres with contact pairs, frictionless (condim 1) or with "
+         "the case's Coulomb mu (condim 3, a Coulomb case's): the "
          "realization's gamma N and beta N as MuJoCo's direct reference (solref = (-k, -b), "
          "mass-normalized) with constant impedance d, or MuJoCo's default solref and solimp "
          "(--preset engine-default); the case's forces applied each step (qfrc_applied). Obstacle "
@@ -32,7 +33,27 @@ std::vector<ParamSpec> MujocoSolver::engine_parameters() const {
            .description = "the damping ratio of MuJoCo's default solref (timeconst, dampratio) = "
                           "(0.02, 1) of --preset engine-default: below 1 the contact's reference "
                           "oscillates and the body bounces (MuJoCo's documented way to a "
-                          "restitution); not set: 1"}};
+                          "restitution); not set: 1"},
+          {.name = "impratio",
+           .default_value = 1.0,
+           .min = 1e-4,
+           .max = 1e4,
+           .description = "MuJoCo's impratio, the ratio of a contact's frictional to normal "
+                          "impedance (option impratio; a Coulomb case's contacts only)",
+           .omitted_at_default = true}};
+}
+
+std::optional<std::string> MujocoSolver::scene_refusal(const EngineScene& scene,
+                                                       const RunSettings& settings) const {
+  const auto joints = settings.solver_choices.find("joints");
+  if (joints == settings.solver_choices.end() || joints->second != "free") return std::nullopt;
+  for (const EngineContact& c : scene.contacts) {
+    if (c.friction > 0.0 && scene.bodies[static_cast<std::size_t>(c.a)].rotation < 0) {
+      return "a free joint lets the sphere roll where the case's body slides without turning; "
+             "use --joints planar (slides, no hinge)";
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> MujocoSolver::default_only_parameters() const { return {"dampratio"}; }
@@ -63,7 +84,13 @@ std::vector<ChoiceSpec> MujocoSolver::engine_choices() const {
        .description = "a point kept at least a distance from a fixed point (particle-on-"
                       "circle): a spatial tendon's lower limit, or the point's sphere against a "
                       "fixed sphere (an ordinary contact pair, as ODE and Bullet have it); a "
-                      "string is always a tendon"}};
+                      "string is always a tendon"},
+      {.name = "cone",
+       .options = {"pyramidal", "elliptic"},
+       .default_value = "pyramidal",
+       .description = "MuJoCo's friction cone of a Coulomb case's contacts (option cone): four "
+                      "pyramid edges (its default) or the elliptic cone",
+       .omitted_at_default = true}};
 }
 
 RodShape MujocoSolver::rod_shape(const RunSettings& settings) const {

@@ -1,5 +1,6 @@
 // Solver `mujoco`: the case's scene (solvers/engine_scene.hpp) simulated by MuJoCo (Debian's
-// libmujoco-dev 2.2.2), its frictionless contacts (condim 1) as explicit contact pairs. The
+// libmujoco-dev 2.2.2), its contacts as explicit contact pairs, frictionless (condim 1) or with
+// the case's Coulomb coefficient (condim 3). The
 // realization's (β, γ)N map onto MuJoCo's direct reference (solref = (−k, −b), k = γN·A_c,
 // b = βN·A_c with A_c = J M⁻¹ Jᵀ of the contact: MuJoCo's reference acceleration is
 // mass-normalized) with a constant impedance d (solimp = (d, d, ...)); --preset engine-default
@@ -24,6 +25,8 @@ class MujocoSolver final : public EngineSolver {
   std::vector<std::string> mapped_only_parameters() const override { return {"impedance"}; }
   bool expresses_tendons() const override { return true; }
   RodShape rod_shape(const RunSettings& settings) const override;
+  std::optional<std::string> scene_refusal(const EngineScene& scene,
+                                           const RunSettings& settings) const override;
   std::string engine_version() const override;
   std::unique_ptr<EngineWorld> make_world(const EngineScene& scene, const State& x0,
                                           const EngineContactLaw& law, double h,

@@ -106,6 +106,11 @@ class MujocoWorld final : public EngineWorld {
     if (runge_kutta_) install_stage_force_callback();
     const bool refsafe = settings.solver_choices.at("refsafe") == "on";
     refsafe_ = refsafe;
+    if (const auto cone = settings.solver_choices.find("cone");
+        cone != settings.solver_choices.end()) {
+      cone_ = cone->second;
+    }
+    if (const auto ratio = p.find("impratio"); ratio != p.end()) impratio_ = ratio->second;
     const double impedance = law.engine_default ? 0.0 : p.at("impedance");
     if (const auto ratio = p.find("dampratio"); ratio != p.end()) dampratio_ = ratio->second;
     // The contact's reference in MuJoCo's direct form (negative solref): k and b in units of
@@ -127,15 +132,23 @@ class MujocoWorld final : public EngineWorld {
     std::string xml;
     xml.append("<mujoco model=\"crbench\">\n");
     xml.append("  <compiler angle=\"radian\" inertiafromgeom=\"false\"/>\n");
+    // A Coulomb case's friction cone and impratio (MuJoCo's defaults otherwise: the option is
+    // then written as before).
+    std::string friction_options;
+    if (scene_.has_friction()) {
+      friction_options = " cone=\"" + cone_ + "\" impratio=\"" + num(impratio_) + "\"";
+    }
     xml.append("  <option timestep=\"" + num(h) + "\" gravity=\"0 0 0\" integrator=\"" +
                (implicit ? std::string("implicit") : std::string(runge_kutta_ ? "RK4" : "Euler")) +
-               "\">\n");
+               "\"" + friction_options + ">\n");
     xml.append(std::string("    <flag refsafe=\"") + (refsafe ? "enable" : "disable") +
                "\" warmstart=\"enable\"/>\n");
     xml.append("  </option>\n");
     const std::size_t pairs = scene_.contacts.size();
+    // A frictional contact has up to four rows (the pyramid's edges).
+    const std::size_t rows = scene_.has_friction() ? 4 * pairs + 2 : 2 * pairs + 2;
     xml.append("  <size nconmax=\"" + std::to_string(pairs + 1) + "\" njmax=\"" +
-               std::to_string(2 * pairs + 2) + "\"/>\n");
+               std::to_string(rows) + "\"/>\n");
     xml.append("  <worldbody>\n");
     bool has_plane = false;
     for (const EngineContact& c : scene_.contacts) has_plane = has_plane || c.b < 0;
@@ -277,7 +290,13 @@ class MujocoWorld final : public EngineWorld {
       if (c.tendon != 0) continue;
       const std::string g1 = c.b < 0 ? std::string("ground") : "sphere" + std::to_string(c.b);
       const std::string g2 = "sphere" + std::to_string(c.a);
-      xml.append("    <pair geom1=\"" + g1 + "\" geom2=\"" + g2 + "\" condim=\"1\"" +
+      // A frictional pair: condim 3, sliding friction mu in both tangent directions (the
+      // torsional and rolling ones are not used at condim 3).
+      const std::string friction = c.friction > 0.0
+                                       ? "\" condim=\"3\" friction=\"" + num(c.friction) + " " +
+                                             num(c.friction) + " 0.005 0.0001 0.0001\""
+                                       : "\" condim=\"1\"";
+      xml.append("    <pair geom1=\"" + g1 + "\" geom2=\"" + g2 + friction +
                  softness(c, "solref", "solimp") + "/>\n");
     }
     xml.append("  </contact>\n</mujoco>\n");
@@ -365,11 +384,19 @@ class MujocoWorld final : public EngineWorld {
           "approximation / J M^-1 J^T (2/3 for a sphere's contact, 1 for a tendon) (the "
           "realization's: f'' = a0 - b f' - k f)";
     }
-    contact_model += std::string("; ") +
-                     (implicit ? "implicit"
-                               : (runge_kutta_ ? "Runge-Kutta 4 (the case's force at each stage)"
-                                               : "semi-implicit Euler")) +
-                     " integrator, frictionless contact pairs (condim 1)";
+    contact_model +=
+        std::string("; ") +
+        (implicit ? "implicit"
+                  : (runge_kutta_ ? "Runge-Kutta 4 (the case's force at each stage)"
+                                  : "semi-implicit Euler")) +
+        " integrator, " +
+        (scene_.has_friction()
+             ? "contact pairs with the case's Coulomb mu (condim 3, " + cone_ + " cone, impratio " +
+                   num(impratio_) + "; the friction rows with the normal's solref and solimp)"
+             : std::string("frictionless contact pairs (condim 1)"));
+    if (scene_.has_friction()) {
+      tolerances["impratio"] = impratio_;
+    }
   }
 
  public:
@@ -448,7 +475,11 @@ class MujocoWorld final : public EngineWorld {
       const mjContact& c = data_->contact[i];
       if (c.efc_address < 0) continue;
       const int index = pair_index(c.geom1, c.geom2);
-      if (index >= 0) out(index) += data_->efc_force[c.efc_address] * model_->opt.timestep;
+      if (index < 0) continue;
+      // The normal force in the contact's frame (a pyramid's edges each carry part of it).
+      mjtNum frame_force[6];
+      mj_contactForce(model_.get(), data_.get(), i, frame_force);
+      out(index) += frame_force[0] * model_->opt.timestep;
     }
     for (int r = 0; r < data_->nefc; ++r) {
       if (data_->efc_type[r] != mjCNSTR_LIMIT_TENDON) continue;
@@ -505,7 +536,9 @@ class MujocoWorld final : public EngineWorld {
   bool free_ = false;  // free joints (else slides and hinges)
   // The damping ratio of the default solref where asked for (engine-default only).
   std::optional<double> dampratio_;
-  bool refsafe_ = true;  // MuJoCo's refsafe: a default timeconst raised to 2h
+  bool refsafe_ = true;             // MuJoCo's refsafe: a default timeconst raised to 2h
+  std::string cone_ = "pyramidal";  // a Coulomb case's friction cone
+  double impratio_ = 1.0;           // and its ratio of frictional to normal impedance
   // contact_impulses()'s storage (filled from the data at each call).
   mutable Eigen::VectorXd impulses_;
   std::vector<Slot> slot_;

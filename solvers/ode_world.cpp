@@ -108,6 +108,7 @@ class OdeWorld final : public EngineWorld {
       dBodySetAngularVel(body, 0.0, b.rotation < 0 ? 0.0 : x0.v(b.rotation), 0.0);
       dGeomID sphere = dCreateSphere(nullptr, b.radius);
       dGeomSetBody(sphere, body);
+      if (b.rotation < 0 && scene.has_friction()) hold_rotation(body);
       bodies_.push_back(body);
       spheres_.push_back(sphere);
       angles_.push_back(angle);
@@ -138,7 +139,30 @@ class OdeWorld final : public EngineWorld {
           "; restitution by dContactBounce: bounce " + format_number(*bounce_) + ", bounce_vel 0";
     }
     contact_model +=
-        std::string("; ") + (quick_ ? "dWorldQuickStep" : "dWorldStep") + ", frictionless (mu = 0)";
+        std::string("; ") + (quick_ ? "dWorldQuickStep" : "dWorldStep") +
+        (scene.has_friction() ? ", the case's Coulomb mu by dContactApprox1 (a friction pyramid in "
+                                "two directions), a sphere that does not turn held by an angular "
+                                "motor"
+                              : ", frictionless (mu = 0)");
+  }
+
+  // An ODE body always turns: an angular motor with three axes, each held at rate 0 with no
+  // bound on its torque, keeps a sphere from turning under its contact's friction (a rigid row
+  // in the step's LCP, as the contact's).
+  void hold_rotation(dBodyID body) {
+    dJointID motor = dJointCreateAMotor(world_, nullptr);
+    dJointAttach(motor, body, nullptr);
+    dJointSetAMotorMode(motor, dAMotorUser);
+    dJointSetAMotorNumAxes(motor, 3);
+    dJointSetAMotorAxis(motor, 0, 0, 1.0, 0.0, 0.0);
+    dJointSetAMotorAxis(motor, 1, 0, 0.0, 1.0, 0.0);
+    dJointSetAMotorAxis(motor, 2, 0, 0.0, 0.0, 1.0);
+    for (const int velocity : {dParamVel1, dParamVel2, dParamVel3}) {
+      dJointSetAMotorParam(motor, velocity, 0.0);
+    }
+    for (const int bound : {dParamFMax1, dParamFMax2, dParamFMax3}) {
+      dJointSetAMotorParam(motor, bound, dInfinity);
+    }
   }
 
   ~OdeWorld() override {
@@ -159,10 +183,13 @@ class OdeWorld final : public EngineWorld {
       joined_[k] = dCollide(spheres_[static_cast<std::size_t>(c.a)], other, 1, &contact.geom,
                             sizeof(dContact)) > 0;
       if (!joined_[k]) continue;
-      contact.surface.mu = 0.0;
+      // Coulomb's law with mu the coefficient (dContactApprox1: the pyramid in ODE's two
+      // friction directions, each force bounded by mu times the normal force); 0: frictionless.
+      contact.surface.mu = c.friction;
+      if (c.friction > 0.0) contact.surface.mode = dContactApprox1;
       if (!law_.engine_default) {
         const double denominator = h * law_.stiffness + law_.damping;
-        contact.surface.mode = dContactSoftERP | dContactSoftCFM;
+        contact.surface.mode |= dContactSoftERP | dContactSoftCFM;
         contact.surface.soft_erp = h * law_.stiffness / denominator;
         contact.surface.soft_cfm = 1.0 / denominator;
       }

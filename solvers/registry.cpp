@@ -308,7 +308,11 @@ void end_before_start(RunRecord& record, Status status, std::string reason, cons
 }
 
 std::optional<std::string> unsupported_part(const Solver& solver, const CaseInfo& info) {
-  if (info.kinematic > 0 && !solver.handles_kinematic_constraints()) {
+  // A solver that computes Coulomb friction but no other kinematic constraint (an engine's
+  // contact friction) takes the Coulomb rows alone.
+  const auto coulomb = static_cast<int>(info.coulomb_rows.size());
+  const bool coulomb_alone = info.kinematic == coulomb && solver.handles_coulomb_friction();
+  if (info.kinematic > 0 && !solver.handles_kinematic_constraints() && !coulomb_alone) {
     return "kinematic constraints";
   }
   if (info.unilateral_kinematic > 0 && !solver.handles_unilateral_kinematic_constraints()) {

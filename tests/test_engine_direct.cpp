@@ -115,6 +115,55 @@ void check_same_impact(const std::string& solver, std::vector<crbench::Assignmen
   if (direct.rebound) CHECK(p["rebound"].get<double>() == Approx(*direct.rebound).epsilon(1e-12));
 }
 
+// block-on-incline started at rest (v0 = 0; mu = 0.5, g = 9.81) over its horizon 2, at the angle
+// 0.3 (below the friction angle: it should stay) or 0.6 (above: it slides): where a direct
+// program's block is at the end, its speed there (a creep, or the slide's), and its height above
+// the incline (a sliding block may leave it).
+struct Block {
+  double x = 0.0, rate = 0.0, z = 0.0;
+};
+
+template <class World>
+Block direct_block(World& world, double h, double angle) {
+  const double g = 9.81;
+  for (long k = 0; k < std::lround(2.0 / h); ++k) {
+    world.step(-g * std::cos(angle), g * std::sin(angle));
+  }
+  return {world.x(), world.rate_x(), world.z()};
+}
+
+void check_same_block(const std::string& solver, std::vector<crbench::Assignment> extra, double h,
+                      double angle, const Block& direct) {
+  const auto model = crbench::make_model("block-on-incline",
+                                         {{"v0", "0"}, {"angle", crbench::format_number(angle)}});
+  crbench::testing::SolveOptions o;
+  o.solver = solver;
+  o.solver_params = {{"h", crbench::format_number(h)}, {"preset", "engine-default"}};
+  for (auto& a : extra) o.solver_params.push_back(std::move(a));
+  const crbench::RunRecord r = crbench::testing::solve(*model, o);
+  REQUIRE(r.status == crbench::Status::ok);
+  CHECK(r.final_state.t == 2.0);
+  CHECK(r.final_state.q(0) == Approx(direct.x).epsilon(1e-12).margin(1e-15));
+  CHECK(r.final_state.v(0) == Approx(direct.rate).epsilon(1e-12).margin(1e-15));
+  CHECK(r.final_state.q(1) == Approx(direct.z).epsilon(1e-12).margin(1e-15));
+}
+
+// At rest and sliding on the incline: crbench's block is the direct program's at h = 1e-3 and
+// 1e-2.
+template <class World, class Make>
+[[maybe_unused]] void check_blocks(const std::string& solver, Make make,
+                                   std::vector<crbench::Assignment> extra = {}) {
+  for (const double angle : {0.3, 0.6}) {
+    for (const double h : {1e-3, 1e-2}) {
+      INFO(solver << " at angle " << angle << ", h = " << h);
+      World world = make(h);
+      check_same_block(solver, extra, h, angle, direct_block(world, h, angle));
+    }
+  }
+}
+
+constexpr crbench::direct::Start kAtRest{.x = 0.0, .z = 0.0, .vx = 0.0, .vz = 0.0};
+
 constexpr double kImpactSpeed = 20.0;
 // The ball starting at the surface (its centre 0.1 above the plane z = -0.1) moving down.
 constexpr crbench::direct::Start kImpactStart{.x = 0.0, .z = 0.0, .vx = 0.0, .vz = -kImpactSpeed};
@@ -195,6 +244,39 @@ TEST_CASE("ode: crbench's run is a direct ODE program's", "[engines]") {
 #ifdef CRBENCH_HAVE_BULLET
 TEST_CASE("bullet: crbench's run is a direct Bullet program's", "[engines]") {
   check_both_contacts<crbench::direct::Bullet>("bullet");
+}
+#endif
+
+#ifdef CRBENCH_HAVE_MUJOCO
+TEST_CASE("mujoco: a block on the incline creeps and slides as in a direct MuJoCo program",
+          "[engines][friction]") {
+  using crbench::direct::Contact;
+  using crbench::direct::Mujoco;
+  const auto with = [](Contact c) {
+    return [c](double h) { return Mujoco(false, c, h, kAtRest); };
+  };
+  check_blocks<Mujoco>("mujoco", with(Contact{.mu = 0.5}));
+  check_blocks<Mujoco>("mujoco", with(Contact{.mu = 0.5, .elliptic = true}),
+                       {{"cone", "elliptic"}});
+  check_blocks<Mujoco>("mujoco", with(Contact{.mu = 0.5, .impratio = 10.0}), {{"impratio", "10"}});
+}
+#endif
+
+#ifdef CRBENCH_HAVE_ODE
+TEST_CASE("ode: a block on the incline creeps and slides as in a direct ODE program",
+          "[engines][friction]") {
+  check_blocks<crbench::direct::Ode>("ode", [](double h) {
+    return crbench::direct::Ode(crbench::direct::Contact{.mu = 0.5}, h, kAtRest);
+  });
+}
+#endif
+
+#ifdef CRBENCH_HAVE_BULLET
+TEST_CASE("bullet: a block on the incline stays and slides as in a direct Bullet program",
+          "[engines][friction]") {
+  check_blocks<crbench::direct::Bullet>("bullet", [](double h) {
+    return crbench::direct::Bullet(crbench::direct::Contact{.mu = 0.5}, h, kAtRest);
+  });
 }
 #endif
 

@@ -2,6 +2,8 @@
 // its points (one impact per run) against closed forms derived from each solver's own model
 // (docs/engines.md, "Impacts at the defaults"), --resume, and files that do not depend on the
 // thread count.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -40,7 +42,11 @@ ImpactResult run(const ImpactStudy& s, const std::string& folder, int jobs = 1,
 // The first point of a study of one row, one speed, one step.
 nlohmann::ordered_json point(const std::string& solver, const std::vector<crbench::Assignment>& set,
                              double v, double h) {
-  const ImpactResult r = run(impact_study_of(solver, set, {v}, {h}), "impact_point_" + solver);
+  // A folder of this process's own: CTest runs this program's test cases in parallel processes,
+  // several of them with points of the same solver.
+  const std::string folder = "impact_point_" + solver + "_" + std::to_string(::getpid());
+  const ImpactResult r = run(impact_study_of(solver, set, {v}, {h}), folder);
+  crbench::testing::fresh_dir(folder);  // removed again: the summary is all a point needs
   REQUIRE(r.summary["results"].size() == 1);
   return r.summary["results"][0];
 }

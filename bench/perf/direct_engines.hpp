@@ -3,9 +3,11 @@
 // given at each step (dk-plane's switching_force of x, or a ball's weight), with the engine's
 // default contact or the realization's spring-damper mapped as crbench maps it
 // (docs/engines.md). By default it starts as dk-plane does, at x = -1 with speed 1; an impact
-// starts at z = 0, touching the plane, moving down. tests/test_engine_direct.cpp checks crbench's
-// engine solvers against them; bench/perf/perf_engine_direct.cpp times them beside crbench's.
-// Compiled only into programs that link the engines themselves (CRBENCH_HAVE_<ENGINE>).
+// starts at z = 0, touching the plane, moving down. With Coulomb's mu the contact has friction and
+// the sphere does not turn (block-on-incline: a force along x too, the incline's gravity).
+// tests/test_engine_direct.cpp checks crbench's engine solvers against them;
+// bench/perf/perf_engine_direct.cpp times them beside crbench's. Compiled only into programs that
+// link the engines themselves (CRBENCH_HAVE_<ENGINE>).
 #pragma once
 
 #include <algorithm>
@@ -41,6 +43,9 @@ struct Contact {
   bool engine_default = true;
   double stiffness = 0.0, damping = 0.0, impedance = 0.9999;
   double dampratio = 1.0;  // MuJoCo's default solref (0.02, dampratio)
+  double mu = 0.0;         // Coulomb's coefficient (0: frictionless)
+  bool elliptic = false;   // MuJoCo's elliptic friction cone (else its pyramid)
+  double impratio = 1.0;   // MuJoCo's impratio
 };
 
 #ifdef CRBENCH_HAVE_MUJOCO
@@ -62,12 +67,19 @@ class Mujoco {
                   " 0.001 0.5 2'";
     const std::string xml =
         "<mujoco><compiler inertiafromgeom='false'/><option timestep='" + format_number(h) +
-        "' gravity='0 0 0'/><worldbody><geom name='ground' type='plane' size='0 0 1' "
+        "' gravity='0 0 0'" +
+        (contact.mu > 0.0 ? std::string(" cone='") + (contact.elliptic ? "elliptic" : "pyramidal") +
+                                "' impratio='" + format_number(contact.impratio) + "'"
+                          : std::string()) +
+        "/><worldbody><geom name='ground' type='plane' size='0 0 1' "
         "pos='0 0 -0.1' contype='0' conaffinity='0'/><body pos='0 0 0'>" +
         joints +
         "<inertial pos='0 0 0' mass='1' diaginertia='0.004 0.004 0.004'/><geom name='ball' "
         "type='sphere' size='0.1' contype='0' conaffinity='0'/></body></worldbody><contact><pair "
-        "geom1='ground' geom2='ball' condim='1'" +
+        "geom1='ground' geom2='ball' " +
+        (contact.mu > 0.0 ? "condim='3' friction='" + format_number(contact.mu) + " " +
+                                format_number(contact.mu) + " 0.005 0.0001 0.0001'"
+                          : std::string("condim='1'")) +
         softness + "/></contact></mujoco>";
     mjVFS vfs;
     mj_defaultVFS(&vfs);
@@ -94,11 +106,13 @@ class Mujoco {
   Mujoco(const Mujoco&) = delete;
   Mujoco& operator=(const Mujoco&) = delete;
 
-  void step(double force) {
+  void step(double force, double force_x = 0.0) {
     data_->qfrc_applied[z_] = force;
+    data_->qfrc_applied[0] = force_x;
     mj_step(model_, data_);
   }
   double x() const { return data_->qpos[0]; }
+  double rate_x() const { return data_->qvel[0]; }
   double z() const { return data_->qpos[z_]; }
   double rate() const { return data_->qvel[z_]; }
   // Whether the contact pushed during the last step.
@@ -136,6 +150,19 @@ class Ode {
     dGeomSetBody(sphere_, body_);
     plane_ = dCreatePlane(nullptr, 0.0, 0.0, 1.0, -0.1);
     contacts_ = dJointGroupCreate(0);
+    if (contact.mu > 0.0) {
+      // The sphere must not turn under the friction: an angular motor at rate 0 about x, y, z.
+      dJointID motor = dJointCreateAMotor(world_, nullptr);
+      dJointAttach(motor, body_, nullptr);
+      dJointSetAMotorMode(motor, dAMotorUser);
+      dJointSetAMotorNumAxes(motor, 3);
+      dJointSetAMotorAxis(motor, 0, 0, 1, 0, 0);
+      dJointSetAMotorAxis(motor, 1, 0, 0, 1, 0);
+      dJointSetAMotorAxis(motor, 2, 0, 0, 0, 1);
+      dJointSetAMotorParam(motor, dParamFMax1, dInfinity);
+      dJointSetAMotorParam(motor, dParamFMax2, dInfinity);
+      dJointSetAMotorParam(motor, dParamFMax3, dInfinity);
+    }
   }
   ~Ode() {
     dJointGroupDestroy(contacts_);
@@ -146,23 +173,25 @@ class Ode {
   Ode(const Ode&) = delete;
   Ode& operator=(const Ode&) = delete;
 
-  void step(double force) {
+  void step(double force, double force_x = 0.0) {
     dContact c{};
     if (dCollide(sphere_, plane_, 1, &c.geom, sizeof(dContact)) > 0) {
-      c.surface.mu = 0.0;
+      c.surface.mu = contact_.mu;
+      if (contact_.mu > 0.0) c.surface.mode = dContactApprox1;
       if (!contact_.engine_default) {
         const double denominator = h_ * contact_.stiffness + contact_.damping;
-        c.surface.mode = dContactSoftERP | dContactSoftCFM;
+        c.surface.mode |= dContactSoftERP | dContactSoftCFM;
         c.surface.soft_erp = h_ * contact_.stiffness / denominator;
         c.surface.soft_cfm = 1.0 / denominator;
       }
       dJointAttach(dJointCreateContact(world_, contacts_, &c), body_, nullptr);
     }
-    dBodyAddForce(body_, 0.0, 0.0, force);
+    dBodyAddForce(body_, force_x, 0.0, force);
     dWorldStep(world_, h_);
     dJointGroupEmpty(contacts_);
   }
   double x() const { return dBodyGetPosition(body_)[0]; }
+  double rate_x() const { return dBodyGetLinearVel(body_)[0]; }
   double z() const { return dBodyGetPosition(body_)[2]; }
   double rate() const { return dBodyGetLinearVel(body_)[2]; }
 
@@ -198,8 +227,10 @@ class Bullet {
                                                     btVector3(0.004, 0.004, 0.004));
     sphere.m_startWorldTransform.setIdentity();
     sphere.m_startWorldTransform.setOrigin(btVector3(start.x, 0, start.z));
+    // Bullet's friction of a contact is the product of its bodies'.
+    plane.m_friction = contact.mu > 0.0 ? 1.0 : 0.0;
+    sphere.m_friction = contact.mu;
     for (auto* info : {&plane, &sphere}) {
-      info->m_friction = 0.0;
       info->m_rollingFriction = 0.0;
       info->m_spinningFriction = 0.0;
     }
@@ -224,11 +255,12 @@ class Bullet {
   Bullet(const Bullet&) = delete;
   Bullet& operator=(const Bullet&) = delete;
 
-  void step(double force) {
-    sphere_->applyCentralForce(btVector3(0, 0, force));
+  void step(double force, double force_x = 0.0) {
+    sphere_->applyCentralForce(btVector3(force_x, 0, force));
     world_.stepSimulation(h_, 0, h_);
   }
   double x() const { return sphere_->getWorldTransform().getOrigin().x(); }
+  double rate_x() const { return sphere_->getLinearVelocity().x(); }
   double z() const { return sphere_->getWorldTransform().getOrigin().z(); }
   double rate() const { return sphere_->getLinearVelocity().z(); }
 
