@@ -45,6 +45,16 @@ std::vector<ParamSpec> MujocoSolver::engine_parameters() const {
 
 std::optional<std::string> MujocoSolver::scene_refusal(const EngineScene& scene,
                                                        const RunSettings& settings) const {
+  // The friction settings are left out of the settings at their defaults: present, they were
+  // asked for, and a frictionless scene would ignore them.
+  if (!scene.has_friction()) {
+    for (const char* key : {"impratio", "cone"}) {
+      if (settings.solver_params.contains(key) || settings.solver_choices.contains(key)) {
+        return std::string("--") + key +
+               " applies to contacts with Coulomb friction only; this case's are frictionless";
+      }
+    }
+  }
   const auto joints = settings.solver_choices.find("joints");
   if (joints == settings.solver_choices.end() || joints->second != "free") return std::nullopt;
   for (const EngineContact& c : scene.contacts) {

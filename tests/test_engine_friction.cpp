@@ -168,6 +168,14 @@ TEST_CASE("mujoco: a resting block creeps at a speed set by impratio, not by the
   o.solver = "mujoco";
   o.solver_params = {{"joints", "free"}, {"preset", "engine-default"}};
   CHECK_THROWS_WITH(crbench::testing::solve(*model, o), Catch::Contains("--joints planar"));
+  // The friction settings on a frictionless case would change nothing: refused, naming them.
+  const auto plane = crbench::make_model("dk-plane", {});
+  for (const crbench::Assignment& a :
+       {crbench::Assignment{"impratio", "10"}, crbench::Assignment{"cone", "elliptic"}}) {
+    o.solver_params = {a, {"preset", "engine-default"}};
+    CHECK_THROWS_WITH(crbench::testing::solve(*plane, o),
+                      Catch::Contains("--" + a.key) && Catch::Contains("frictionless"));
+  }
 }
 #endif
 
