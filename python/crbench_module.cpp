@@ -389,15 +389,24 @@ py::dict summary_of(const Result& result, const std::string& out_dir) {
   return out;
 }
 
+// A folder run's options from the module's arguments: the output folder (the study's name by
+// default), the threads, resume and figures.
+template <class Options>
+Options folder_options(const std::string& name, const std::optional<std::string>& out_dir,
+                       const std::optional<int>& jobs, bool resume, bool figures) {
+  Options options;
+  options.out_dir = out_dir ? *out_dir : name;
+  options.jobs = jobs_of(jobs);
+  options.resume = resume;
+  options.figures = figures;
+  return options;
+}
+
 py::dict converge(const py::object& given, const std::optional<std::string>& out_dir,
                   const std::optional<int>& jobs, bool resume, bool figures) {
   const auto [text, origin] = input_text("study", given);
   const Study study = parse_study_text(text, origin);
-  ConvergeOptions options;
-  options.out_dir = out_dir ? *out_dir : study.name;
-  options.jobs = jobs_of(jobs);
-  options.resume = resume;
-  options.figures = figures;
+  const auto options = folder_options<ConvergeOptions>(study.name, out_dir, jobs, resume, figures);
   const ConvergeResult result = interruptible([&]() {
     ConvergeResult done = run_study(study, options);
     write_study_readme(study, done, options.out_dir, origin, "crbench", "");
@@ -410,11 +419,7 @@ py::dict sweep(const py::object& given, const std::optional<std::string>& out_di
                const std::optional<int>& jobs, bool resume, bool figures) {
   const auto [text, origin] = input_text("sweep", given);
   const Sweep plan = parse_sweep_text(text, origin);
-  SweepOptions options;
-  options.out_dir = out_dir ? *out_dir : plan.name;
-  options.jobs = jobs_of(jobs);
-  options.resume = resume;
-  options.figures = figures;
+  const auto options = folder_options<SweepOptions>(plan.name, out_dir, jobs, resume, figures);
   const SweepResult result = interruptible([&]() { return run_sweep(plan, options); });
   return summary_of(result, options.out_dir);
 }
@@ -423,11 +428,7 @@ py::dict impacts(const py::object& given, const std::optional<std::string>& out_
                  const std::optional<int>& jobs, bool resume, bool figures) {
   const auto [text, origin] = input_text("impacts", given);
   const ImpactStudy study = parse_impact_study_text(text, origin);
-  FolderRunOptions options;
-  options.out_dir = out_dir ? *out_dir : study.name;
-  options.jobs = jobs_of(jobs);
-  options.resume = resume;
-  options.figures = figures;
+  const auto options = folder_options<FolderRunOptions>(study.name, out_dir, jobs, resume, figures);
   const ImpactResult result =
       interruptible([&]() { return run_impact_study(study, options, origin); });
   py::dict out = summary_of(result, options.out_dir);

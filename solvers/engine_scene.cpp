@@ -52,7 +52,10 @@ void EngineScene::to_case(const Eigen::VectorXd& previous, Eigen::VectorXd& q,
                           Eigen::VectorXd& v) const {
   if (coordinates == Coordinates::cartesian) {
     // A sign is its own inverse.
-    if (signs.size() > 0) q.array() *= signs.array(), v.array() *= signs.array();
+    if (signs.size() > 0) {
+      q.array() *= signs.array();
+      v.array() *= signs.array();
+    }
     return;
   }
   const double r = std::hypot(q(0), q(1));
