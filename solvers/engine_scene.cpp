@@ -48,14 +48,12 @@ void EngineScene::to_engine(const Eigen::VectorXd& q, const Eigen::VectorXd& v, 
   u = map_jacobian(*this, q) * v;
 }
 
-void EngineScene::to_case(const Eigen::VectorXd& previous, Eigen::VectorXd& q,
-                          Eigen::VectorXd& v) const {
+void EngineScene::map_to_case(const Eigen::VectorXd& previous, Eigen::VectorXd& q,
+                              Eigen::VectorXd& v) const {
   if (coordinates == Coordinates::cartesian) {
     // A sign is its own inverse.
-    if (signs.size() > 0) {
-      q.array() *= signs.array();
-      v.array() *= signs.array();
-    }
+    q.array() *= signs.array();
+    v.array() *= signs.array();
     return;
   }
   const double r = std::hypot(q(0), q(1));
@@ -66,10 +64,9 @@ void EngineScene::to_case(const Eigen::VectorXd& previous, Eigen::VectorXd& q,
   v = map_jacobian(*this, q).partialPivLu().solve(v).eval();
 }
 
-const Eigen::VectorXd& EngineScene::engine_force(const Eigen::VectorXd& q,
+const Eigen::VectorXd& EngineScene::mapped_force(const Eigen::VectorXd& q,
                                                  const Eigen::VectorXd& force,
                                                  Eigen::VectorXd& out) const {
-  if (coordinates == Coordinates::cartesian && signs.size() == 0) return force;
   out = map_jacobian(*this, q).transpose().partialPivLu().solve(force);
   return out;
 }

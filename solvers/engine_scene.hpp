@@ -75,16 +75,31 @@ struct EngineScene {
   // The engine's positions and velocities p, u from the case's q, v.
   void to_engine(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& p,
                  Eigen::VectorXd& u) const;
-  // The case's q, v from the engine's p, u, in place: q, v hold p, u on entry (nothing to do in
-  // a cartesian scene); an angle continues from its value in `previous`.
-  void to_case(const Eigen::VectorXd& previous, Eigen::VectorXd& q, Eigen::VectorXd& v) const;
+  // Whether the engine's coordinates are the case's (a cartesian scene without signs): the two
+  // maps below are then the identity, and a step loop pays for no call.
+  bool same_coordinates() const {
+    return coordinates == Coordinates::cartesian && signs.size() == 0;
+  }
+  // The case's q, v from the engine's p, u, in place: q, v hold p, u on entry; an angle continues
+  // from its value in `previous`.
+  void to_case(const Eigen::VectorXd& previous, Eigen::VectorXd& q, Eigen::VectorXd& v) const {
+    if (!same_coordinates()) map_to_case(previous, q, v);
+  }
   // The engine's generalized force from the case's Q − ∂V/∂q at q: J⁻ᵀ of it, J = ∂p/∂q, in
-  // `out` (whose storage a step loop reuses); in a cartesian scene `force` itself, not copied.
+  // `out` (whose storage a step loop reuses); `force` itself, not copied, where the coordinates
+  // are the same.
   const Eigen::VectorXd& engine_force(const Eigen::VectorXd& q, const Eigen::VectorXd& force,
-                                      Eigen::VectorXd& out) const;
+                                      Eigen::VectorXd& out) const {
+    return same_coordinates() ? force : mapped_force(q, force, out);
+  }
   // The gap of each contact at the case's q, from the scene's geometry alone (what the engine
   // computes).
   Eigen::VectorXd gaps(const Eigen::VectorXd& q) const;
+
+ private:
+  void map_to_case(const Eigen::VectorXd& previous, Eigen::VectorXd& q, Eigen::VectorXd& v) const;
+  const Eigen::VectorXd& mapped_force(const Eigen::VectorXd& q, const Eigen::VectorXd& force,
+                                      Eigen::VectorXd& out) const;
 };
 
 // How the scene expresses a point kept at least a distance R from a fixed point

@@ -177,9 +177,11 @@ class ContactEvents {
  public:
   // A run that starts in penetration has its episode open from t0 (finish_contact_episodes).
   explicit ContactEvents(const Eigen::VectorXd& f0)
-      : inside_(static_cast<std::size_t>(f0.size())),
+      : inside_(static_cast<std::size_t>(f0.size()), 0),
         last_exit_(static_cast<std::size_t>(f0.size()), -1) {
-    for (Eigen::Index k = 0; k < f0.size(); ++k) inside_[static_cast<std::size_t>(k)] = f0(k) < 0.0;
+    for (Eigen::Index k = 0; k < f0.size(); ++k) {
+      inside_[static_cast<std::size_t>(k)] = f0(k) < 0.0 ? 1 : 0;
+    }
   }
 
   // Constraint k over the step from t (value f) to next (value f_next) with the engine's impulse.
@@ -200,7 +202,7 @@ class ContactEvents {
         events.push_back({.t = entry, .kind = EventKind::enter_medium, .index = k});
       }
       exit = -1;
-      inside_[slot] = true;
+      inside_[slot] = 1;
     } else if (inside_[slot] && !in_contact) {
       const bool crossed = f < 0.0 && f_next >= 0.0;
       // The exit velocity ḟ (the post-impact velocity) at the step's end, within O(h) of the
@@ -211,12 +213,12 @@ class ContactEvents {
                         .index = k,
                         .rate_after = point.J.row(k).dot(next.v) + point.f_t(k)});
       last_exit_[slot] = static_cast<std::ptrdiff_t>(events.size()) - 1;
-      inside_[slot] = false;
+      inside_[slot] = 0;
     }
   }
 
  private:
-  std::vector<bool> inside_;
+  std::vector<unsigned char> inside_;  // bytes, not std::vector<bool>'s bits: read every step
   // Per constraint, the index in the events of its exit in the last two steps, or −1.
   std::vector<std::ptrdiff_t> last_exit_;
 };
@@ -365,14 +367,13 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     case_force_in_modes(x, force);
     try {
       world->step(x.t, scene.engine_force(x.q, force, engine_force), h);
+    } catch (const UntrustedStep& e) {
+      record.status = Status::step_failure;
+      record.reason = "at t = " + format_number(t_next) + ": " + e.what();
+      break;
     } catch (const std::exception& e) {
       record.status = Status::step_failure;
       record.reason = "the engine failed at t = " + format_number(x.t) + ": " + e.what();
-      break;
-    }
-    if (const auto why = world->step_failure()) {
-      record.status = Status::step_failure;
-      record.reason = "at t = " + format_number(t_next) + ": " + *why;
       break;
     }
     // The engine's state read into the case's storage and mapped there (no copy).
@@ -398,8 +399,11 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
                           record.events);
     }
     add_switch_events(x.t, s, next.t, s_next, record.events);
-    // The step's end becomes its start; the old start's storage is the next step's workspace.
-    std::swap(x, next);
+    // The step's end becomes its start; the old start's storage is the next step's workspace
+    // (member by member: Eigen's swap exchanges the pointers; aux is empty in an engine's run).
+    std::swap(x.t, next.t);
+    x.q.swap(next.q);
+    x.v.swap(next.v);
     f.swap(f_next);
     s.swap(s_next);
     ++record.steps;

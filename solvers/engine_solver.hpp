@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
@@ -26,6 +27,13 @@ struct EngineContactLaw {
   double damping = 0.0;    // βN, force per unit of ḟ
 };
 
+// What a world's step throws when the engine returned but reported that the step is not to be
+// trusted (it reset its state on a bad acceleration, a contact buffer overflowed, its LCP solver
+// failed): the text says why; the record's reason puts it at the step's end.
+struct UntrustedStep : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // One engine's simulation of one scene.
 class EngineWorld {
  public:
@@ -36,7 +44,8 @@ class EngineWorld {
                                         const Eigen::VectorXd& u, Eigen::VectorXd& force)>;
   // One step from t of length h with the generalized force `force` (in the engine's coordinates,
   // EngineScene::engine_force, at the step's start) held over it, or, for a world that asked for
-  // it, evaluated by `stage_force` at each stage of its method. Throws std::runtime_error with
+  // it, evaluated by `stage_force` at each stage of its method. Throws UntrustedStep when the
+  // engine reported the step as not to be trusted although it returned, std::runtime_error with
   // the engine's message when the engine fails.
   virtual void step(double t, const Eigen::VectorXd& force, double h) = 0;
   // Given once before the first step; a world whose method has stages (MuJoCo's Runge–Kutta)
@@ -47,9 +56,6 @@ class EngineWorld {
   // The normal impulse of each scene contact over the last step (0 where there was no contact),
   // valid until the next step.
   virtual const Eigen::VectorXd& contact_impulses() const = 0;
-  // Why the last step is not to be trusted although it returned (the engine reset its state on a
-  // bad acceleration, a contact buffer overflowed, ...), or nothing.
-  virtual std::optional<std::string> step_failure() const { return std::nullopt; }
   // Warnings to add to an ok record (an explicit contact step past its stability bound, ...).
   virtual std::vector<std::string> warnings() const { return {}; }
   // Counters for the record's diagnostics (contacts the engine found outside the case's, ...).

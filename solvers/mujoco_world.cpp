@@ -414,12 +414,27 @@ class MujocoWorld final : public EngineWorld {
         throw;
       }
       stepping_world = nullptr;
+      throw_on_warning();
       return;
     }
     for (int i = 0; i < n_; ++i)
       data_->qfrc_applied[slot_[static_cast<std::size_t>(i)].dof] = force(i);
     mj_step(model_.get(), data_.get());
     read_angles(data_.get(), angles_);
+    throw_on_warning();
+  }
+
+  // UntrustedStep where MuJoCo warned during the step of what makes it untrustworthy.
+  void throw_on_warning() const {
+    for (const mjtWarning w :
+         {mjWARN_BADQACC, mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_CNSTRFULL, mjWARN_CONTACTFULL}) {
+      if (data_->warning[w].number > warning_counts_[w]) {
+        throw UntrustedStep("MuJoCo warned (" + last_warning +
+                            (w == mjWARN_BADQACC || w == mjWARN_BADQPOS || w == mjWARN_BADQVEL
+                                 ? "; it then resets its state, so the motion is lost)"
+                                 : ")"));
+      }
+    }
   }
 
   // A free body's rotation about y from its quaternion (w, 0, sin, 0), continued from `angles`.
@@ -488,19 +503,6 @@ class MujocoWorld final : public EngineWorld {
           data_->efc_force[r] * model_->opt.timestep;
     }
     return out;
-  }
-
-  std::optional<std::string> step_failure() const override {
-    for (const mjtWarning w :
-         {mjWARN_BADQACC, mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_CNSTRFULL, mjWARN_CONTACTFULL}) {
-      if (data_->warning[w].number > warning_counts_[w]) {
-        return "MuJoCo warned (" + last_warning +
-               (w == mjWARN_BADQACC || w == mjWARN_BADQPOS || w == mjWARN_BADQVEL
-                    ? "; it then resets its state, so the motion is lost)"
-                    : ")");
-      }
-    }
-    return std::nullopt;
   }
 
   std::vector<std::string> warnings() const override { return warnings_; }

@@ -109,6 +109,7 @@ class OdeWorld final : public EngineWorld {
       dGeomID sphere = dCreateSphere(nullptr, b.radius);
       dGeomSetBody(sphere, body);
       if (b.rotation < 0 && scene.has_friction()) hold_rotation(body);
+      if (b.rotation >= 0) turning_.push_back(bodies_.size());
       bodies_.push_back(body);
       spheres_.push_back(sphere);
       angles_.push_back(angle);
@@ -116,7 +117,7 @@ class OdeWorld final : public EngineWorld {
     plane_ = dCreatePlane(nullptr, 0.0, 0.0, 1.0, scene.plane_height);
     feedback_.resize(scene.contacts.size());
     normals_.resize(scene.contacts.size());
-    joined_.assign(scene.contacts.size(), false);
+    joined_.assign(scene.contacts.size(), 0);
     if (law.engine_default) {
       tolerances["world_erp"] = dWorldGetERP(world_);
       tolerances["world_cfm"] = dWorldGetCFM(world_);
@@ -181,7 +182,9 @@ class OdeWorld final : public EngineWorld {
       dContact contact{};
       dGeomID other = c.b < 0 ? plane_ : spheres_[static_cast<std::size_t>(c.b)];
       joined_[k] = dCollide(spheres_[static_cast<std::size_t>(c.a)], other, 1, &contact.geom,
-                            sizeof(dContact)) > 0;
+                            sizeof(dContact)) > 0
+                       ? 1
+                       : 0;
       if (!joined_[k]) continue;
       // Coulomb's law with mu the coefficient (dContactApprox1: the pyramid in ODE's two
       // friction directions, each force bounded by mu times the normal force); 0: frictionless.
@@ -214,7 +217,7 @@ class OdeWorld final : public EngineWorld {
                     body.z < 0 ? 0.0 : force(body.z));
       if (body.rotation >= 0) dBodyAddTorque(bodies_[b], 0.0, force(body.rotation), 0.0);
     }
-    messages_at_step_ = message_count;
+    const long messages_before = message_count;
     const int ok = quick_ ? dWorldQuickStep(world_, h) : dWorldStep(world_, h);
     if (ok == 0) throw std::runtime_error("ODE's step ran out of memory");
     for (std::size_t k = 0; k < scene_.contacts.size(); ++k) {
@@ -227,11 +230,18 @@ class OdeWorld final : public EngineWorld {
     }
     dJointGroupEmpty(contacts_);
     // Rotations about y, unwrapped from the quaternion's (−2π, 2π] angle.
-    for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
-      if (scene_.bodies[b].rotation < 0) continue;
+    for (const std::size_t b : turning_) {
       const dReal* q = dBodyGetQuaternion(bodies_[b]);
       const double raw = 2.0 * std::atan2(q[2], q[0]);
       angles_[b] += std::remainder(raw - angles_[b], 2.0 * std::numbers::pi);
+    }
+    // ODE's messages come from its LCP solver (dWorldStep's Dantzig pivoting fails with "LCP
+    // internal error, s <= 0" on the touching ball chain, whose contacts start at depth 0 with no
+    // relative velocity; the ball then passes through): its contact forces are no solution.
+    if (message_count != messages_before) {
+      throw UntrustedStep("ODE reported \"" + last_message +
+                          "\" in the step's LCP and went on with forces that do not solve it "
+                          "(--stepper quick iterates instead of pivoting)");
     }
   }
 
@@ -252,16 +262,6 @@ class OdeWorld final : public EngineWorld {
     }
   }
 
-  // ODE's messages come from its LCP solver (dWorldStep's Dantzig pivoting fails with "LCP
-  // internal error, s <= 0" on the touching ball chain, whose contacts start at depth 0 with no
-  // relative velocity; the ball then passes through): its contact forces are no solution.
-  std::optional<std::string> step_failure() const override {
-    if (message_count == messages_at_step_) return std::nullopt;
-    return "ODE reported \"" + last_message +
-           "\" in the step's LCP and went on with forces "
-           "that do not solve it (--stepper quick iterates instead of pivoting)";
-  }
-
   const Eigen::VectorXd& contact_impulses() const override { return impulses_; }
 
  private:
@@ -277,10 +277,12 @@ class OdeWorld final : public EngineWorld {
   std::vector<dBodyID> bodies_;  // null for a fixed body
   std::vector<dGeomID> spheres_;
   std::vector<double> angles_;
+  std::vector<std::size_t> turning_;  // the bodies with a rotation coordinate
   std::vector<dJointFeedback> feedback_;
   std::vector<std::array<double, 3>> normals_;
-  std::vector<bool> joined_;
-  long messages_at_step_ = 0;
+  // Whether contact k has a joint this step (bytes, not std::vector<bool>'s bits: read twice a
+  // step per contact).
+  std::vector<unsigned char> joined_;
   Eigen::VectorXd impulses_ =
       Eigen::VectorXd::Zero(static_cast<Eigen::Index>(scene_.contacts.size()));
 };

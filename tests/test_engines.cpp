@@ -126,6 +126,23 @@ TEST_CASE("ode: a failed LCP ends the record, and the quick step goes through", 
   for (int i = 0; i < 3; ++i) CHECK(quick.final_state.v(i) == Approx(1.0 / 3.0).margin(1e-9));
 }
 
+#ifdef CRBENCH_HAVE_MUJOCO
+TEST_CASE("mujoco: a step MuJoCo resets on a huge acceleration ends the record at that step",
+          "[engines]") {
+  // The penalty wall at N = 1e12 with h = 1e-2: the step that meets the ground computes an
+  // acceleration MuJoCo calls huge (above 1e10); it warns and resets its state, so the motion
+  // is lost. The record keeps the state before that step.
+  const RunRecord r =
+      run("bouncing-ball-siconos", "mujoco", {{"preset", "penalty"}, {"N", "1e12"}, {"h", "1e-2"}});
+  REQUIRE(r.status == crbench::Status::step_failure);
+  CHECK_THAT(r.reason, Catch::StartsWith("at t = 0.46: MuJoCo warned (Nan, Inf or huge value in "
+                                         "QACC"));
+  CHECK_THAT(r.reason, Catch::EndsWith("; it then resets its state, so the motion is lost)"));
+  CHECK(r.final_state.t == Approx(0.45).margin(1e-12));
+  CHECK(r.steps == 45);
+}
+#endif
+
 TEST_CASE("ode: the default contact (ERP 0.2, CFM 1e-10) lifts off within a step", "[engines]") {
   const RunRecord r = run("dk-plane", "ode", {{"preset", "engine-default"}, {"h", "1e-3"}});
   REQUIRE(r.status == crbench::Status::ok);
