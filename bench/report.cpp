@@ -21,6 +21,7 @@
 #include "crbench/bench/chain_outcome.hpp"
 #include "crbench/bench/cross_validation.hpp"
 #include "crbench/bench/impacts.hpp"
+#include "crbench/bench/number_text.hpp"
 #include "crbench/bench/observables.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
@@ -283,6 +284,67 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
   return outcomes;
 }
 
+// "preset = engine-default, joints = free": a model's settings as the tables name them.
+std::string settings_text(const nlohmann::ordered_json& set) {
+  std::string text;
+  for (const auto& [key, value] : set.items()) {
+    if (!text.empty()) text += ", ";
+    text += key + " = " +
+            (value.is_number() ? format_number(value.get<double>()) : value.get<std::string>());
+  }
+  return text.empty() ? "defaults" : text;
+}
+
+// The error of a model's observable at one rung, as the glance table prints it: "-" where the
+// ladder has no such rung or the run has no value, the status where the run did not end ok, and
+// "(f)" after a flagged row.
+std::string glance_cell(const nlohmann::ordered_json& rows, const std::string& axis, double at) {
+  for (const auto& row : rows) {
+    const double rung = row.at(axis).get<double>();
+    if (std::abs(rung - at) > 1e-9 * std::abs(at)) continue;
+    if (row.at("status") != "ok") return row.at("status").get<std::string>();
+    if (row.at("error").is_null()) return "-";
+    // An error of exactly 0 is printed as such (its flag says only that 0 cannot be resolved).
+    if (row.at("error").get<double>() == 0.0) return "0";
+    return scientific_text(row.at("error").get<double>(), 3) +
+           (row.at("flagged").get<bool>() ? " (f)" : "");
+  }
+  return "-";
+}
+
+// The README's opening table (study.glance): per model its settings and each observable's error
+// at each of the rungs, read from the study's summary.
+std::string glance_table(const GlanceTable& glance, const nlohmann::ordered_json& summary) {
+  const std::string axis = axis_name(glance.axis, glance.parameter);
+  std::ostringstream md;
+  md << "### At a glance\n\n"
+     << glance.caption << " Each cell is the error against the model's reference at that " << axis
+     << " (its row in the observable's table below, with the tolerances it was computed with); "
+        "(f): a flagged row; 0: exactly 0; -: no such rung or no value.\n\n| model | settings |";
+  std::string rule = "|---|---|";
+  for (const auto& observable : glance.observables) {
+    for (const double at : glance.at) {
+      md << " " << observable << " at " << rung_label(glance.axis, at, glance.parameter) << " |";
+      rule += "---|";
+    }
+  }
+  md << "\n" << rule << "\n";
+  for (const auto& label : glance.models) {
+    const auto& models = summary.at("models");
+    const auto model = std::find_if(models.begin(), models.end(),
+                                    [&](const auto& m) { return m.at("label") == label; });
+    md << "| " << label << " | " << model->at("solver").get<std::string>() << ", "
+       << settings_text(model->contains("set") ? model->at("set") : nlohmann::ordered_json())
+       << " |";
+    for (const auto& observable : glance.observables) {
+      const auto& rows = model->at("observables").at(observable).at("rows");
+      for (const double at : glance.at) md << " " << glance_cell(rows, axis, at) << " |";
+    }
+    md << "\n";
+  }
+  return md.str() + "\n";
+}
+
 // "CONFIRMED", "NOT CONFIRMED", ... : the verdict's first words.
 std::string verdict_head(const std::string& verdict) {
   const auto colon = verdict.find(':');
@@ -298,8 +360,9 @@ void write_study_readme(const Study& study, const ConvergeResult& result,
   std::ostringstream md;
   md << "# Study `" << study.name << "`\n\n"
      << "Study file: `" << study_file << "`; " << result.points_total
-     << " points. Run it alone with `" << program << " converge --study " << study_file << "`.\n\n"
-     << study.description << "\n\n"
+     << " points. Run it alone with `" << program << " converge --study " << study_file << "`.\n\n";
+  if (study.glance) md << glance_table(*study.glance, result.summary);
+  md << study.description << "\n\n"
      << "The convergence method (flags, extrapolation, error bars, verdicts) is "
         "docs/theory.md §4 in the repository.\n\n"
      << read_text(dir / "models.md") << "\n";

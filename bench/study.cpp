@@ -507,6 +507,54 @@ PathsFigure read_paths(const nlohmann::json& paths, const Study& study) {
   return figure;
 }
 
+// study.glance: the README's opening table (GlanceTable).
+GlanceTable read_glance(const nlohmann::json& glance, const Study& study) {
+  Fields g(glance, "study.glance");
+  GlanceTable table;
+  table.caption = g.text("caption");
+  const auto& labels = g.require("models");
+  if (!labels.is_array() || labels.empty() || labels.size() > 40) {
+    throw InputError("study.glance.models: a list of 1 to 40 labels of ladder models");
+  }
+  for (std::size_t k = 0; k < labels.size(); ++k) {
+    const std::string where = "study.glance.models[" + std::to_string(k) + "]";
+    const auto it =
+        std::find_if(study.models.begin(), study.models.end(), [&](const StudyModel& m) {
+          return labels[k].is_string() && m.label == labels[k].get<std::string>();
+        });
+    if (it == study.models.end() || !it->has_ladder) {
+      throw InputError(where + ": " + labels[k].dump() + " is not the label of a ladder model");
+    }
+    if (table.models.empty()) table.axis = it->axis, table.parameter = it->ladder_parameter;
+    const std::string axis = axis_name(it->axis, it->ladder_parameter);
+    const std::string first = axis_name(table.axis, table.parameter);
+    if (axis != first) {
+      throw InputError(where + ": '" + it->label + "' runs a ladder in " + axis +
+                       ", the first in " + first + "; the table's models share one axis");
+    }
+    table.models.push_back(it->label);
+  }
+  table.at = number_list(g.require("at"), "study.glance.at", range(0.0, 1e15, false), 1);
+  if (table.at.size() > 6) throw InputError("study.glance.at: 1 to 6 rungs");
+  const auto& names = g.require("observables");
+  if (!names.is_array() || names.empty() || names.size() > 3) {
+    throw InputError("study.glance.observables: a list of 1 to 3 of the study's observables (" +
+                     join(study.observables) + ")");
+  }
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const bool measured =
+        names[k].is_string() && std::find(study.observables.begin(), study.observables.end(),
+                                          names[k].get<std::string>()) != study.observables.end();
+    if (!measured) {
+      throw InputError("study.glance.observables[" + std::to_string(k) + "]: " + names[k].dump() +
+                       " is not one of the study's observables (" + join(study.observables) + ")");
+    }
+    table.observables.push_back(names[k].get<std::string>());
+  }
+  g.finish();
+  return table;
+}
+
 // study.work_precision: the series of a work-precision diagram.
 void read_work_precision(const nlohmann::json& wp, Study& study) {
   Fields w(wp, "study.work_precision");
@@ -685,6 +733,7 @@ Study parse_study(const nlohmann::json& j) {
   if (const auto* wp = top.find("work_precision")) {
     read_work_precision(*wp, study);
   }
+  if (const auto* glance = top.find("glance")) study.glance = read_glance(*glance, study);
   top.finish();
   return study;
 }

@@ -84,6 +84,18 @@ struct PathsFigure {
   int y = 1;
 };
 
+// The table a study's README opens with: for some ladder models on one axis, the errors of some
+// observables at some rungs, side by side (each engine setting's lift-off error at robotics
+// steps), so that a reader quotes one line instead of reading every model's ladder.
+struct GlanceTable {
+  std::string caption;
+  LadderAxis axis = LadderAxis::N;  // the models' common ladder axis
+  std::string parameter;            // its parameter's name (LadderAxis::parameter)
+  std::vector<double> at;
+  std::vector<std::string> observables;
+  std::vector<std::string> models;
+};
+
 struct WorkPrecisionSeries {
   std::string label;
   std::string solver;
@@ -114,6 +126,7 @@ struct Study {
   std::vector<StudyModel> models;
   std::optional<CollapseFigure> collapse;
   std::optional<PathsFigure> paths;
+  std::optional<GlanceTable> glance;
   std::string work_precision_case;
   std::vector<Assignment> work_precision_case_assignments;
   double work_precision_atol_ratio = 1e-2;

@@ -14,6 +14,7 @@
 #include "crbench/bench/cli.hpp"
 #include "crbench/bench/observables.hpp"
 #include "crbench/bench/points.hpp"
+#include "crbench/bench/report.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/bench/study.hpp"
 #include "crbench/cases/registry.hpp"
@@ -252,6 +253,41 @@ TEST_CASE("malformed studies name the field", "[study]") {
          j["models"][0]["expected_order"] = {{"max_q_deviation", 1}};
        },
        "study.models[0].expected_order.max_q_deviation:"},
+      {"glance of a model without a ladder",
+       [](json& j) {
+         j["glance"] = {{"caption", "c"},
+                        {"at", {1e2}},
+                        {"observables", {"lift_off_time"}},
+                        {"models", {"x"}}};
+       },
+       "study.glance.models[0]: \"x\" is not the label of a ladder model"},
+      {"glance of models on two axes",
+       [](json& j) {
+         j["models"].push_back({{"label", "mj"},
+                                {"solver", "moreau-jean"},
+                                {"ladder", {{"axis", "h"}, {"from", 1e-2}, {"to", 1e-4}}}});
+         j["glance"] = {{"caption", "c"},
+                        {"at", {1e2}},
+                        {"observables", {"lift_off_time"}},
+                        {"models", {"viscous", "mj"}}};
+       },
+       "study.glance.models[1]: 'mj' runs a ladder in h, the first in N"},
+      {"glance of an observable the study does not measure",
+       [](json& j) {
+         j["glance"] = {{"caption", "c"},
+                        {"at", {1e2}},
+                        {"observables", {"energy_drift"}},
+                        {"models", {"viscous"}}};
+       },
+       "study.glance.observables[0]: \"energy_drift\" is not one of the study's observables"},
+      {"glance at a rung of 0",
+       [](json& j) {
+         j["glance"] = {{"caption", "c"},
+                        {"at", {0}},
+                        {"observables", {"lift_off_time"}},
+                        {"models", {"viscous"}}};
+       },
+       "study.glance.at[0]:"},
       {"collapse of an unknown model",
        [](json& j) {
          j["collapse"] = {{"model", "x"}, {"N", {1e2}}};
@@ -360,7 +396,9 @@ TEST_CASE("a study's h and rtol ladders: rungs as written, order 1 of Moreau-Jea
        "expected_order": {"max_q_deviation": 1}},
       {"label": "ed", "solver": "event-driven", "reference": "closed-form",
        "ladder": {"axis": "rtol", "from": 1e-4, "to": 1e-8, "per_decade": 1}}
-    ]
+    ],
+    "glance": {"caption": "The step's error.", "at": [3e-3, 1e-9],
+               "observables": ["max_q_deviation", "lift_off_time"], "models": ["mj"]}
   })");
   const auto study = crbench::parse_study(j);
   REQUIRE(study.models[0].ladder.size() == 4);
@@ -395,6 +433,25 @@ TEST_CASE("a study's h and rtol ladders: rungs as written, order 1 of Moreau-Jea
   // Rows of the tables carry the rung with its axis.
   CHECK(read(dir / "max_q_deviation.md").find("| mj | h 0.003 |") != std::string::npos);
   CHECK(read(dir / "max_q_deviation.md").find("| mj | h 3e-05 |") != std::string::npos);
+  // The README opens with the glance table: the rows' errors at the rungs asked for, "-" at a
+  // rung the ladder does not have, "0" for an error of exactly 0 (the lift-off at a step's end).
+  crbench::write_study_readme(study, result, dir, "steps.json", "crbench", "");
+  const std::string readme = read(dir / "README.md");
+  const auto cell = [&](const char* observable) {
+    const auto& row = mj["observables"][observable]["rows"][1];
+    REQUIRE(row["h"] == 3e-3);
+    if (row["error"] == 0.0) return std::string("0");
+    char error[32];
+    std::snprintf(error, sizeof error, "%.2e", row["error"].get<double>());
+    return std::string(error) + (row["flagged"] == true ? " (f)" : "");
+  };
+  INFO(readme);
+  CHECK(readme.find("### At a glance\n\nThe step's error.") < readme.find("### steps: models"));
+  CHECK(readme.find("| model | settings | max_q_deviation at h 0.003 | max_q_deviation at h "
+                    "1e-9 | lift_off_time at h 0.003 | lift_off_time at h 1e-9 |") !=
+        std::string::npos);
+  CHECK(readme.find("| mj | moreau-jean, defaults | " + cell("max_q_deviation") + " | - | " +
+                    cell("lift_off_time") + " | - |") != std::string::npos);
 }
 
 TEST_CASE("a solver reference runs the settings of reference_set", "[study]") {
