@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -662,6 +663,23 @@ std::string studies_overview(const std::vector<StudyOutcome>& studies) {
 }
 
 // The report's README: the overview and where things are.
+// What fixed OpenBLAS's kernels in this run. Siconos's solvers call OpenBLAS, which picks its
+// kernels by the CPU unless OPENBLAS_CORETYPE names them, and their rounding moves the step
+// counts of an event-driven run through several contacts; scripts/run.sh names them.
+std::string openblas_kernels() {
+  const char* core = std::getenv("OPENBLAS_CORETYPE");
+  return std::string(
+             "Siconos's solvers call OpenBLAS, which picks its kernels by the CPU unless "
+             "OPENBLAS_CORETYPE names them, and the kernels' rounding moves their step counts "
+             "where several contacts meet (siconos-event-driven on falling-ladder: 268 to 273 "
+             "steps with the kernels of one machine); `bash scripts/run.sh` sets "
+             "OPENBLAS_CORETYPE="
+             "Prescott (the generic x86-64 kernels) where it is unset. In this run it was ") +
+         (core != nullptr && *core != '\0'
+              ? std::string(core) + "."
+              : "unset: the CPU's own kernels, so those files may differ from another machine's.");
+}
+
 std::string results_readme(const std::string& overview, const EveryCase& all,
                            const std::string& sweeps, const std::string& impacts,
                            const WorkPrecisionOverview& work_precision,
@@ -672,7 +690,8 @@ std::string results_readme(const std::string& overview, const EveryCase& all,
       << "# crbench results\n\n"
       << "Written by `crbench report` (the main job, `bash scripts/run.sh`), crbench " << version
       << ". Every file here except `timing.md` and the work–precision files "
-         "(which hold wall times) is the same on every run.\n\n"
+         "(which hold wall times) is the same on every run with the same libraries. "
+      << openblas_kernels() << "\n\n"
       << "## Overview\n\n"
       << "Verdicts of the canonical studies: the lift-off, or, in a study without one, the order "
          "of the first deviation (the reasons are in each study's README; "
