@@ -236,6 +236,117 @@ void add_switch_events(double t, const Eigen::VectorXd& s, double t_next,
   }
 }
 
+// The case's applied force Q − ∂V/∂q at a step's start or at a stage of the engine's method (in a
+// cartesian scene the metric is constant and free_force's Coriolis term is 0; in a polar one the
+// engine's inertia makes it). The modes and their switching values are workspaces of every step
+// (no allocation once sized).
+class CaseForce {
+ public:
+  CaseForce(const Model& model, const EngineScene& scene) : model_(model), scene_(scene) {}
+
+  // At a step's start, whose switching values s the last step computed.
+  void at_step_start(const State& x, const Eigen::VectorXd& s, Eigen::VectorXd& out) {
+    Model::modes_of(s, modes_);
+    in_modes(x, out);
+  }
+  // At a stage of the engine's method, from the engine's positions and rates there (an angle
+  // continues from `previous`, the case's q at the step's start).
+  void at_stage(double t, const Eigen::VectorXd& positions, const Eigen::VectorXd& rates,
+                const Eigen::VectorXd& previous, Eigen::VectorXd& out) {
+    stage_.t = t;
+    stage_.q = positions;
+    stage_.v = rates;
+    scene_.to_case(previous, stage_.q, stage_.v);
+    model_.modes_at(stage_, modes_, switching_);
+    in_modes(stage_, stage_force_);
+    const Eigen::VectorXd& applied = scene_.engine_force(stage_.q, stage_force_, out);
+    if (&applied != &out) out = applied;
+  }
+
+ private:
+  void in_modes(const State& at, Eigen::VectorXd& out) {
+    if (scene_.coordinates == EngineScene::Coordinates::cartesian) {
+      model_.free_force(at, modes_, out);
+    } else {
+      model_.evaluate(at, modes_, point_);
+      out = point_.Q - point_.grad_V;
+    }
+  }
+
+  const Model& model_;
+  const EngineScene& scene_;
+  Point point_;
+  std::vector<int> modes_;
+  Eigen::VectorXd switching_;
+  State stage_;
+  Eigen::VectorXd stage_force_;
+};
+
+// What the record keeps of each step: the constraint and switch values at its ends, the
+// engine's contact impulses, each constraint's deepest value and total impulse, and the episodes
+// and force switches the step crossed. Its vectors are reused from step to step.
+class StepLedger {
+ public:
+  StepLedger(const Model& model, const EngineScene& scene, const State& x0, RunRecord& record)
+      : model_(model),
+        scene_(scene),
+        record_(record),
+        f_(model.constraint_values(x0.t, x0.q)),
+        f_next_(model.constraint_count()),
+        s_(model.switching_values(x0)),
+        s_next_(model.switch_count()),
+        impulse_(Eigen::VectorXd::Zero(model.constraint_count())),
+        contacts_(f_) {
+    record.min_constraint.assign(f_.begin(), f_.end());
+    record.constraint_impulse.assign(static_cast<std::size_t>(f_.size()), 0.0);
+  }
+
+  // The switching values at the last step's end (the next step's modes).
+  const Eigen::VectorXd& switching() const { return s_; }
+
+  // The step of length h from x to next (the engine's state mapped to the case's), with the
+  // world's contact impulses over it; next's values become the next step's start.
+  // Inlined into the step loop, whose cost beside the engine's own step bench/perf measures.
+  [[gnu::always_inline]] void after_step(const State& x, const State& next,
+                                         const EngineWorld& world, double h) {
+    model_.constraint_values(next.t, next.q, f_next_);
+    model_.switching_values(next, s_next_);
+    const Eigen::VectorXd& contact_impulse = world.contact_impulses();
+    for (std::size_t c = 0; c < scene_.contacts.size(); ++c) {
+      impulse_(scene_.contacts[c].constraint) = contact_impulse(static_cast<Eigen::Index>(c));
+    }
+    for (int k = 0; k < static_cast<int>(f_.size()); ++k) {
+      const auto slot = static_cast<std::size_t>(k);
+      record_.constraint_impulse[slot] += impulse_(k);
+      record_.min_constraint[slot] = std::min(record_.min_constraint[slot], f_next_(k));
+      contacts_.after_step(k, x.t, f_(k), next, f_next_(k), impulse_(k), h, model_, point_,
+                           record_.events);
+    }
+    add_switch_events(x.t, s_, next.t, s_next_, record_.events);
+    f_.swap(f_next_);
+    s_.swap(s_next_);
+  }
+
+  // The sample of the state x at the last step's end (a step of length h).
+  TrajectorySample sample(const State& x, double h) const {
+    TrajectorySample sample;
+    sample.x = x;
+    sample.f = f_;
+    sample.lambda = impulse_ / h;
+    sample.mu = Eigen::VectorXd::Zero(f_.size());
+    sample.impulse = impulse_;
+    return sample;
+  }
+
+ private:
+  const Model& model_;
+  const EngineScene& scene_;
+  RunRecord& record_;
+  Eigen::VectorXd f_, f_next_, s_, s_next_, impulse_;
+  ContactEvents contacts_;
+  Point point_;  // the exit velocity's evaluation
+};
+
 // The record's end after the last step: the world's warnings (of an ok run) and diagnostics, the
 // case's force evaluations, the events in time order.
 void finish_engine_record(const EngineWorld& world, const Model& model,
@@ -276,7 +387,6 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
   const EngineScene& scene = std::get<EngineScene>(scene_or_reason);
   const auto started = std::chrono::steady_clock::now();
   const ParamValues& p = settings.solver_params;
-  const int m = model.constraint_count();
 
   RunRecord record = start_record(model, name(), settings);
   record.episode_definition = kEngineEpisodeDefinition;
@@ -297,63 +407,18 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     end_before_start(record, Status::step_failure, record.reason, x, model, started);
     return record;
   }
-  // The case's applied force Q − ∂V/∂q (in a cartesian scene the metric is constant and
-  // free_force's Coriolis term is 0; in a polar one the engine's inertia makes it).
-  Point point;
-  // The modes at the state and their switching values: workspaces of every step (no allocation
-  // once sized).
-  std::vector<int> modes;
-  Eigen::VectorXd switching;
-  // The case's force at a state whose modes are in `modes`.
-  const auto case_force_in_modes = [&](const State& at, Eigen::VectorXd& out) {
-    if (scene.coordinates == EngineScene::Coordinates::cartesian) {
-      model.free_force(at, modes, out);
-    } else {
-      model.evaluate(at, modes, point);
-      out = point.Q - point.grad_V;
-    }
-  };
-  const auto case_force = [&](const State& at, Eigen::VectorXd& out) {
-    model.modes_at(at, modes, switching);
-    case_force_in_modes(at, out);
-  };
-  // At a stage of the engine's method: the case's state from the engine's (an angle continues
-  // from the last step's end).
-  State stage;
-  Eigen::VectorXd stage_force;
-  world->use_stage_force([&](double t, const Eigen::VectorXd& positions,
-                             const Eigen::VectorXd& rates, Eigen::VectorXd& out) {
-    stage.t = t;
-    stage.q = positions;
-    stage.v = rates;
-    scene.to_case(x.q, stage.q, stage.v);
-    case_force(stage, stage_force);
-    const Eigen::VectorXd& applied = scene.engine_force(stage.q, stage_force, out);
-    if (&applied != &out) out = applied;
-  });
-
+  CaseForce case_force(model, scene);
+  world->use_stage_force(
+      [&](double t, const Eigen::VectorXd& positions, const Eigen::VectorXd& rates,
+          Eigen::VectorXd& out) { case_force.at_stage(t, positions, rates, x.q, out); });
   StepOutput output(settings, h);
-  record.min_constraint.assign(static_cast<std::size_t>(m),
-                               std::numeric_limits<double>::infinity());
-  record.constraint_impulse.assign(static_cast<std::size_t>(m), 0.0);
-  Eigen::VectorXd f = model.constraint_values(x.t, x.q), f_next(m);
-  Eigen::VectorXd s = model.switching_values(x), s_next(model.switch_count());
-  Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m);
-  Eigen::VectorXd force, engine_force;
-  State next;  // the state at the step's end (its storage reused)
-  ContactEvents contacts(f);
-  for (int k = 0; k < m; ++k) record.min_constraint[static_cast<std::size_t>(k)] = f(k);
+  StepLedger ledger(model, scene, x, record);
   const auto emit = [&](const State& state) {
-    if (!output.due(state.t)) return;
-    TrajectorySample sample;
-    sample.x = state;
-    sample.f = f;
-    sample.lambda = impulse / h;
-    sample.mu = Eigen::VectorXd::Zero(m);
-    sample.impulse = impulse;
-    output.deliver(sample);
+    if (output.due(state.t)) output.deliver(ledger.sample(state, h));
   };
   emit(x);
+  Eigen::VectorXd force, engine_force;
+  State next;  // the state at the step's end (its storage reused)
   const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
   const auto total = static_cast<long>(steps_needed);
   for (long step = 1; step <= total; ++step) {
@@ -362,9 +427,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     // rounded once (not a running sum), and the last is the horizon, which t0 + (span/h) h is to
     // the last bit or two.
     const double t_next = step == total ? settings.t_end : t0 + static_cast<double>(step) * h;
-    // The modes at the step's start from its switching values, which the last step computed.
-    Model::modes_of(s, modes);
-    case_force_in_modes(x, force);
+    case_force.at_step_start(x, ledger.switching(), force);
     try {
       world->step(x.t, scene.engine_force(x.q, force, engine_force), h);
     } catch (const UntrustedStep& e) {
@@ -385,27 +448,12 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
       break;
     }
     next.t = t_next;
-    model.constraint_values(next.t, next.q, f_next);
-    model.switching_values(next, s_next);
-    const Eigen::VectorXd& contact_impulse = world->contact_impulses();
-    for (std::size_t c = 0; c < scene.contacts.size(); ++c) {
-      impulse(scene.contacts[c].constraint) = contact_impulse(static_cast<Eigen::Index>(c));
-    }
-    for (int k = 0; k < m; ++k) {
-      const auto slot = static_cast<std::size_t>(k);
-      record.constraint_impulse[slot] += impulse(k);
-      record.min_constraint[slot] = std::min(record.min_constraint[slot], f_next(k));
-      contacts.after_step(k, x.t, f(k), next, f_next(k), impulse(k), h, model, point,
-                          record.events);
-    }
-    add_switch_events(x.t, s, next.t, s_next, record.events);
+    ledger.after_step(x, next, *world, h);
     // The step's end becomes its start; the old start's storage is the next step's workspace
     // (member by member: Eigen's swap exchanges the pointers; aux is empty in an engine's run).
     std::swap(x.t, next.t);
     x.q.swap(next.q);
     x.v.swap(next.v);
-    f.swap(f_next);
-    s.swap(s_next);
     ++record.steps;
     emit(x);
   }
