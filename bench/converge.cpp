@@ -1008,6 +1008,18 @@ ojson Converge::model_head(const StudyModel& m, const LadderReference& ref) cons
   if (m.constraint) jm["constraint"] = m.constraint_name;
   // Its own digits, where it names them (the study's otherwise: confirmation_rule).
   if (m.digits) jm["digits"] = *m.digits;
+  // Its observables' units where its case gives other units than the study's (figure axes).
+  if (m.case_name != study_.case_name) {
+    const auto own = make_model(m.case_name, m.case_assignments);
+    const auto study_case = make_model(study_.case_name, study_.case_assignments);
+    ojson units = ojson::object();
+    for (const auto& o : study_.observables) {
+      if (observable(o).unit(*own) != observable(o).unit(*study_case)) {
+        units[o] = observable(o).unit(*own);
+      }
+    }
+    if (!units.empty()) jm["observable_units"] = units;
+  }
   jm["reference"] = {{"kind", ref.kind},
                      {"status", ref.status},
                      {"lift_off_time", number_or_null(ref.lift_off)},

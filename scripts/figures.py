@@ -167,8 +167,7 @@ def error_vs_step(study, folder, axis):
                     ax.loglog(xs, series, "--", color=color, linewidth=0.8)
         ax.invert_xaxis()
         ax.set_xlabel(axis + " (finer to the right)")
-        unit = study.get("observable_units", {}).get(observable, "")
-        in_unit = " [%s]" % unit if unit else ""
+        in_unit = unit_label(study, models, observable)
         if remainder:
             ax.set_ylabel("|error - a1 %s^p1|%s" % (axis, in_unit))
             ax.set_title("%s less the theory's leading term\n(dashed: the theory's next term)"
@@ -206,6 +205,17 @@ def order_drift(rows, spread=0.1):
     if len(orders) < 2 or max(orders) - min(orders) <= spread:
         return None
     return min(orders), max(orders)
+
+
+def unit_label(study, models, observable):
+    """" [unit]" of the observable for a panel of models (a model whose case gives other units
+    than the study's carries its own), or a pointer to the tables where the models' units differ."""
+    units = {m.get("observable_units", {}).get(observable)
+             or study.get("observable_units", {}).get(observable, "") for m in models}
+    if len(units) > 1:
+        return " [units by model: the table's unit column]"
+    unit = units.pop() if units else ""
+    return " [%s]" % unit if unit else ""
 
 
 def case_panels(models):
@@ -275,22 +285,21 @@ def error_vs_N(study, folder, observable="lift_off_time"):
     if not panels:
         return
     fig, axes = panel_grid(len(panels))
-    unit = study.get("observable_units", {}).get(observable, "")
-    in_unit = " [%s]" % unit if unit else ""
     if observable == "lift_off_time":
-        ylabel = "|lift-off time - predicted lift-off time|" + in_unit
+        ylabel = "|lift-off time - predicted lift-off time|"
         title = "%s: lift-off error against N (hollow: flagged rows)" % study["study"]
     elif observable in ("max_q_deviation", "final_q_deviation"):
         # Short enough to stay inside the canvas beside a panel (the title says which).
         ylabel = ("max over t of |q - q_ref|" if observable == "max_q_deviation"
-                  else "|q - q_ref| at the end") + in_unit
+                  else "|q - q_ref| at the end")
         title = "%s: %s against N (hollow: flagged rows)" % (study["study"], observable)
     else:
-        ylabel = "|%s - reference|%s" % (observable, in_unit)
+        ylabel = "|%s - reference|" % observable
         title = "%s: %s against N (hollow: flagged rows)" % (study["study"], observable)
     for ax, (_, models) in zip(axes, panels):
         draw_error_vs_N(ax, models, observable, 8 if len(panels) == 1 else 7)
-        ax.set_ylabel(ylabel)
+        # Each panel is one case: its models' unit.
+        ax.set_ylabel(ylabel + unit_label(study, models, observable))
     title_panels(fig, axes, panels, title)
     save(fig, folder, "error_vs_N" if observable == "lift_off_time" else observable + "_vs_N")
 

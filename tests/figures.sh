@@ -62,5 +62,18 @@ done
 # 200 dpi: the PNG's pixel width is at least 1000 (a 7-inch figure gives 1400).
 width=$(od -An -t u1 -j 16 -N 4 "$work/small/error_vs_N.png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
 [ "$width" -ge 1000 ] || { echo "FAIL: error_vs_N.png is $width pixels wide"; failed=1; }
+# An axis names its unit only where the panel's models share it (a model of another case carries
+# its own units in study.json).
+/usr/bin/python3 - "$source/scripts" <<'PY' || failed=1
+import sys
+sys.path.insert(0, sys.argv[1])
+from figures import unit_label
+study = {"observable_units": {"max_q_deviation": "length"}}
+plane, circle = {}, {"observable_units": {"max_q_deviation": "length; angle (rad)"}}
+assert unit_label(study, [plane], "max_q_deviation") == " [length]"
+assert unit_label(study, [circle], "max_q_deviation") == " [length; angle (rad)]"
+assert "unit column" in unit_label(study, [plane, circle], "max_q_deviation")
+assert unit_label(study, [plane], "energy_drift") == ""
+PY
 [ "$failed" -eq 0 ] && echo "figures: every type rendered"
 exit "$failed"

@@ -454,6 +454,27 @@ TEST_CASE("a study's h and rtol ladders: rungs as written, order 1 of Moreau-Jea
                     cell("lift_off_time") + " | - |") != std::string::npos);
 }
 
+TEST_CASE("a model whose case has other units carries them into study.json (figure axes)",
+          "[study]") {
+  const json j = json::parse(R"({
+    "name": "units", "case": "dk-plane", "observables": ["lift_off_time", "max_q_deviation"],
+    "models": [
+      {"label": "plane", "solver": "moreau-jean", "ladder": {"axis": "h", "from": 1e-2, "to": 1e-4}},
+      {"label": "circle", "case": "particle-on-circle", "solver": "moreau-jean",
+       "ladder": {"axis": "h", "from": 1e-2, "to": 1e-4}}
+    ]
+  })");
+  crbench::ConvergeOptions options;
+  options.out_dir = fresh_dir("study_units").string();
+  options.figures = false;
+  const auto result = crbench::run_study(crbench::parse_study(j), options);
+  const auto& models = result.summary["models"];
+  CHECK(result.summary["observable_units"]["max_q_deviation"] == "length");
+  CHECK_FALSE(models[0].contains("observable_units"));
+  // (r, theta): a length and an angle; the lift-off's unit, time, is the study's.
+  CHECK(models[1]["observable_units"] == json{{"max_q_deviation", "length; angle (rad)"}});
+}
+
 TEST_CASE("a solver reference runs the settings of reference_set", "[study]") {
   // The penalty wall's limit is the elastic impact; bouncing-ball-siconos carries Newton's 0.9
   // for event-driven, which reference_set replaces by 1: the reference's rebound is then
