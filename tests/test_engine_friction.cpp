@@ -140,6 +140,35 @@ TEST_CASE(
 #endif
 
 #ifdef CRBENCH_HAVE_MUJOCO
+TEST_CASE("mujoco: a resting block creeps at the speed its regularized friction rows give",
+          "[engines][friction]") {
+  // At rest on the incline (N = g cos 0.3, F = g sin 0.3 < mu N) the rows reach a steady creep u
+  // with no acceleration, where each active row's reference acceleration equals R times its force
+  // (MuJoCo's soft constraint with a = 0). b = 2/(dmax timeconst) = 2/(0.95 x 0.02); each row's R
+  // = (1 - d)/d times its diagonal approximation, d the impedance at the resting depth r, solimp
+  // (0.9, 0.95, 0.001, 0.5, 2): d = 0.9 + 0.05 x 2 (r/0.001)^2; c = 2/3, the sphere's inverse
+  // weight on two slides. The ellipse: the tangential row's reference is -b u alone and its
+  // diagonal is c, so u = R F/b. The pyramid: four edges J_n +- mu J_t (diagonal c (1 + mu^2)
+  // 2 mu^2); the two across the slope (J_t = 0 on two slides) carry f_y each, the one resisting
+  // the creep f_+ = F/mu, the fourth none; N = 2 f_y + f_+, and the two active kinds differ in
+  // their references by b mu u: b mu u = R (f_+ - f_y), u = R (3 F/mu - N)/(2 b mu).
+  const double g = kG, angle = 0.3, N = g * std::cos(angle), F = g * std::sin(angle);
+  const double b = 2.0 / (0.95 * 0.02), c = 2.0 / 3.0;
+  for (const bool elliptic : {false, true}) {
+    INFO((elliptic ? "elliptic" : "pyramidal"));
+    const RunRecord r =
+        block("mujoco", 1e-3, {{"v0", "0"}}, {{"cone", elliptic ? "elliptic" : "pyramidal"}});
+    const double depth = -r.final_state.q(1);
+    REQUIRE(depth > 0.0);
+    REQUIRE(depth < 0.0005);
+    const double x = depth / 0.001, d = 0.9 + 0.05 * 2.0 * x * x;
+    const double u = elliptic ? (1.0 - d) / d * c * F / b
+                              : (1.0 - d) / d * c * (1.0 + kMu * kMu) * 2.0 * kMu * kMu *
+                                    (3.0 * F / kMu - N) / (2.0 * b * kMu);
+    CHECK(r.final_state.v(0) == Approx(u).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("mujoco: a resting block creeps at a speed set by impratio, not by the step",
           "[engines][friction]") {
   // MuJoCo's friction rows have the reference acceleration −b u (no position term), so a block
