@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "crbench/cases/registry.hpp"
@@ -147,23 +148,27 @@ TEST_CASE("mujoco: a resting block creeps at the speed its regularized friction 
   // (MuJoCo's soft constraint with a = 0). b = 2/(dmax timeconst) = 2/(0.95 x 0.02); each row's R
   // = (1 - d)/d times its diagonal approximation, d the impedance at the resting depth r, solimp
   // (0.9, 0.95, 0.001, 0.5, 2): d = 0.9 + 0.05 x 2 (r/0.001)^2; c = 2/3, the sphere's inverse
-  // weight on two slides. The ellipse: the tangential row's reference is -b u alone and its
-  // diagonal is c, so u = R F/b. The pyramid: four edges J_n +- mu J_t (diagonal c (1 + mu^2)
-  // 2 mu^2); the two across the slope (J_t = 0 on two slides) carry f_y each, the one resisting
-  // the creep f_+ = F/mu, the fourth none; N = 2 f_y + f_+, and the two active kinds differ in
-  // their references by b mu u: b mu u = R (f_+ - f_y), u = R (3 F/mu - N)/(2 b mu).
+  // weight on two slides; impratio divides the friction rows' diagonals. The ellipse: the
+  // tangential row's reference is -b u alone and its diagonal is c/impratio, so u = R F/b. The
+  // pyramid: four edges J_n +- mu J_t (diagonal c (1 + mu^2) 2 mu^2/impratio); the two across the
+  // slope (J_t = 0 on two slides) carry f_y each, the one resisting the creep f_+ = F/mu, the
+  // fourth none; N = 2 f_y + f_+, and the two active kinds differ in their references by b mu u:
+  // b mu u = R (f_+ - f_y), u = R (3 F/mu - N)/(2 b mu).
   const double g = kG, angle = 0.3, N = g * std::cos(angle), F = g * std::sin(angle);
   const double b = 2.0 / (0.95 * 0.02), c = 2.0 / 3.0;
-  for (const bool elliptic : {false, true}) {
-    INFO((elliptic ? "elliptic" : "pyramidal"));
-    const RunRecord r =
-        block("mujoco", 1e-3, {{"v0", "0"}}, {{"cone", elliptic ? "elliptic" : "pyramidal"}});
+  for (const auto& [elliptic, impratio] : std::vector<std::pair<bool, double>>{
+           {false, 1.0}, {false, 10.0}, {true, 1.0}, {true, 100.0}}) {
+    INFO((elliptic ? "elliptic" : "pyramidal") << ", impratio " << impratio);
+    const RunRecord r = block("mujoco", 1e-3, {{"v0", "0"}},
+                              {{"cone", elliptic ? "elliptic" : "pyramidal"},
+                               {"impratio", crbench::format_number(impratio)}});
     const double depth = -r.final_state.q(1);
     REQUIRE(depth > 0.0);
     REQUIRE(depth < 0.0005);
+    // impratio divides the friction rows' diagonal approximation (every edge of the pyramid).
     const double x = depth / 0.001, d = 0.9 + 0.05 * 2.0 * x * x;
-    const double u = elliptic ? (1.0 - d) / d * c * F / b
-                              : (1.0 - d) / d * c * (1.0 + kMu * kMu) * 2.0 * kMu * kMu *
+    const double u = elliptic ? (1.0 - d) / d * c / impratio * F / b
+                              : (1.0 - d) / d * c * (1.0 + kMu * kMu) * 2.0 * kMu * kMu / impratio *
                                     (3.0 * F / kMu - N) / (2.0 * b * kMu);
     CHECK(r.final_state.v(0) == Approx(u).epsilon(1e-9));
   }
