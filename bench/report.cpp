@@ -662,7 +662,6 @@ std::string studies_overview(const std::vector<StudyOutcome>& studies) {
   return overview.str();
 }
 
-// The report's README: the overview and where things are.
 // What fixed OpenBLAS's kernels in this run. Siconos's solvers call OpenBLAS, which picks its
 // kernels by the CPU unless OPENBLAS_CORETYPE names them, and their rounding moves the step
 // counts of an event-driven run through several contacts; scripts/run.sh names them.
@@ -673,13 +672,14 @@ std::string openblas_kernels() {
              "OPENBLAS_CORETYPE names them, and the kernels' rounding moves their step counts "
              "where several contacts meet (siconos-event-driven on falling-ladder: 268 to 273 "
              "steps with the kernels of one machine); `bash scripts/run.sh` sets "
-             "OPENBLAS_CORETYPE="
-             "Prescott (the generic x86-64 kernels) where it is unset. In this run it was ") +
+             "OPENBLAS_CORETYPE=Prescott (the generic x86-64 kernels) where it is unset. In this "
+             "run it was ") +
          (core != nullptr && *core != '\0'
               ? std::string(core) + "."
               : "unset: the CPU's own kernels, so those files may differ from another machine's.");
 }
 
+// The report's README: the overview and where things are.
 std::string results_readme(const std::string& overview, const EveryCase& all,
                            const std::string& sweeps, const std::string& impacts,
                            const WorkPrecisionOverview& work_precision,

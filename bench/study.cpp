@@ -525,7 +525,10 @@ GlanceTable read_glance(const nlohmann::json& glance, const Study& study) {
     if (it == study.models.end() || !it->has_ladder) {
       throw InputError(where + ": " + labels[k].dump() + " is not the label of a ladder model");
     }
-    if (table.models.empty()) table.axis = it->axis, table.parameter = it->ladder_parameter;
+    if (table.models.empty()) {
+      table.axis = it->axis;
+      table.parameter = it->ladder_parameter;
+    }
     const std::string axis = axis_name(it->axis, it->ladder_parameter);
     const std::string first = axis_name(table.axis, table.parameter);
     if (axis != first) {
