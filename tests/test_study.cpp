@@ -472,7 +472,8 @@ TEST_CASE("a model whose case has other units carries them into study.json (figu
   CHECK(result.summary["observable_units"]["max_q_deviation"] == "length");
   CHECK_FALSE(models[0].contains("observable_units"));
   // (r, theta): a length and an angle; the lift-off's unit, time, is the study's.
-  CHECK(models[1]["observable_units"] == json{{"max_q_deviation", "length; angle (rad)"}});
+  CHECK(models[1]["observable_units"].size() == 1);
+  CHECK(models[1]["observable_units"]["max_q_deviation"] == "length; angle (rad)");
 }
 
 TEST_CASE("a solver reference runs the settings of reference_set", "[study]") {
