@@ -285,17 +285,6 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
   return outcomes;
 }
 
-// "preset = engine-default, joints = free": a model's settings as the tables name them.
-std::string settings_text(const nlohmann::ordered_json& set) {
-  std::string text;
-  for (const auto& [key, value] : set.items()) {
-    if (!text.empty()) text += ", ";
-    text += key + " = " +
-            (value.is_number() ? format_number(value.get<double>()) : value.get<std::string>());
-  }
-  return text.empty() ? "defaults" : text;
-}
-
 // The error of a model's observable at one rung, as the glance table prints it: "-" where the
 // ladder has no such rung or the run has no value, the status where the run did not end ok, and
 // "(f)" after a flagged row.
@@ -315,7 +304,8 @@ std::string glance_cell(const nlohmann::ordered_json& rows, const std::string& a
 
 // The README's opening table (study.glance): per model its settings and each observable's error
 // at each of the rungs, read from the study's summary.
-std::string glance_table(const GlanceTable& glance, const nlohmann::ordered_json& summary) {
+std::string glance_table(const Study& study, const GlanceTable& glance,
+                         const nlohmann::ordered_json& summary) {
   const std::string axis = axis_name(glance.axis, glance.parameter);
   std::ostringstream md;
   md << "### At a glance\n\n"
@@ -334,9 +324,12 @@ std::string glance_table(const GlanceTable& glance, const nlohmann::ordered_json
     const auto& models = summary.at("models");
     const auto model = std::find_if(models.begin(), models.end(),
                                     [&](const auto& m) { return m.at("label") == label; });
-    md << "| " << label << " | " << model->at("solver").get<std::string>() << ", "
-       << settings_text(model->contains("set") ? model->at("set") : nlohmann::ordered_json())
-       << " |";
+    // Its settings as the study file writes them.
+    const StudyModel& m = *std::find_if(study.models.begin(), study.models.end(),
+                                        [&](const StudyModel& sm) { return sm.label == label; });
+    md << "| " << label << " | " << m.solver;
+    for (const auto& a : m.assignments) md << ", " << a.key << " = " << a.value;
+    md << (m.assignments.empty() ? ", defaults |" : " |");
     for (const auto& observable : glance.observables) {
       const auto& rows = model->at("observables").at(observable).at("rows");
       for (const double at : glance.at) md << " " << glance_cell(rows, axis, at) << " |";
@@ -362,7 +355,7 @@ void write_study_readme(const Study& study, const ConvergeResult& result,
   md << "# Study `" << study.name << "`\n\n"
      << "Study file: `" << study_file << "`; " << result.points_total
      << " points. Run it alone with `" << program << " converge --study " << study_file << "`.\n\n";
-  if (study.glance) md << glance_table(*study.glance, result.summary);
+  if (study.glance) md << glance_table(study, *study.glance, result.summary);
   md << study.description << "\n\n"
      << "The convergence method (flags, extrapolation, error bars, verdicts) is "
         "docs/theory.md §4 in the repository.\n\n"
@@ -670,8 +663,8 @@ std::string openblas_kernels() {
   return std::string(
              "Siconos's solvers call OpenBLAS, which picks its kernels by the CPU unless "
              "OPENBLAS_CORETYPE names them, and the kernels' rounding moves their step counts "
-             "where several contacts meet (siconos-event-driven on falling-ladder: 268 to 273 "
-             "steps with the kernels of one machine); `bash scripts/run.sh` sets "
+             "where several contacts meet (siconos-event-driven on falling-ladder; README.md of "
+             "the repository); `bash scripts/run.sh` sets "
              "OPENBLAS_CORETYPE=Prescott (the generic x86-64 kernels) where it is unset. In this "
              "run it was ") +
          (core != nullptr && *core != '\0'

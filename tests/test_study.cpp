@@ -10,6 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "crbench/bench/cli.hpp"
 #include "crbench/bench/observables.hpp"
@@ -36,6 +38,12 @@ json valid_study() {
     "N": {"from": 100, "to": 10000},
     "models": [{"label": "viscous", "solver": "realization", "set": {"preset": "viscous"}}]
   })");
+}
+
+// A study's glance table with the caption "c".
+json glance(const std::vector<double>& at, const std::vector<std::string>& observables,
+            const std::vector<std::string>& models) {
+  return {{"caption", "c"}, {"at", at}, {"observables", observables}, {"models", models}};
 }
 
 // The message of the InputError parse_study throws (empty when it does not throw).
@@ -254,39 +262,21 @@ TEST_CASE("malformed studies name the field", "[study]") {
        },
        "study.models[0].expected_order.max_q_deviation:"},
       {"glance of a model without a ladder",
-       [](json& j) {
-         j["glance"] = {{"caption", "c"},
-                        {"at", {1e2}},
-                        {"observables", {"lift_off_time"}},
-                        {"models", {"x"}}};
-       },
+       [](json& j) { j["glance"] = glance({1e2}, {"lift_off_time"}, {"x"}); },
        "study.glance.models[0]: \"x\" is not the label of a ladder model"},
       {"glance of models on two axes",
        [](json& j) {
          j["models"].push_back({{"label", "mj"},
                                 {"solver", "moreau-jean"},
                                 {"ladder", {{"axis", "h"}, {"from", 1e-2}, {"to", 1e-4}}}});
-         j["glance"] = {{"caption", "c"},
-                        {"at", {1e2}},
-                        {"observables", {"lift_off_time"}},
-                        {"models", {"viscous", "mj"}}};
+         j["glance"] = glance({1e2}, {"lift_off_time"}, {"viscous", "mj"});
        },
        "study.glance.models[1]: 'mj' runs a ladder in h, the first in N"},
       {"glance of an observable the study does not measure",
-       [](json& j) {
-         j["glance"] = {{"caption", "c"},
-                        {"at", {1e2}},
-                        {"observables", {"energy_drift"}},
-                        {"models", {"viscous"}}};
-       },
+       [](json& j) { j["glance"] = glance({1e2}, {"energy_drift"}, {"viscous"}); },
        "study.glance.observables[0]: \"energy_drift\" is not one of the study's observables"},
       {"glance at a rung of 0",
-       [](json& j) {
-         j["glance"] = {{"caption", "c"},
-                        {"at", {0}},
-                        {"observables", {"lift_off_time"}},
-                        {"models", {"viscous"}}};
-       },
+       [](json& j) { j["glance"] = glance({0}, {"lift_off_time"}, {"viscous"}); },
        "study.glance.at[0]:"},
       {"collapse of an unknown model",
        [](json& j) {
