@@ -106,6 +106,24 @@ std::optional<LcpSolution> siconos_lcp(const Eigen::MatrixXd& M, const Eigen::Ve
   return LcpSolution{x, w, iterations};
 }
 
+// Whether (r, u) satisfies the 2-dimensional frictional contact law within `slack` (velocity
+// units: a reaction counts times its diagonal entry of M).
+bool acceptable_friction(const Eigen::MatrixXd& M, const Eigen::VectorXd& mu,
+                         const Eigen::VectorXd& r, const Eigen::VectorXd& u, double slack) {
+  for (Eigen::Index k = 0; k < mu.size(); ++k) {
+    const Eigen::Index n = 2 * k, t = n + 1;
+    const double normal = M(n, n) * r(n), excess = M(t, t) * (std::abs(r(t)) - mu(k) * r(n));
+    if (u(n) < -slack || normal < -slack || (u(n) > slack && normal > slack)) return false;
+    if (excess > slack) return false;
+    // A sliding contact's friction is on the cone's edge, against the slip.
+    if (std::abs(u(t)) > slack &&
+        M(t, t) * std::abs(r(t) + std::copysign(mu(k) * r(n), u(t))) > slack) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // w = M x + b for a banded M.
 void banded_residual(const BandedSymmetric& M, const Eigen::VectorXd& x, const Eigen::VectorXd& b,
                      Eigen::VectorXd& w) {
@@ -296,6 +314,36 @@ std::optional<LcpSolution> solve_lcp(const Eigen::MatrixXd& M, const Eigen::Vect
     return siconos_lcp(M, b, std::max(slack, 10.0 * options.pgs_tolerance * magnitude), chosen);
   }
   return siconos_lcp(M, b, slack, chosen);
+}
+
+namespace {
+const SiconosLcpPlugin& friction_plugin() {
+  static const auto* plugin = static_cast<const SiconosLcpPlugin*>(
+      plugin_interface("siconos_numerics", linked_model_plugin("siconos_numerics"),
+                       "the frictional contact solver of Siconos numerics"));
+  return *plugin;
+}
+}  // namespace
+
+void require_friction_contact_solver() { friction_plugin(); }
+
+std::optional<FrictionContactSolution> solve_friction_contact_2d(const Eigen::MatrixXd& M,
+                                                                 const Eigen::VectorXd& q,
+                                                                 const Eigen::VectorXd& mu,
+                                                                 double tolerance, double scale) {
+  const double slack = tolerance * std::max(scale, q.lpNorm<Eigen::Infinity>());
+  FrictionContactSolution solution;
+  for (const bool enumerate : {false, true}) {
+    const int info = friction_plugin().solve_friction(M, q, mu, enumerate, solution.r, solution.u);
+    if (info != 0 || !solution.r.allFinite()) continue;
+    // The velocities from the reactions, as the caller will apply them.
+    solution.u = M * solution.r + q;
+    if (acceptable_friction(M, mu, solution.r, solution.u, slack)) {
+      solution.enumerated = enumerate;
+      return solution;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace crbench

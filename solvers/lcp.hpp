@@ -79,6 +79,30 @@ std::optional<LcpSolution> solve_lcp(const Eigen::MatrixXd& M, const Eigen::Vect
                                      double tolerance = 1e-12, double scale = 1.0,
                                      const LcpOptions& options = {});
 
+// The frictional contact problem of dimension 2 of a time step's impulses: contact k has the
+// normal row 2k and the tangential row 2k + 1 of u = M r + q, and the solution satisfies
+// Signorini's law 0 <= u_N _|_ r_N >= 0 and Coulomb's |r_T| <= mu_k r_N, r_T = -mu_k r_N
+// sign(u_T) where u_T != 0 (a contact sticks or slides). Solved by Siconos numerics (the plugin
+// siconos_numerics): fc2d_lexicolemke (an LCP of 3 rows per contact, Lemke's method), and where
+// its answer is not accepted, fc2d_enum (the contacts' modes tried in turn; Lemke ends on a ray,
+// reporting success with r = 0, on problems of strong friction coupling such as
+// tests/test_moreau_jean_friction.cpp's rod at mu = 1). Accepted here as solve_lcp accepts: each
+// condition within tolerance · max(scale, |q|∞) in velocity units (a reaction times its diagonal
+// entry of M). nullopt when neither gives an accepted solution.
+struct FrictionContactSolution {
+  Eigen::VectorXd r;        // (r_N, r_T) per contact
+  Eigen::VectorXd u;        // (u_N, u_T) per contact
+  bool enumerated = false;  // fc2d_enum gave it
+};
+// InputError (exit 2) when Siconos numerics cannot be loaded: a solver that will need
+// solve_friction_contact_2d asks before its first step.
+void require_friction_contact_solver();
+std::optional<FrictionContactSolution> solve_friction_contact_2d(const Eigen::MatrixXd& M,
+                                                                 const Eigen::VectorXd& q,
+                                                                 const Eigen::VectorXd& mu,
+                                                                 double tolerance = 1e-12,
+                                                                 double scale = 1.0);
+
 // The banded method on a banded M, with the same tolerance, scale and acceptance as solve_lcp.
 // nullopt when a principal subsystem is not positive definite (M is not) or the acceptance
 // fails. `iterations` counts the block pivots (principal subsystems solved).

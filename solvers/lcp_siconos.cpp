@@ -8,10 +8,13 @@
 #include "crbench/solvers/plugin.hpp"
 
 extern "C" {
+#include <FrictionContactProblem.h>
+#include <Friction_cst.h>
 #include <LCP_Solvers.h>
 #include <LinearComplementarityProblem.h>
 #include <NumericsMatrix.h>
 #include <SolverOptions.h>
+#include <fc2d_Solvers.h>
 #include <lcp_cst.h>
 }
 
@@ -51,7 +54,35 @@ int solve(const Eigen::MatrixXd& M, const Eigen::VectorXd& b, bool lemke, int ma
   return info;
 }
 
-const SiconosLcpPlugin kPlugin{.solve = solve};
+int solve_friction(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& mu,
+                   bool enumerate, Eigen::VectorXd& r, Eigen::VectorXd& u) {
+  const int size = static_cast<int>(q.size());
+  const auto delete_matrix = [](NumericsMatrix* matrix) { NM_free(matrix); };
+  const std::unique_ptr<NumericsMatrix, decltype(delete_matrix)> matrix(
+      NM_create(NM_DENSE, size, size), delete_matrix);
+  std::copy(M.data(), M.data() + M.size(), matrix->matrix0);
+  Eigen::VectorXd q_copy = q, mu_copy = mu;
+  FrictionContactProblem problem{2, static_cast<int>(mu.size()), matrix.get(), q_copy.data(),
+                                 mu_copy.data()};
+  const auto delete_options = [](SolverOptions* o) {
+    solver_options_delete(o);
+    std::free(o);
+  };
+  const std::unique_ptr<SolverOptions, decltype(delete_options)> options(
+      solver_options_create(enumerate ? SICONOS_FRICTION_2D_ENUM : SICONOS_FRICTION_2D_LEMKE),
+      delete_options);
+  r = Eigen::VectorXd::Zero(size);
+  u = Eigen::VectorXd::Zero(size);
+  int info = 0;
+  if (enumerate) {
+    fc2d_enum(&problem, r.data(), u.data(), &info, options.get());
+  } else {
+    fc2d_lexicolemke(&problem, r.data(), u.data(), &info, options.get());
+  }
+  return info;
+}
+
+const SiconosLcpPlugin kPlugin{.solve = solve, .solve_friction = solve_friction};
 
 }  // namespace
 }  // namespace crbench

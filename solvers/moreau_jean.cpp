@@ -20,6 +20,15 @@
 // E W⁻¹ Eᵀ), the one-sided rows U as complementarity rows 0 ≤ U q̇_{k+1} + b_U ⊥ P_U ≥ 0 beside
 // the holonomic ones, without restitution: a one-sided kinematic row is reached with g = 0, where
 // Newton's law has nothing to restore (ibid. §8).
+// Coulomb friction (CaseInfo::coulomb_rows; every contact of the case carries one row, the slip
+// g_r = a_r q̇ + b_r of its contact point, and no other kinematic row is present): each active
+// contact i takes a normal impulse P_N along J_i and a tangential one P_T along a_r, from the
+// step's frictional contact problem of dimension 2 (Moreau's velocity-level Coulomb law, as the
+// Siconos kernel's MoreauJeanOSI with NewtonImpactFrictionNSL, tangential restitution 0):
+//   u = G W⁻¹ Gᵀ P + u_free,  0 ≤ u_N ⊥ P_N ≥ 0,  |P_T| ≤ μ P_N,  P_T = −μ P_N sign(u_T) if u_T ≠
+//   0,
+// with u_N = ḟ_i(k+1) + e ḟ_i(k) and u_T = g_r at q̇_{k+1}; solved by Siconos numerics' fc2d
+// solvers (solve_friction_contact_2d, solvers/lcp.hpp).
 // The force mode of a piecewise force is that of (q_k, q̇_k, t_k): no event is located.
 #include "crbench/solvers/moreau_jean.hpp"
 
@@ -42,7 +51,8 @@ std::string MoreauJeanSolver::description() const {
   return "Ideal model as a measure differential equation, Moreau-Jean time stepping: theta-method "
          "for the smooth part, activation by f + gamma h f' <= 0, impulses from Newton's law 0 <= "
          "f'(k+1) + e f'(k) _|_ P >= 0 (closed form for one constraint, an LCP for several: "
-         "enumeration up to 4 rows, Lemke beyond). First order; impacts, sliding and lift-off "
+         "enumeration up to 4 rows, Lemke beyond); Coulomb friction by the step's frictional "
+         "contact problem (Siconos numerics' fc2d). First order; impacts, sliding and lift-off "
          "without events.";
 }
 
@@ -229,6 +239,7 @@ class Run {
         break;
       }
       if (rows > 0) account_impulses(t_next, dt, holonomic_rows);
+      if (!model_.info().coulomb_rows.empty()) account_slips(t_next, holonomic_rows);
       close_episodes(t_next);
       if (!advance(t_next, dt)) break;
     }
@@ -251,6 +262,8 @@ class Run {
   bool sparse_step(double t_next, double dt, Eigen::Index& active_rows);
   bool dense_free_velocity(double t_next, double dt);
   bool dense_impulses(Eigen::Index holonomic_rows, Eigen::Index rows);
+  bool coulomb_impulses(Eigen::Index contacts);
+  void account_slips(double t_next, Eigen::Index contacts);
   bool dense_step(double t_next, double dt, Eigen::Index& holonomic_rows, Eigen::Index& rows);
   void account_impulses(double t_next, double dt, Eigen::Index holonomic_rows);
   void close_episodes(double t_next);
@@ -324,6 +337,15 @@ class Run {
   Eigen::LDLT<Eigen::MatrixXd> A_ldlt_;
   Eigen::PartialPivLU<Eigen::MatrixXd> W_lu_;
   std::vector<int> active_, equality_rows_;
+
+  // Coulomb friction: each constraint's Coulomb row and μ (−1 and 0 without one); whether each
+  // row held its contact point at rest in the last step (its events are its changes); the step's
+  // tangential impulses and slips of the active contacts.
+  std::vector<int> coulomb_row_;
+  Eigen::VectorXd friction_;
+  std::vector<char> sticking_;
+  Eigen::VectorXd tangential_impulse_, slip_next_;
+  long friction_solves_ = 0, friction_enumerations_ = 0;
 };
 
 void Run::allocate() {
@@ -354,6 +376,14 @@ void Run::allocate() {
   D_.resize(dense_rows, dense_rows);
   A_ldlt_ = Eigen::LDLT<Eigen::MatrixXd>(dense_n);
   W_lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(dense_n);
+  coulomb_row_.assign(static_cast<std::size_t>(m_), -1);
+  friction_ = Eigen::VectorXd::Zero(m_);
+  for (const int r : model_.info().coulomb_rows) {
+    const int i = model_.kinematic_condition(r);
+    coulomb_row_[static_cast<std::size_t>(i)] = r;
+    friction_(i) = model_.friction_coefficient(r);
+  }
+  sticking_.assign(static_cast<std::size_t>(model_.kinematic_count()), 0);
   active_.reserve(static_cast<std::size_t>(m_));
   equality_rows_.reserve(static_cast<std::size_t>(model_.kinematic_count()));
 }
@@ -633,6 +663,8 @@ bool Run::dense_impulses(Eigen::Index holonomic_rows, Eigen::Index rows) {
       equality_rows_.push_back(r);
     }
   }
+  // A case with Coulomb rows has no other kinematic row (MoreauJeanSolver::solve refuses it).
+  if (!model_.info().coulomb_rows.empty()) return coulomb_impulses(holonomic_rows);
   v_free_ = v_next_;
   while (true) {
     const auto equalities = static_cast<Eigen::Index>(equality_rows_.size());
@@ -702,6 +734,76 @@ bool Run::dense_impulses(Eigen::Index holonomic_rows, Eigen::Index rows) {
       return true;
     }
     equality_rows_.erase(without_impulse, equality_rows_.end());
+  }
+}
+
+// The impulses of a case with Coulomb rows (the header's frictional contact problem): per active
+// contact k the rows 2k (its normal J_i) and 2k + 1 (its Coulomb row a_r); P_ takes the normal
+// impulses, tangential_impulse_ and slip_next_ the rest. False when the step failed (the record
+// says why).
+bool Run::coulomb_impulses(Eigen::Index contacts) {
+  if (contacts == 0) return true;
+  const Eigen::Index rows = 2 * contacts;
+  Eigen::MatrixXd G(rows, n_);
+  Eigen::VectorXd u_free(rows), mu(contacts);
+  for (Eigen::Index k = 0; k < contacts; ++k) {
+    const int i = active_[static_cast<std::size_t>(k)];
+    const int r = coulomb_row_[static_cast<std::size_t>(i)];
+    G.row(2 * k) = point_.J.row(i);
+    u_free(2 * k) = point_.J.row(i).dot(v_next_) + rate_t_next_(i);
+    G.row(2 * k + 1) = point_.a.row(r);
+    // g at the new velocity: a q̇_{k+1} + b = a (q̇_{k+1} − q̇_k) + g(q_k, q̇_k).
+    u_free(2 * k + 1) = point_.a.row(r).dot(v_next_ - x_.v) + point_.g(r);
+    mu(k) = friction_(i);
+  }
+  const Eigen::MatrixXd Winv_Gt = W_lu_.solve(G.transpose());
+  const Eigen::MatrixXd D = G * Winv_Gt;
+  for (Eigen::Index k = 0; k < contacts; ++k) {
+    const double rate = rate_(active_[static_cast<std::size_t>(k)]);
+    u_free(2 * k) += restitution(D(2 * k, 2 * k), rate) * rate;
+  }
+  ++friction_solves_;
+  const auto solution = solve_friction_contact_2d(D, u_free, mu);
+  if (!solution) {
+    record_.status = Status::lcp_failure;
+    record_.reason =
+        "the frictional contact problem of " + std::to_string(contacts) +
+        " contact(s) has no accepted solution (Siconos numerics' fc2d Lemke and enumeration) "
+        "in the step from t = " +
+        format_number(x_.t);
+    return false;
+  }
+  if (solution->enumerated) ++friction_enumerations_;
+  v_next_ += Winv_Gt * solution->r;
+  tangential_impulse_.resize(contacts);
+  slip_next_.resize(contacts);
+  for (Eigen::Index k = 0; k < contacts; ++k) {
+    P_(k) = solution->r(2 * k);
+    tangential_impulse_(k) = solution->r(2 * k + 1);
+    slip_next_(k) = solution->u(2 * k + 1);
+  }
+  return true;
+}
+
+// The Coulomb rows' stick and slip in this step, as events where they change: a row sticks while
+// its contact takes a normal impulse and its tangential one lies strictly inside the cone
+// (kinematic_contact at the step's end), and slides otherwise (kinematic_release at its start).
+void Run::account_slips(double t_next, Eigen::Index contacts) {
+  std::vector<char> now(sticking_.size(), 0);
+  for (Eigen::Index k = 0; k < contacts; ++k) {
+    const int i = active_[static_cast<std::size_t>(k)];
+    const double normal = P_(k), bound = friction_(i) * normal;
+    if (normal > 0.0 && std::abs(tangential_impulse_(k)) < (1.0 - 1e-9) * bound) {
+      now[static_cast<std::size_t>(coulomb_row_[static_cast<std::size_t>(i)])] = 1;
+    }
+  }
+  for (const int r : model_.info().coulomb_rows) {
+    const auto at = static_cast<std::size_t>(r);
+    if (now[at] == sticking_[at]) continue;
+    add_event({.t = now[at] != 0 ? t_next : x_.t,
+               .kind = now[at] != 0 ? EventKind::kinematic_contact : EventKind::kinematic_release,
+               .index = r});
+    sticking_[at] = now[at];
   }
 }
 
@@ -841,6 +943,11 @@ void Run::finish(std::chrono::steady_clock::time_point started) {
   record_.diagnostics["lcp_method"] = lcp_choice_;
   record_.diagnostics["lcp_iterations"] = lcp_iterations_;
   if (model_.kinematic_count() > 0) record_.diagnostics["max_kinematic_drift"] = kinematic_drift_;
+  if (!model_.info().coulomb_rows.empty()) {
+    record_.diagnostics["friction_contact_solves"] = friction_solves_;
+    // Those Lemke's method left to the enumeration (solvers/lcp.hpp).
+    record_.diagnostics["friction_contact_enumerations"] = friction_enumerations_;
+  }
   if (keep_impulses_) {
     record_.diagnostics["impulse_history"] = impulse_history_;
     record_.diagnostics["impulse_history_not_kept"] = impulses_not_kept_;
@@ -867,6 +974,22 @@ void Run::finish(std::chrono::steady_clock::time_point started) {
 
 RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
   const auto started = std::chrono::steady_clock::now();
+  const CaseInfo& info = model.info();
+  if (!info.coulomb_rows.empty()) {
+    // The step's frictional contact problem pairs each contact with its Coulomb row.
+    std::vector<int> rows_of(static_cast<std::size_t>(model.constraint_count()), 0);
+    for (const int r : info.coulomb_rows)
+      ++rows_of[static_cast<std::size_t>(model.kinematic_condition(r))];
+    if (model.kinematic_count() != static_cast<int>(info.coulomb_rows.size()) ||
+        std::any_of(rows_of.begin(), rows_of.end(), [](int c) { return c != 1; })) {
+      throw InputError(
+          "--solver: moreau-jean computes Coulomb friction where each unilateral "
+          "constraint carries exactly one Coulomb row and no other kinematic row is "
+          "present; case " +
+          info.name + " has another combination");
+    }
+    require_friction_contact_solver();
+  }
   RunRecord record = start_record(model, name(), settings);
   moreau_jean_detail::Run run(model, settings, record);
   if (!run.start(started)) return record;

@@ -23,6 +23,9 @@ class MoreauJeanSolver final : public Solver {
   // equalities, one-sided as complementarity rows).
   bool handles_kinematic_constraints() const override { return true; }
   bool handles_unilateral_kinematic_constraints() const override { return true; }
+  // Coulomb rows enter the step's impulses as the tangential rows of a frictional contact problem
+  // (Siconos numerics' fc2d), one per contact.
+  bool handles_coulomb_friction() const override { return true; }
 
  protected:
   RunRecord solve(const Model& model, const RunSettings& settings) const override;

@@ -20,7 +20,7 @@
 // crbench_plugin_abi_<name>() returns another text. Change it with any interface table (a struct
 // of function pointers declared by the code that uses it), with any type they pass (RunRecord,
 // its Status and EventKind), or with the crbench version.
-#define CRBENCH_PLUGIN_ABI "crbench " CRBENCH_VERSION_TEXT " plugin interface 2"
+#define CRBENCH_PLUGIN_ABI "crbench " CRBENCH_VERSION_TEXT " plugin interface 3"
 
 // The entry of a plugin: its interface table as `extern "C" const void* crbench_plugin_<name>()`,
 // beside the interface it was built against; CRBENCH_PLUGIN_DECLARE declares the entry alone.
