@@ -207,8 +207,8 @@ class Converge {
     return s.str();
   }
 
-  // The q observables' grid of a model: the study's samples, or on an h ladder a grid whose
-  // spacing is a multiple of the coarsest h (step_ladder_samples). Set once per model by
+  // The q observables' grid of a model: the study's samples, or on an h ladder a grid at least
+  // one coarsest step apart (step_ladder_samples). Set once per model by
   // compute_references (a horizon may take a quadrature), read by the points' threads.
   int samples_of(const StudyModel& m) const {
     const auto it = samples_.find(m.label);

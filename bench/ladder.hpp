@@ -190,10 +190,10 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
 // and rtol: "1e-3", "10^-2.5").
 std::string N_label(double N);
 // The output grid for the q observables of a ladder over a horizon of `duration`: `samples`,
-// except on an h ladder, where a fixed-step solver reports a grid time at the first step end at
-// or after it: the grid's spacing is then a whole multiple of the coarsest h (at most `samples`
-// points), so that a step ends on every grid time when h divides it, and no grid time falls
-// between two step ends of the coarsest rung.
+// except on an h ladder, where the grid's spacing is duration / floor(duration / (k h)) for the
+// fewest whole k that keep it within `samples` points: at least k coarsest steps apart, and on
+// step ends where h divides the duration. A fixed-step solver's sample between step ends is its
+// step's linear interpolation (solvers/step_output.hpp).
 int step_ladder_samples(LadderAxis axis, double coarsest_rung, double duration, int samples);
 
 // x rounded to 12 significant digits: a tolerance computed as a quotient (1e-5 / 100 is

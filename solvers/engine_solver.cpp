@@ -327,11 +327,12 @@ class StepLedger {
     s_.swap(s_next_);
   }
 
-  // The sample of the state x at the last step's end (a step of length h).
-  TrajectorySample sample(const State& x, double h) const {
+  // The sample of the state x at the last step's end (a step of length h), or (at_end false)
+  // between its ends, with the step's impulses.
+  TrajectorySample sample(const State& x, double h, bool at_end) const {
     TrajectorySample sample;
     sample.x = x;
-    sample.f = f_;
+    sample.f = at_end ? f_ : model_.constraint_values(x.t, x.q);
     sample.lambda = impulse_ / h;
     sample.mu = Eigen::VectorXd::Zero(f_.size());
     sample.impulse = impulse_;
@@ -413,10 +414,11 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
           Eigen::VectorXd& out) { case_force.at_stage(t, positions, rates, x.q, out); });
   StepOutput output(settings, h);
   StepLedger ledger(model, scene, x, record);
-  const auto emit = [&](const State& state) {
-    if (output.due(state.t)) output.deliver(ledger.sample(state, h));
+  const auto emit = [&](const State& before, const State& after) {
+    output.step_end(before, after,
+                    [&](const State& s, bool at_end) { return ledger.sample(s, h, at_end); });
   };
-  emit(x);
+  emit(x, x);
   Eigen::VectorXd force, engine_force;
   State next;  // the state at the step's end (its storage reused)
   const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
@@ -455,7 +457,7 @@ RunRecord EngineSolver::solve(const Model& model, const RunSettings& settings) c
     x.q.swap(next.q);
     x.v.swap(next.v);
     ++record.steps;
-    emit(x);
+    emit(next, x);
   }
   record.final_state = x;
   finish_engine_record(*world, model, started, output.seconds(), record);

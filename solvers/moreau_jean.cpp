@@ -214,7 +214,7 @@ class Run {
     step_count_ = static_cast<long>(steps_needed);
     moving_constraints_ = constraints_depend_on_time(model_, settings_.t_end);
     allocate();
-    emit(x_);
+    emit(x_, x_);
     const Eigen::VectorXd f0 = model_.constraint_values(x_.t, x_.q);
     for (int i = 0; i < m_; ++i) record_.min_constraint[static_cast<std::size_t>(i)] = f0(i);
     return true;
@@ -249,7 +249,8 @@ class Run {
 
  private:
   void allocate();
-  void emit(const State& s);
+  // The samples due at the end of the step from `before` to `after` (StepOutput::step_end).
+  void emit(const State& before, const State& after);
   void add_event(Event e);
   void episode_ended(double t);
   int row_band(Eigen::Index rows);
@@ -290,7 +291,7 @@ class Run {
   const std::size_t events_kept_;
   StepOutput output_;
 
-  State x_;
+  State x_, before_;
   double start_size_ = 0.0, coordinate_size_ = 0.0, t0_ = 0.0;
   long step_count_ = 0;
   bool moving_constraints_ = false;
@@ -388,15 +389,16 @@ void Run::allocate() {
   equality_rows_.reserve(static_cast<std::size_t>(model_.kinematic_count()));
 }
 
-void Run::emit(const State& s) {
-  if (!output_.due(s.t)) return;
-  TrajectorySample sample;
-  sample.x = s;
-  sample.f = model_.constraint_values(s.t, s.q);
-  sample.lambda = lambda_;
-  sample.mu = mu_;
-  sample.impulse = impulse_;
-  output_.deliver(sample);
+void Run::emit(const State& before, const State& after) {
+  output_.step_end(before, after, [this](const State& s, bool /*at_end*/) {
+    TrajectorySample sample;
+    sample.x = s;
+    sample.f = model_.constraint_values(s.t, s.q);
+    sample.lambda = lambda_;
+    sample.mu = mu_;
+    sample.impulse = impulse_;
+    return sample;
+  });
 }
 
 void Run::add_event(Event e) {
@@ -890,6 +892,12 @@ void Run::close_episodes(double t_next) {
 // Step 4, then what the record follows at the step's end (the kinematic drift, the smallest f,
 // the penetration's scale) and the trajectory's sample. False at a non-finite state.
 bool Run::advance(double t_next, double dt) {
+  // The step's start, for the samples between its ends (only when they are asked for).
+  if (settings_.on_sample) {
+    before_.t = x_.t;
+    before_.q = x_.q;
+    before_.v = x_.v;
+  }
   x_.q += dt * (theta_ * v_next_ + (1.0 - theta_) * x_.v);
   x_.v = v_next_;
   x_.t = t_next;
@@ -923,7 +931,7 @@ bool Run::advance(double t_next, double dt) {
   if (!(start_size_ > 0.0)) {
     coordinate_size_ = std::max(coordinate_size_, x_.q.lpNorm<Eigen::Infinity>());
   }
-  emit(x_);
+  emit(before_, x_);
   return true;
 }
 

@@ -193,21 +193,22 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
       out = point.constraint_rate(s.v);
       return Eigen::VectorXd(point.f);
     };
-    const auto emit = [&](const State& s) {
-      if (!output.due(s.t)) return;
-      TrajectorySample sample;
-      sample.x = s;
-      sample.f = model.constraint_values(s.t, s.q);
-      sample.lambda = impulse / last_step;
-      sample.mu = Eigen::VectorXd::Zero(m);
-      sample.impulse = impulse;
-      output.deliver(sample);
+    const auto emit = [&](const State& before, const State& after) {
+      output.step_end(before, after, [&](const State& s, bool /*at_end*/) {
+        TrajectorySample sample;
+        sample.x = s;
+        sample.f = model.constraint_values(s.t, s.q);
+        sample.lambda = impulse / last_step;
+        sample.mu = Eigen::VectorXd::Zero(m);
+        sample.impulse = impulse;
+        return sample;
+      });
     };
     {
       const Eigen::VectorXd f0 = rates(x, rate_before);
       for (int k = 0; k < m; ++k) record.min_constraint[static_cast<std::size_t>(k)] = f0(k);
     }
-    emit(x);
+    emit(x, x);
     const WallTimeBudget wall_time(started, settings.max_wall_time, settings.on_progress);
     while (simulation->has_next()) {
       if (stop_at_wall_time(wall_time, x.t, record)) break;
@@ -225,12 +226,12 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
       last_step = next.t - x.t;
       for (int k = 0; k < m; ++k) impulse(k) = simulation->impulse(k);
       record_step(model, x.t, next.t, impulse, rate_before, rate_after, f_next, episode, record);
-      x = next;
+      std::swap(x, next);  // next: the step's start, for the samples between its ends
       ++record.steps;
       if (!(start_size > 0.0)) {
         coordinate_size = std::max(coordinate_size, x.q.lpNorm<Eigen::Infinity>());
       }
-      emit(x);
+      emit(next, x);
     }
   } catch (const std::exception& e) {
     record_kernel_failure(record, e, x.t, settings.max_wall_time);

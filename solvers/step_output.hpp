@@ -1,5 +1,5 @@
-// What the two Moreau–Jean time-stepping solvers (moreau-jean, siconos-moreau-jean) share around
-// their steps: the samples at step ends and the warning on a penetration the step does not
+// What the fixed-step solvers (moreau-jean, siconos-moreau-jean, the engines) share around their
+// steps: the samples at the output times, and the warning on a penetration the step does not
 // resolve.
 #pragma once
 
@@ -15,38 +15,53 @@
 
 namespace crbench {
 
-// A sample at the end of each step that reaches the next output time (every output time up to it
-// is then passed); the time spent in the caller's callback is kept apart
-// (RunRecord::output_time_s).
+// The samples of a fixed-step run at the output times; the time spent in the caller's callback
+// is kept apart (RunRecord::output_time_s).
 class StepOutput {
  public:
   StepOutput(const RunSettings& settings, double h)
       : settings_(settings), next_(settings.output_times.begin()), h_(h) {}
 
-  // Whether the state at the end of a step at time t is sampled.
-  bool due(double t) {
-    if (!settings_.on_sample) return false;
-    bool due = false;
-    while (next_ != settings_.output_times.end() && *next_ <= t + 1e-9 * h_) {
-      due = true;
+  // The samples due at the end of a step from `before` to `after` (at the start, before = after):
+  // one per output time in (before.t, after.t]. An output time within 1e-9 h of the step's end
+  // takes the state `after`; an earlier one takes q and q̇ interpolated linearly in t between the
+  // step's ends (a Moreau–Jean step's positions, and a semi-implicit engine step's, are linear in
+  // t within the step), so that a sample is the run's state at the time it is compared with a
+  // reference at, whatever h. make(state, at_end) builds a sample (the step's reactions; at_end
+  // false for an interpolated state).
+  template <class Make>
+  void step_end(const State& before, const State& after, Make&& make) {
+    if (!settings_.on_sample) return;
+    const auto end = settings_.output_times.end();
+    while (next_ != end && *next_ <= after.t + 1e-9 * h_) {
+      const double t = *next_;
       ++next_;
+      if (t >= after.t - 1e-9 * h_ || !(after.t > before.t)) {
+        deliver(make(after, true));
+        continue;
+      }
+      const double w = (t - before.t) / (after.t - before.t);
+      between_.t = t;
+      between_.q = before.q + w * (after.q - before.q);
+      between_.v = before.v + w * (after.v - before.v);
+      deliver(make(between_, false));
     }
-    return due;
   }
 
+  double seconds() const { return seconds_; }
+
+ private:
   void deliver(const TrajectorySample& sample) {
     const auto started = std::chrono::steady_clock::now();
     settings_.on_sample(sample);
     seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
 
-  double seconds() const { return seconds_; }
-
- private:
   const RunSettings& settings_;
   std::vector<double>::const_iterator next_;
   double h_;
   double seconds_ = 0.0;
+  State between_;  // an interpolated state (its storage reused)
 };
 
 // What a contact episode is for a time-stepping solver (RunRecord::episode_definition).

@@ -55,20 +55,36 @@ constexpr double kG = 9.81, kMu = 0.5;
 
 // Launched at v0 = 1 below the friction angle (the case's defaults): the semi-implicit step's
 // position adds the step-end velocities v0 + k h a, (v0 − 0) h/2 less than the integral of the
-// slide, so the block stops v0 h/2 + O(h²) short of x* = v0²/(2|a|), and stays there.
+// slide, so the block stops v0 h/2 + O(h²) short of x* = v0²/(2|a|), and stays there. At the step
+// ends it lags the slide by |a| t h/2 ≤ v0 h/2, and between them the samples are the step's
+// linear interpolation (|a| h²/8 more at most), each at its grid time: 2001 of them, although the
+// horizon 2t* is no multiple of h.
 [[maybe_unused]] void check_stop(const std::string& solver) {
   const double angle = 0.3, a = kG * (std::sin(angle) - kMu * std::cos(angle));
-  const double stop = 1.0 / (2.0 * -a);
+  const double stop = 1.0 / (2.0 * -a), t_stop = 1.0 / -a;
   for (const double h : {1e-3, 1e-2}) {
     INFO(solver << " at h = " << h);
     const auto model = crbench::make_model("block-on-incline", {});
     crbench::testing::SolveOptions o;
     o.solver = solver;
     o.solver_params = {{"h", crbench::format_number(h)}, {"preset", "engine-default"}};
+    o.output_times = crbench::testing::grid(0.0, model->horizon(), 2001);
+    std::vector<double> times;
+    double lag = 0.0;
+    o.on_sample = [&](const crbench::TrajectorySample& s) {
+      times.push_back(s.x.t);
+      const double t = std::min(s.x.t, t_stop);
+      lag = std::max(lag, std::abs(t + 0.5 * a * t * t - s.x.q(0)));
+    };
     const RunRecord r = crbench::testing::solve(*model, o);
     REQUIRE(r.status == crbench::Status::ok);
     CHECK(std::abs(stop - r.final_state.q(0) - h / 2.0) <= h * h);
     CHECK(std::abs(r.final_state.v(0)) < 1e-9);
+    REQUIRE(times.size() == o.output_times.size());
+    for (std::size_t i = 0; i < times.size(); ++i) {
+      CHECK(std::abs(times[i] - o.output_times[i]) <= 1e-9 * h);
+    }
+    CHECK(lag <= h / 2.0 + h * h);
   }
 }
 
