@@ -794,8 +794,7 @@ void Run::account_slips(double t_next, Eigen::Index contacts) {
   std::vector<char> now(sticking_.size(), 0);
   for (Eigen::Index k = 0; k < contacts; ++k) {
     const int i = active_[static_cast<std::size_t>(k)];
-    const double normal = P_(k), bound = friction_(i) * normal;
-    if (normal > 0.0 && std::abs(tangential_impulse_(k)) < (1.0 - 1e-9) * bound) {
+    if (step_sticks(P_(k), tangential_impulse_(k), friction_(i))) {
       now[static_cast<std::size_t>(coulomb_row_[static_cast<std::size_t>(i)])] = 1;
     }
   }
@@ -982,19 +981,9 @@ void Run::finish(std::chrono::steady_clock::time_point started) {
 
 RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
   const auto started = std::chrono::steady_clock::now();
-  const CaseInfo& info = model.info();
-  if (!info.coulomb_rows.empty()) {
-    // The step's frictional contact problem pairs each contact with its Coulomb row.
-    std::vector<int> rows_of(static_cast<std::size_t>(model.constraint_count()), 0);
-    for (const int r : info.coulomb_rows)
-      ++rows_of[static_cast<std::size_t>(model.kinematic_condition(r))];
-    if (model.kinematic_count() != static_cast<int>(info.coulomb_rows.size()) ||
-        std::any_of(rows_of.begin(), rows_of.end(), [](int c) { return c != 1; })) {
-      throw InputError(
-          "--solver: moreau-jean computes Coulomb friction where each unilateral "
-          "constraint carries exactly one Coulomb row and no other kinematic row is "
-          "present; case " +
-          info.name + " has another combination");
+  if (!model.info().coulomb_rows.empty()) {
+    if (const auto why = coulomb_pairing_refusal(model)) {
+      throw InputError("--solver: moreau-jean: " + *why);
     }
     require_friction_contact_solver();
   }

@@ -125,10 +125,31 @@ class CallbackRelation : public LagrangianScleronomousR {
   }
   std::function<void(double)> before_lcp;
 
- private:
+ protected:
   const LagrangianProblem& problem_;
   int k_;
   std::vector<double> q_, gradient_;
+};
+
+// Constraint k with Coulomb friction: y = (f_k(q), 0), ∂h/∂q = (∇f_k; a_k(q)), the second row the
+// slip velocity's (NewtonImpactFrictionNSL reads y's second component as the tangential velocity,
+// its position is never used).
+class FrictionCallbackRelation : public CallbackRelation {
+ public:
+  using CallbackRelation::CallbackRelation;
+
+  void computeh(const BlockVector& q, BlockVector& work, SiconosVector& y) override {
+    CallbackRelation::computeh(q, work, y);
+    y.setValue(1, 0.0);
+  }
+  void computeJachq(const BlockVector& q, BlockVector& work) override {
+    CallbackRelation::computeJachq(q, work);
+    gradient_.resize(q_.size());
+    problem_.slip_row(q_.data(), k_, gradient_.data());
+    for (std::size_t j = 0; j < q_.size(); ++j) {
+      _jachq->setValue(1, static_cast<unsigned>(j), gradient_[j]);
+    }
+  }
 };
 
 // Constraint k when it depends on time, as a rheonomous relation: y = h(t, q) = f_k(t, q),
@@ -228,10 +249,17 @@ struct SystemWithInteractions {
         law = std::make_shared<MultipleImpactNSL>(problem.restitution,
                                                   problem.multiple_impact.stiffness.at(at),
                                                   problem.multiple_impact.exponent.at(at));
+      } else if (!problem.friction.empty()) {
+        law = std::make_shared<NewtonImpactFrictionNSL>(
+            problem.restitution, 0.0, problem.friction.at(static_cast<std::size_t>(k)), 2);
       } else {
         law = std::make_shared<NewtonImpactNSL>(problem.restitution);
       }
-      if (problem.time_dependent) {
+      if (!problem.friction.empty()) {
+        auto relation = std::make_shared<FrictionCallbackRelation>(problem, k);
+        relations.push_back(relation);
+        interactions.push_back(std::make_shared<Interaction>(law, relation));
+      } else if (problem.time_dependent) {
         interactions.push_back(std::make_shared<Interaction>(
             law, std::make_shared<RheonomousCallbackRelation>(problem, k)));
       } else {
@@ -337,6 +365,7 @@ class KernelTimeStepping final : public MoreauJeanTimeStepping {
   const std::vector<double>& q() const override;
   const std::vector<double>& v() const override;
   double impulse(int k) const override;
+  double tangential_impulse(int k) const override;
 
  private:
   // The kernel's objects of this run and what was last read from them.
@@ -345,7 +374,7 @@ class KernelTimeStepping final : public MoreauJeanTimeStepping {
     std::shared_ptr<CallbackSystem> system;
     std::vector<SP::Interaction> interactions;
     SP::TimeStepping simulation;
-    std::vector<double> q, v, impulses;
+    std::vector<double> q, v, impulses, tangential;
     double time = 0.0, final_time = 0.0;
   };
   Run run_;
@@ -430,7 +459,11 @@ KernelTimeStepping::KernelTimeStepping(const LagrangianProblem& problem, double 
     const bool equalities =
         std::any_of(problem.bilateral.begin(), problem.bilateral.end(), [](char b) { return b; });
     SP::OneStepNSProblem one_step;
-    if (equalities) {
+    if (!problem.friction.empty()) {
+      // The two-dimensional frictional contact problem; the enumeration of the contacts' modes
+      // (Lemke's method on its LCP form may end on a ray and report success with no impulse).
+      one_step = std::make_shared<FrictionContact>(2, SICONOS_FRICTION_2D_ENUM);
+    } else if (equalities) {
       one_step = std::make_shared<MLCP>();
     } else {
       one_step = std::make_shared<LCP>();
@@ -457,8 +490,11 @@ void KernelTimeStepping::step() {
     copy_from(*s.system->q(), s.q);
     copy_from(*s.system->velocity(), s.v);
     s.impulses.assign(s.interactions.size(), 0.0);
+    s.tangential.assign(s.interactions.size(), 0.0);
     for (std::size_t k = 0; k < s.interactions.size(); ++k) {
-      s.impulses[k] = first_value(s.interactions[k]->lambda(1));
+      const SP::SiconosVector impulse = s.interactions[k]->lambda(1);
+      s.impulses[k] = first_value(impulse);
+      if (impulse && impulse->size() > 1) s.tangential[k] = impulse->getValue(1);
     }
     // Not past a non-finite state: the kernel's next index-set update asserts on a NaN gap and
     // aborts the process (Debian's 4.4 keeps its assertions); the caller ends the run there.
@@ -473,6 +509,12 @@ void KernelTimeStepping::step() {
 double KernelTimeStepping::time() const { return run_.time; }
 const std::vector<double>& KernelTimeStepping::q() const { return run_.q; }
 const std::vector<double>& KernelTimeStepping::v() const { return run_.v; }
+
+double KernelTimeStepping::tangential_impulse(int k) const {
+  const auto& tangential = run_.tangential;
+  return static_cast<std::size_t>(k) < tangential.size() ? tangential[static_cast<std::size_t>(k)]
+                                                         : 0.0;
+}
 
 double KernelTimeStepping::impulse(int k) const {
   const auto& impulses = run_.impulses;

@@ -30,6 +30,14 @@ struct LagrangianProblem {
   std::function<void(double t, const double* q, int k, double* gradient)> constraint_gradient;
   std::function<double(double t, const double* q, int k)> constraint_rate_t;
   double restitution = 1.0;
+  // Coulomb friction (empty: none): per constraint its coefficient μ_k and, through slip_row, the
+  // row a_k(q) of its contact point's slip velocity a_k q̇ (dof entries). Each constraint is then
+  // an interaction of dimension 2 (normal f_k, tangent a_k) with NewtonImpactFrictionNSL
+  // (restitution on the normal, 0 on the tangent, μ_k), and the step's problem a FrictionContact
+  // of dimension 2 (Siconos numerics' fc2d enumeration). Scleronomous relations and the
+  // time-stepping simulation only.
+  std::vector<double> friction;
+  std::function<void(const double* q, int k, double* row)> slip_row;
   // Liu, Zhao & Brogliato's multiple-impact law (Proc. R. Soc. A 464, 2008; the kernel's
   // MultipleImpact with MultipleImpactNSL, "BiStiffness") in place of Newton's at the impacts of
   // the event-driven simulation, where impulse_step > 0: the impact integrated in the impulse of
@@ -60,9 +68,9 @@ struct LagrangianProblem {
   std::function<void(const std::vector<int>& roots)> on_switch;
 };
 
-// Siconos's TimeStepping with MoreauJeanOSI(θ) and an LCP (Lemke) at each step between the given
-// times (from t0 to t_end, at least three of them). Errors of the kernel come out as
-// std::runtime_error with its message.
+// Siconos's TimeStepping with MoreauJeanOSI(θ) and an LCP (Lemke) at each step, or with friction a
+// FrictionContact, between the given times (from t0 to t_end, at least three of them). Errors of
+// the kernel come out as std::runtime_error with its message.
 class MoreauJeanTimeStepping {
  public:
   // Made by the plugin siconos_kernel (solvers/plugin.hpp); InputError when it cannot be loaded.
@@ -79,6 +87,8 @@ class MoreauJeanTimeStepping {
   virtual const std::vector<double>& v() const = 0;
   // The impulse of the last step on constraint k (the interaction's λ(1); 0 before the first).
   virtual double impulse(int k) const = 0;
+  // With friction, its tangential impulse (λ(1)'s second component; 0 without friction).
+  virtual double tangential_impulse(int k) const = 0;
 };
 
 // Siconos's EventDriven simulation with LsodarOSI (ODEPACK's DLSODAR, Adams/BDF with root

@@ -135,6 +135,24 @@ SiconosCase::SiconosCase(const Model& model, const State& start, double t_end, d
         (J * inverse_mass_Jt).ldlt().solve(-(J * mass.solve(relation_point_.free_force()) + d));
     for (Eigen::Index i = 0; i < r; ++i) out[rows[static_cast<std::size_t>(i)]] = lambda(i);
   };
+  // Coulomb friction: each constraint's μ and the row a_r of its Coulomb row r (a slip a_r q̇,
+  // its b_r = 0: SiconosMoreauJeanSolver::refusal checks both at the start), at the kernel's q.
+  const auto& coulomb = model.info().coulomb_rows;
+  if (!coulomb.empty()) {
+    problem_.friction.assign(static_cast<std::size_t>(m), 0.0);
+    slip_row_of_.assign(static_cast<std::size_t>(m), -1);
+    for (const int r : coulomb) {
+      const auto k = static_cast<std::size_t>(model.kinematic_condition(r));
+      problem_.friction[k] = model.friction_coefficient(r);
+      slip_row_of_[k] = r;
+    }
+    problem_.slip_row = [this, n, t0](const double* q, int k, double* out) {
+      Eigen::MatrixXd a;
+      Eigen::VectorXd b;
+      model_.kinematic_affine(t0, Eigen::Map<const Eigen::VectorXd>(q, n), a, b);
+      Eigen::Map<Eigen::RowVectorXd>(out, n) = a.row(slip_row_of_[static_cast<std::size_t>(k)]);
+    };
+  }
   if (rule_ == Modes::switched) {
     problem_.switches = model.switch_count();
     problem_.switching = [this](double t, const double* q, const double* v, double* out) {

@@ -82,6 +82,7 @@ class SiconosCase {
   Eigen::VectorXd values_at_, values_, jacobian_at_, rate_t_;
   double values_time_ = 0.0, jacobian_time_ = 0.0;
   Eigen::MatrixXd jacobian_;
+  std::vector<int> slip_row_of_;  // each constraint's Coulomb row (−1: none)
   long evaluations_ = 0;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };

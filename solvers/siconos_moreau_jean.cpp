@@ -96,6 +96,26 @@ void record_step(const Model& model, double t, double t_next, const Eigen::Vecto
   }
 }
 
+// The Coulomb rows' stick and slip in the step from t to t_next, as moreau-jean records them: a
+// row sticks while its contact takes a normal impulse and its tangential one lies strictly inside
+// the cone (kinematic_contact at the step's end), and slides otherwise (kinematic_release at its
+// start); events where that changes.
+void record_slips(const Model& model, double t, double t_next, const Eigen::VectorXd& impulse,
+                  const Eigen::VectorXd& tangential, std::vector<char>& sticking,
+                  RunRecord& record) {
+  for (const int r : model.info().coulomb_rows) {
+    const int k = model.kinematic_condition(r);
+    const char now = step_sticks(impulse(k), tangential(k), model.friction_coefficient(r)) ? 1 : 0;
+    auto& slot = sticking[static_cast<std::size_t>(r)];
+    if (now == slot) continue;
+    record.events.push_back(
+        {.t = now != 0 ? t_next : t,
+         .kind = now != 0 ? EventKind::kinematic_contact : EventKind::kinematic_release,
+         .index = r});
+    slot = now;
+  }
+}
+
 }  // namespace
 
 std::string SiconosMoreauJeanSolver::description() const {
@@ -104,7 +124,9 @@ std::string SiconosMoreauJeanSolver::description() const {
          "NewtonImpactNSL, MoreauJeanOSI(theta) in a TimeStepping simulation with Siconos's LCP "
          "(Lemke) at each step; a LagrangianRheonomousR (h = f(t, q), hdot = df/dt) for a "
          "constraint that depends on time; a bilateral constraint as an EqualityConditionNSL row "
-         "of an MLCP. Holonomic constraints only.";
+         "of an MLCP; Coulomb friction by NewtonImpactFrictionNSL (tangential restitution 0) and "
+         "a FrictionContact problem of dimension 2 (Siconos numerics' fc2d enumeration). No other "
+         "kinematic constraints.";
 }
 
 std::vector<ParamSpec> SiconosMoreauJeanSolver::parameters() const {
@@ -127,10 +149,37 @@ std::vector<ParamSpec> SiconosMoreauJeanSolver::parameters() const {
 
 std::optional<std::string> SiconosMoreauJeanSolver::refusal(const Model& model,
                                                             const RunSettings& /*settings*/) const {
+  if (const auto why = coulomb_refusal(model)) return why;
   // The ideal holonomic motion needs f = 0 and f' = 0 at the start, as event-driven's (within its
   // default contact_distance_tol 1e-10 and contact_velocity_tol 1e-8).
   if (model.bilateral_count() == 0) return std::nullopt;
   return bilateral_start_refusal(model, 1e-10, 1e-8);
+}
+
+// The cases whose Coulomb friction the kernel's interactions express: each unilateral constraint
+// with exactly one Coulomb row, a slip a q̇ with no b (a fixed surface), constraints that do not
+// depend on time, nothing bilateral.
+std::optional<std::string> SiconosMoreauJeanSolver::coulomb_refusal(const Model& model) const {
+  const CaseInfo& info = model.info();
+  if (info.coulomb_rows.empty()) return std::nullopt;
+  const std::string prefix = "--solver: siconos-moreau-jean: ";
+  if (const auto why = coulomb_pairing_refusal(model)) return prefix + *why;
+  if (model.bilateral_count() > 0) {
+    return prefix + "Coulomb friction beside bilateral constraints is not computed (case " +
+           info.name + ")";
+  }
+  const State x0 = model.initial_state();
+  Eigen::MatrixXd a;
+  Eigen::VectorXd b;
+  model.kinematic_affine(x0.t, x0.q, a, b);
+  if (constraints_depend_on_time(model, model.horizon()) ||
+      (b.size() > 0 && b.lpNorm<Eigen::Infinity>() > 0.0)) {
+    return prefix +
+           "Coulomb friction is computed on fixed contact surfaces only (constraints "
+           "that do not depend on time, slips a q' with no term b; case " +
+           info.name + ")";
+  }
+  return std::nullopt;
 }
 
 RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
@@ -186,6 +235,11 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
 
     std::vector<Episode> episode(static_cast<std::size_t>(m), Episode::none);
     Eigen::VectorXd impulse = Eigen::VectorXd::Zero(m), rate_before(m), rate_after(m);
+    // With Coulomb friction: each constraint's tangential impulse, each row's stick.
+    Eigen::VectorXd tangential = Eigen::VectorXd::Zero(m);
+    std::vector<char> sticking(
+        model.info().coulomb_rows.empty() ? 0 : static_cast<std::size_t>(model.kinematic_count()),
+        0);
     Point point;
     double last_step = h;  // the length of the step that ended at the sample
     const auto rates = [&](const State& s, Eigen::VectorXd& out) {
@@ -226,6 +280,10 @@ RunRecord SiconosMoreauJeanSolver::solve(const Model& model, const RunSettings& 
       last_step = next.t - x.t;
       for (int k = 0; k < m; ++k) impulse(k) = simulation->impulse(k);
       record_step(model, x.t, next.t, impulse, rate_before, rate_after, f_next, episode, record);
+      if (!sticking.empty()) {
+        for (int k = 0; k < m; ++k) tangential(k) = simulation->tangential_impulse(k);
+        record_slips(model, x.t, next.t, impulse, tangential, sticking, record);
+      }
       std::swap(x, next);  // next: the step's start, for the samples between its ends
       ++record.steps;
       if (!(start_size > 0.0)) {

@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,32 @@ class StepOutput {
   double seconds_ = 0.0;
   State between_;  // an interpolated state (its storage reused)
 };
+
+// Whether a step holds a contact's Coulomb row: the contact takes a normal impulse and its
+// tangential impulse lies strictly inside the cone (the time-stepping solvers' kinematic_contact
+// where this starts, kinematic_release where it ends).
+inline bool step_sticks(double normal_impulse, double tangential_impulse, double mu) {
+  return normal_impulse > 0.0 && std::abs(tangential_impulse) < (1.0 - 1e-9) * mu * normal_impulse;
+}
+
+// Why a time-stepping solver cannot pair each contact with its Coulomb row in the step's
+// frictional contact problem (each unilateral constraint with exactly one Coulomb row, no other
+// kinematic row), or nothing.
+inline std::optional<std::string> coulomb_pairing_refusal(const Model& model) {
+  const CaseInfo& info = model.info();
+  std::vector<int> rows_of(static_cast<std::size_t>(model.constraint_count()), 0);
+  for (const int r : info.coulomb_rows) {
+    ++rows_of[static_cast<std::size_t>(model.kinematic_condition(r))];
+  }
+  if (info.coulomb_rows.empty() ||
+      (model.kinematic_count() == static_cast<int>(info.coulomb_rows.size()) &&
+       std::all_of(rows_of.begin(), rows_of.end(), [](int c) { return c == 1; }))) {
+    return std::nullopt;
+  }
+  return "Coulomb friction is computed where each unilateral constraint carries exactly one "
+         "Coulomb row and no other kinematic row is present; case " +
+         info.name + " has another combination";
+}
 
 // What a contact episode is for a time-stepping solver (RunRecord::episode_definition).
 inline constexpr const char* kStepEpisodeDefinition =

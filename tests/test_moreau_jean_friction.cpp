@@ -252,6 +252,16 @@ TEST_CASE("moreau-jean: the sliding disk starts to roll within a step of t_r, at
     CHECK(roll->t <= disk.roll_time() + h + 1e-12);
     CHECK(r.final_state.v(0) == Approx(disk.roll_speed()).epsilon(1e-12));
   }
+  // Launched rolling (no slip), it rolls: every step's contact problem sticks, and the normal
+  // impulse cancels the step's fall to the last bit, so the contact never opens (the reactions
+  // are solved again from the sticking mode's equations, solve_friction_contact_2d).
+  const auto rolling = make_model("rolling-disk", {{"mu", "0.8"}, {"omega0", "-4"}});
+  const RunRecord r = moreau_jean(*rolling, 1e-3);
+  REQUIRE(r.status == Status::ok);
+  CHECK(first_event(r, EventKind::lift_off) == nullptr);
+  CHECK(first_event(r, EventKind::kinematic_release) == nullptr);
+  CHECK(r.final_state.q(1) == 0.5);
+  CHECK(r.final_state.v(0) == 2.0);
 }
 
 // Painlevé's inconsistent start (mu = 2, tan(theta0) = 2, the end sliding at 1): the first step's

@@ -88,6 +88,42 @@ TEST_CASE("siconos-moreau-jean and moreau-jean coincide where their schemes do",
   }
 }
 
+// With Coulomb friction the kernel's NewtonImpactFrictionNSL interactions and FrictionContact
+// problem (fc2d enumeration) against crbench's frictional contact problem (fc2d Lemke, checked):
+// the same θ-method, activation and laws where the constraint's gradient and the forces are
+// constant, so the same numbers to round-off through slides, stops, rest and the disk's start of
+// rolling. (A force that depends on t, the ramp, is taken at another time of the step by the
+// kernel, and the block leaves the cone a step later there; at Painleve's inconsistent start the
+// kernel leaves the contact out of its first two steps.)
+TEST_CASE("siconos-moreau-jean and moreau-jean coincide with Coulomb friction", "[siconos]") {
+  const std::vector<std::pair<std::string, std::vector<crbench::Assignment>>> settings = {
+      {"block-on-incline", {}},
+      {"block-on-incline", {{"v0", "0"}}},
+      {"block-on-incline", {{"v0", "0"}, {"angle", "0.6"}}},
+      {"rolling-disk", {}},
+      {"rolling-disk", {{"mu", "0.8"}, {"omega0", "-4"}}}};
+  for (const auto& [case_name, params] : settings) {
+    const auto model = crbench::make_model(case_name, params);
+    INFO(case_name << " with " << params.size() << " parameter(s) set");
+    RunRecord runs[2];
+    const char* solvers[2] = {"moreau-jean", "siconos-moreau-jean"};
+    for (int i = 0; i < 2; ++i) {
+      crbench::testing::SolveOptions o;
+      o.solver = solvers[i];
+      o.solver_params = {{"restitution", "0"}};
+      runs[i] = crbench::testing::solve(*model, o);
+      REQUIRE(runs[i].status == crbench::Status::ok);
+    }
+    CHECK(runs[1].steps == runs[0].steps);
+    const double scale = std::max(1.0, runs[0].final_state.q.lpNorm<Eigen::Infinity>());
+    CHECK((runs[1].final_state.q - runs[0].final_state.q).lpNorm<Eigen::Infinity>() <=
+          1e-13 * scale);
+    CHECK((runs[1].final_state.v - runs[0].final_state.v).lpNorm<Eigen::Infinity>() <=
+          1e-13 * scale);
+    CHECK(runs[1].constraint_impulse[0] == Approx(runs[0].constraint_impulse[0]).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("the Siconos solvers refuse what the kernel's relations cannot say", "[siconos]") {
   // Kinematic rows, a bilateral constraint, and for the event-driven scheme a constraint that
   // moves with time: exit 2, one line.
