@@ -340,12 +340,13 @@ class Run {
   std::vector<int> active_, equality_rows_;
 
   // Coulomb friction: each constraint's Coulomb row and μ (−1 and 0 without one); whether each
-  // row held its contact point at rest in the last step (its events are its changes); the step's
-  // tangential impulses and slips of the active contacts.
+  // row held its contact point at rest in the last step (its events are its changes) and in this
+  // one; the step's tangential impulses of the active contacts.
   std::vector<int> coulomb_row_;
   Eigen::VectorXd friction_;
   std::vector<char> sticking_;
-  Eigen::VectorXd tangential_impulse_, slip_next_;
+  Eigen::VectorXd tangential_impulse_;
+  std::vector<char> sticking_now_;
   long friction_solves_ = 0, friction_enumerations_ = 0;
 };
 
@@ -741,8 +742,8 @@ bool Run::dense_impulses(Eigen::Index holonomic_rows, Eigen::Index rows) {
 
 // The impulses of a case with Coulomb rows (the header's frictional contact problem): per active
 // contact k the rows 2k (its normal J_i) and 2k + 1 (its Coulomb row a_r); P_ takes the normal
-// impulses, tangential_impulse_ and slip_next_ the rest. False when the step failed (the record
-// says why).
+// impulses, tangential_impulse_ the tangential ones. False when the step failed (the record says
+// why).
 bool Run::coulomb_impulses(Eigen::Index contacts) {
   if (contacts == 0) return true;
   const Eigen::Index rows = 2 * contacts;
@@ -778,11 +779,9 @@ bool Run::coulomb_impulses(Eigen::Index contacts) {
   if (solution->enumerated) ++friction_enumerations_;
   v_next_ += Winv_Gt * solution->r;
   tangential_impulse_.resize(contacts);
-  slip_next_.resize(contacts);
   for (Eigen::Index k = 0; k < contacts; ++k) {
     P_(k) = solution->r(2 * k);
     tangential_impulse_(k) = solution->r(2 * k + 1);
-    slip_next_(k) = solution->u(2 * k + 1);
   }
   return true;
 }
@@ -791,7 +790,8 @@ bool Run::coulomb_impulses(Eigen::Index contacts) {
 // its contact takes a normal impulse and its tangential one lies strictly inside the cone
 // (kinematic_contact at the step's end), and slides otherwise (kinematic_release at its start).
 void Run::account_slips(double t_next, Eigen::Index contacts) {
-  std::vector<char> now(sticking_.size(), 0);
+  std::vector<char>& now = sticking_now_;
+  now.assign(sticking_.size(), 0);
   for (Eigen::Index k = 0; k < contacts; ++k) {
     const int i = active_[static_cast<std::size_t>(k)];
     if (step_sticks(P_(k), tangential_impulse_(k), friction_(i))) {
