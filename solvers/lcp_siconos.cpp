@@ -21,25 +21,35 @@ extern "C" {
 namespace crbench {
 namespace {
 
-// The problem's matrix is copied into a dense NumericsMatrix (column-major, as Eigen's), z is the
-// unknown x.
+struct MatrixDeleter {
+  void operator()(NumericsMatrix* matrix) const { NM_free(matrix); }
+};
+// Siconos 4.4's solver_options_delete frees what the options hold but not the options themselves
+// (120 bytes a call, found by LeakSanitizer).
+struct OptionsDeleter {
+  void operator()(SolverOptions* options) const {
+    solver_options_delete(options);
+    std::free(options);
+  }
+};
+using Matrix = std::unique_ptr<NumericsMatrix, MatrixDeleter>;
+using Options = std::unique_ptr<SolverOptions, OptionsDeleter>;
+
+// M copied into a dense NumericsMatrix (column-major, as Eigen's).
+Matrix dense_matrix(const Eigen::MatrixXd& M) {
+  Matrix matrix(NM_create(NM_DENSE, static_cast<int>(M.rows()), static_cast<int>(M.cols())));
+  std::copy(M.data(), M.data() + M.size(), matrix->matrix0);
+  return matrix;
+}
+
+// z is the unknown x.
 int solve(const Eigen::MatrixXd& M, const Eigen::VectorXd& b, bool lemke, int max_iterations,
           double tolerance, Eigen::VectorXd& x, Eigen::VectorXd& w, int& iterations) {
   const int m = static_cast<int>(b.size());
-  const auto delete_matrix = [](NumericsMatrix* matrix) { NM_free(matrix); };
-  const std::unique_ptr<NumericsMatrix, decltype(delete_matrix)> matrix(NM_create(NM_DENSE, m, m),
-                                                                        delete_matrix);
-  std::copy(M.data(), M.data() + M.size(), matrix->matrix0);
+  const Matrix matrix = dense_matrix(M);
   Eigen::VectorXd q = b;
   LinearComplementarityProblem problem{m, matrix.get(), q.data()};
-  // Siconos 4.4's solver_options_delete frees what the options hold but not the options
-  // themselves (120 bytes a call, found by LeakSanitizer).
-  const auto delete_options = [](SolverOptions* o) {
-    solver_options_delete(o);
-    std::free(o);
-  };
-  const std::unique_ptr<SolverOptions, decltype(delete_options)> solver(
-      solver_options_create(lemke ? SICONOS_LCP_LEMKE : SICONOS_LCP_PGS), delete_options);
+  const Options solver(solver_options_create(lemke ? SICONOS_LCP_LEMKE : SICONOS_LCP_PGS));
   solver->iparam[SICONOS_IPARAM_MAX_ITER] = max_iterations;
   if (!lemke) solver->dparam[SICONOS_DPARAM_TOL] = tolerance;
   x = Eigen::VectorXd::Zero(m);
@@ -57,20 +67,12 @@ int solve(const Eigen::MatrixXd& M, const Eigen::VectorXd& b, bool lemke, int ma
 int solve_friction(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& mu,
                    bool enumerate, Eigen::VectorXd& r, Eigen::VectorXd& u) {
   const int size = static_cast<int>(q.size());
-  const auto delete_matrix = [](NumericsMatrix* matrix) { NM_free(matrix); };
-  const std::unique_ptr<NumericsMatrix, decltype(delete_matrix)> matrix(
-      NM_create(NM_DENSE, size, size), delete_matrix);
-  std::copy(M.data(), M.data() + M.size(), matrix->matrix0);
+  const Matrix matrix = dense_matrix(M);
   Eigen::VectorXd q_copy = q, mu_copy = mu;
   FrictionContactProblem problem{2, static_cast<int>(mu.size()), matrix.get(), q_copy.data(),
                                  mu_copy.data()};
-  const auto delete_options = [](SolverOptions* o) {
-    solver_options_delete(o);
-    std::free(o);
-  };
-  const std::unique_ptr<SolverOptions, decltype(delete_options)> options(
-      solver_options_create(enumerate ? SICONOS_FRICTION_2D_ENUM : SICONOS_FRICTION_2D_LEMKE),
-      delete_options);
+  const Options options(
+      solver_options_create(enumerate ? SICONOS_FRICTION_2D_ENUM : SICONOS_FRICTION_2D_LEMKE));
   r = Eigen::VectorXd::Zero(size);
   u = Eigen::VectorXd::Zero(size);
   int info = 0;

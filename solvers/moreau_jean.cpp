@@ -979,14 +979,16 @@ void Run::finish(std::chrono::steady_clock::time_point started) {
 }  // namespace
 }  // namespace moreau_jean_detail
 
+std::optional<std::string> MoreauJeanSolver::refusal(const Model& model,
+                                                     const RunSettings& /*settings*/) const {
+  if (const auto why = coulomb_pairing_refusal(model)) return "--solver: moreau-jean: " + *why;
+  return std::nullopt;
+}
+
 RunRecord MoreauJeanSolver::solve(const Model& model, const RunSettings& settings) const {
   const auto started = std::chrono::steady_clock::now();
-  if (!model.info().coulomb_rows.empty()) {
-    if (const auto why = coulomb_pairing_refusal(model)) {
-      throw InputError("--solver: moreau-jean: " + *why);
-    }
-    require_friction_contact_solver();
-  }
+  if (const auto why = refusal(model, settings)) throw InputError(*why);
+  if (!model.info().coulomb_rows.empty()) require_friction_contact_solver();
   RunRecord record = start_record(model, name(), settings);
   moreau_jean_detail::Run run(model, settings, record);
   if (!run.start(started)) return record;

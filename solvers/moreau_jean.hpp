@@ -26,6 +26,9 @@ class MoreauJeanSolver final : public Solver {
   // Coulomb rows enter the step's impulses as the tangential rows of a frictional contact problem
   // (Siconos numerics' fc2d), one per contact.
   bool handles_coulomb_friction() const override { return true; }
+  // A Coulomb case whose contacts do not each pair with one Coulomb row (coulomb_pairing_refusal).
+  std::optional<std::string> refusal(const Model& model,
+                                     const RunSettings& settings) const override;
 
  protected:
   RunRecord solve(const Model& model, const RunSettings& settings) const override;

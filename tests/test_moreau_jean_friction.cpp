@@ -126,6 +126,13 @@ const Event* first_event(const RunRecord& r, EventKind kind) {
   return nullptr;
 }
 
+// The event's time is the end of the step that contains t: in [t, t + h].
+void check_in_step_after(const Event* e, double t, double h) {
+  REQUIRE(e != nullptr);
+  CHECK(e->t >= t - 1e-12);
+  CHECK(e->t <= t + h + 1e-12);
+}
+
 RunRecord moreau_jean(const Model& model, double h, std::vector<Assignment> extra = {}) {
   testing::SolveOptions o;
   o.solver = "moreau-jean";
@@ -150,10 +157,7 @@ TEST_CASE("moreau-jean: the block slides exactly, stops within a step and stays 
       INFO("h = " << h);
       const RunRecord r = moreau_jean(*model, h);
       REQUIRE(r.status == Status::ok);
-      const Event* stop = first_event(r, EventKind::kinematic_contact);
-      REQUIRE(stop != nullptr);
-      CHECK(stop->t >= block.stop_time() - 1e-12);
-      CHECK(stop->t <= block.stop_time() + h + 1e-12);
+      check_in_step_after(first_event(r, EventKind::kinematic_contact), block.stop_time(), h);
       CHECK(first_event(r, EventKind::kinematic_release) == nullptr);
       const double overshoot = r.final_state.q(0) - x_stop;
       CHECK(overshoot >= -1e-12);
@@ -246,10 +250,7 @@ TEST_CASE("moreau-jean: the sliding disk starts to roll within a step of t_r, at
     INFO("h = " << h);
     const RunRecord r = moreau_jean(*model, h);
     REQUIRE(r.status == Status::ok);
-    const Event* roll = first_event(r, EventKind::kinematic_contact);
-    REQUIRE(roll != nullptr);
-    CHECK(roll->t >= disk.roll_time() - 1e-12);
-    CHECK(roll->t <= disk.roll_time() + h + 1e-12);
+    check_in_step_after(first_event(r, EventKind::kinematic_contact), disk.roll_time(), h);
     CHECK(r.final_state.v(0) == Approx(disk.roll_speed()).epsilon(1e-12));
   }
   // Launched rolling (no slip), it rolls: every step's contact problem sticks, and the normal
