@@ -14,6 +14,7 @@
 #include "crbench/bench/points.hpp"
 #include "crbench/bench/run_support.hpp"
 #include "crbench/cases/registry.hpp"
+#include "crbench/solvers/outcome.hpp"
 #include "crbench/solvers/solver.hpp"
 #include "crbench/version.hpp"
 
@@ -302,7 +303,7 @@ Table quantity_table(const ImpactStudy& s, const std::vector<ojson>& lines, cons
         const ojson& line = lines[i];
         const ojson& x = line.value(field, ojson());
         std::string cell;
-        if (line.value("status", std::string()) != "ok") {
+        if (status_in(line) != Status::ok) {
           cell = line.value("status", std::string("internal_error"));
         } else if (!line.value("touched", false)) {
           cell = "no contact";
@@ -379,9 +380,10 @@ Table summary_table(const ImpactStudy& s, const std::vector<ojson>& lines) {
     for (std::size_t v = 0; v < s.speeds.size(); ++v, i += s.steps.size()) {
       const ojson& line = lines[i + step];
       std::string cell = line.value("status", std::string("internal_error"));
-      if (cell == "ok" && !line["peak_penetration"].is_number()) {
+      const bool ok = status_in(line) == Status::ok;
+      if (ok && !line["peak_penetration"].is_number()) {
         cell = "no contact";
-      } else if (cell == "ok") {
+      } else if (ok) {
         cell = (line.value("rests", false) ? std::string("rests")
                                            : fixed_text(line["restitution"].get<double>(), 3)) +
                " / " + scientific_text(line["peak_penetration"].get<double>(), 2);
@@ -464,9 +466,9 @@ ImpactResult run_impact_study(const ImpactStudy& study, const FolderRunOptions& 
   std::ostringstream sorted;
   for (const auto& line : run.lines) {
     sorted << line.dump() << "\n";
-    const std::string status = line.value("status", std::string());
-    if (status != "ok") ++result.points_not_ok;
-    if (status == "internal_error") ++result.points_internal_error;
+    const std::optional<Status> status = status_in(line);
+    if (status != Status::ok) ++result.points_not_ok;
+    if (status == Status::internal_error) ++result.points_internal_error;
   }
   write_file(out / "points.jsonl", sorted.str());
   result.summary = impacts_summary(study, run.lines, result.points_not_ok);

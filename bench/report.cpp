@@ -29,6 +29,7 @@
 #include "crbench/bench/sweep.hpp"
 #include "crbench/bench/work_precision.hpp"
 #include "crbench/cases/registry.hpp"
+#include "crbench/solvers/outcome.hpp"
 #include "crbench/solvers/solver.hpp"
 #include "crbench/version.hpp"
 
@@ -292,7 +293,7 @@ std::string glance_cell(const nlohmann::ordered_json& rows, const std::string& a
   for (const auto& row : rows) {
     const double rung = row.at(axis).get<double>();
     if (std::abs(rung - at) > 1e-9 * std::abs(at)) continue;
-    if (row.at("status") != "ok") return row.at("status").get<std::string>();
+    if (status_in(row) != Status::ok) return row.at("status").get<std::string>();
     if (row.at("error").is_null()) return "-";
     // An error of exactly 0 is printed as such (its flag says only that 0 cannot be resolved).
     if (row.at("error").get<double>() == 0.0) return "0";

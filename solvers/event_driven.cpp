@@ -89,6 +89,49 @@ OdeState pack(const State& x) {
   return y;
 }
 
+// Thrown by the located jam that the run continues past (impact_law energetic): it ends the
+// phase there.
+struct JamReached {};
+
+// A phase's dense output that closes in on a dynamic jam (Génot & Brogliato 1999: a slip whose
+// contact problem loses its solution along the motion, Painlevé's p reaching 0, where the
+// reaction grows without bound and its impulse stays finite). No step can end past that time:
+// beyond it the sliding contacts' problem has no solution, and the right-hand side throws
+// painleve_paradox. Where a step's stages get there while the last accepted state is consistent
+// (`consistent`), the step is tried again from that state with a quarter of its length, so the
+// accepted steps approach the first such time; `located`(t, y, dt) throws once the failing step dt
+// is short enough, the time then bracketed in (t, t + dt]. A failure from an inconsistent state,
+// or any other, passes through.
+template <class Dense, class Consistent, class Located>
+class JamApproach {
+ public:
+  JamApproach(Dense& dense, Consistent consistent, Located located)
+      : dense_(dense), consistent_(std::move(consistent)), located_(std::move(located)) {}
+
+  std::pair<double, double> step() {
+    while (true) {
+      try {
+        return dense_.step();
+      } catch (const RunFailure& failure) {
+        if (failure.status != Status::painleve_paradox) throw;
+        auto& stepper = dense_.stepper();
+        const double t = stepper.current_time(), dt = stepper.step_size();
+        y_ = current_state_of(stepper);
+        if (!consistent_(t, y_)) throw;
+        located_(t, y_, dt);
+        stepper.initialize(y_, t, dt / 4.0);
+      }
+    }
+  }
+  void at(double t, State& x) const { dense_.at(t, x); }
+
+ private:
+  Dense& dense_;
+  Consistent consistent_;
+  Located located_;
+  Eigen::VectorXd y_;
+};
+
 // The event functions g of a phase, in six blocks: per constraint k, f_k off the constraint
 // (contact) and λ_k or −z_k on it (lift-off); the switching functions; for the limit model z'_k
 // (a maximum of z, to catch a double zero) and λ_k (its first zero, for the propositions and the
@@ -179,6 +222,12 @@ class Run {
       while (x.t < settings_.t_end) {
         const PhaseEnd end = integrate_phase(x);
         if (end.horizon) break;
+        if (jam_) {
+          emit(x, "dynamic_jam-");
+          resolve_jam(x);
+          emit(x, "dynamic_jam+");
+          continue;
+        }
         std::string label;
         for (const Eigen::Index i : end.crossed) {
           if (!label.empty()) label += '&';
@@ -241,7 +290,7 @@ class Run {
         emit(x, label + "+");
       }
     });
-    rec_.final_state = x;
+    rec_.final_state = jam_ ? *jam_ : x;
     if (z_) z_->finish(x, active_);
     rec_.constraint_impulse.assign(impulse_.total().data(),
                                    impulse_.total().data() + impulse_.total().size());
@@ -640,7 +689,15 @@ class Run {
     const auto run_with = [&](auto& stepper, auto& system) {
       stepper.initialize(start, x.t, dt0);
       auto dense = dense_phase(stepper, system, dense_state_, to_state);
-      return advance(dense);
+      if (sliding_.empty()) return advance(dense);
+      JamApproach guarded(
+          dense, [this](double t, const Eigen::VectorXd& y) { return slip_consistent(t, y); },
+          [this](double t, const Eigen::VectorXd& y, double dt) { jam_located(t, y, dt); });
+      try {
+        return advance(guarded);
+      } catch (const JamReached&) {
+        return PhaseEnd{.horizon = false, .x = *jam_, .crossed = {}};
+      }
     };
     const auto rate_of = [&rate, size](double t, const double* y, double* dy) {
       rate(t, y, size, dy);
@@ -943,12 +1000,9 @@ class Run {
                          "computed for one contact alone"};
   }
 
-  // The impulse process of contact k with its Coulomb row r at x (Darboux–Keller at the fixed
-  // configuration, Stronge's energetic restitution: solvers/impulse_process.hpp), from the normal
-  // rate `rate`(k) (< 0: an impact; 0: an impact without collision) and the slip g_r: the new
-  // velocity, the impact event with its rates, the impulse. `rate` becomes the rates after.
-  // Nothing is emitted: the contact problem is decided after it.
-  void frictional_impulse(State& x, int k, int r, Eigen::VectorXd& rate) {
+  // The Delassus matrix W of contact k's normal and its Coulomb row r at x with no other row in
+  // force (W = [J_k; a_r] A⁻¹ [J_k; a_r]ᵀ, and A⁻¹[J_k; a_r]ᵀ), and the slip g_r.
+  std::pair<Delassus, double> contact_and_slip(const State& x, int k, int r) const {
     Point p;
     evaluate_all_rows(x, p);
     Eigen::MatrixXd G(2, n_);
@@ -956,7 +1010,16 @@ class Run {
     G.row(1) = p.a.row(r);
     const double slip = p.g(r);
     keep_kinematic_rows(p, {});
-    const Delassus D = delassus_of_rows(p, G);
+    return {delassus_of_rows(p, G), slip};
+  }
+
+  // The impulse process of contact k with its Coulomb row r at x (Darboux–Keller at the fixed
+  // configuration, Stronge's energetic restitution: solvers/impulse_process.hpp), from the normal
+  // rate `rate`(k) (< 0: an impact; 0: an impact without collision) and the slip g_r: the new
+  // velocity, the impact event with its rates, the impulse. `rate` becomes the rates after.
+  // Nothing is emitted: the contact problem is decided after it.
+  void frictional_impulse(State& x, int k, int r, Eigen::VectorXd& rate) {
+    const auto [D, slip] = contact_and_slip(x, k, r);
     ImpulseProcessStart start{.W = D.W,
                               .vn = std::min(rate(k), 0.0),
                               .vt = std::abs(slip) > opt_.velocity_tol ? slip : 0.0,
@@ -997,6 +1060,38 @@ class Run {
     resolve_kinematic(x, resting_kinematic_rows(x), impact);
     resolve_friction(x, {});
     return true;
+  }
+
+  // The dynamic jam with impact_law energetic: the limit p → 0⁻ of the impact without collision
+  // (docs/theory.md §2). Along the slip's segment of the impulse process v_n moves at p = 0 and
+  // the compression stores nothing (E₁ = −p P₁²/2 = 0), so the slip stops under P_n = −u/q,
+  // q = W_tn − μ s W_tt, P_t = −μ s P_n, with v_n unchanged, whatever e*; then the contacts, rows
+  // and modes are decided again (at Glocker's example: a lift-off).
+  void resolve_jam(State& x) {
+    const int r = sliding_.front();
+    const int k = model_.kinematic_condition(r);
+    rec_.events.push_back({.t = x.t, .kind = EventKind::dynamic_jam, .index = r});
+    jam_.reset();
+    require_lone_contact(x, k, r, {k}, "jams");
+    evaluate(x, point_);
+    Eigen::VectorXd rate = point_.constraint_rate(x.v);
+    const auto [D, slip] = contact_and_slip(x, k, r);
+    const double mu = model_.friction_coefficient(r), s = slip > 0.0 ? 1.0 : -1.0;
+    const double q = D.W(1, 0) - mu * s * D.W(1, 1);
+    if (!(s * q < 0.0)) {
+      throw RunFailure{Status::dynamic_jam,
+                       "the slip of row " + std::to_string(r) +
+                           " jams at t = " + format_number(x.t) +
+                           " and the impulse does not stop it (q = " + format_number(q) +
+                           "): the ideal model is not continued past it"};
+    }
+    const double Pn = -slip / q;
+    x.v += D.Ainv_Jt * Eigen::Vector2d(Pn, -mu * s * Pn);
+    impulse_.add(k, Pn);
+    record_impacts(x, {k}, rate);
+    const bool impact = resolve_contacts(x, {});
+    resolve_kinematic(x, resting_kinematic_rows(x), impact);
+    resolve_friction(x, {});
   }
 
   // The kinematic rows that an impact's impulse keeps as they are: the two-sided rows in force,
@@ -1054,6 +1149,30 @@ class Run {
   // at every right-hand side while a row slides.
   void add_friction(const Point& p, bool with_qdd, ConstrainedAcceleration& out) {
     if (sliding_.empty()) return;
+    FrictionWork& w = friction_work_;
+    friction_response(p, with_qdd, out);
+    if (!p_matrix(w.I_R)) {
+      throw RunFailure{Status::painleve_paradox,
+                       "the contact problem with Coulomb friction of the sliding rows " +
+                           join(sliding_) +
+                           " has no solution or several (I - R not a P-matrix, "
+                           "R the reactions' response to their friction)"};
+    }
+    const auto count = static_cast<Eigen::Index>(sliding_.size());
+    w.lu.compute(w.I_R);
+    w.lambda_K = w.lu.solve(w.base);
+    for (Eigen::Index j = 0; j < count; ++j) {
+      const ConstrainedAcceleration& c = w.change[static_cast<std::size_t>(j)];
+      out.lambda += w.lambda_K(j) * c.lambda;
+      out.mu += w.lambda_K(j) * c.mu;
+      out.kinematic_lambda += w.lambda_K(j) * c.kinematic_lambda;
+      if (with_qdd) out.qdd += w.lambda_K(j) * c.qdd;
+    }
+  }
+
+  // add_friction's response (into friction_work_): per sliding row j the change of the solution
+  // `out` under its force at λ_k = 1, R and I − R, and the sliding contacts' λ without friction.
+  void friction_response(const Point& p, bool with_qdd, const ConstrainedAcceleration& out) {
     const auto count = static_cast<Eigen::Index>(sliding_.size());
     FrictionWork& w = friction_work_;
     w.at.resize(sliding_.size());
@@ -1087,22 +1206,39 @@ class Run {
     w.base.resize(count);
     for (Eigen::Index i = 0; i < count; ++i)
       w.base(i) = out.lambda(w.at[static_cast<std::size_t>(i)]);
-    if (!p_matrix(w.I_R)) {
-      throw RunFailure{Status::painleve_paradox,
-                       "the contact problem with Coulomb friction of the sliding rows " +
-                           join(sliding_) +
-                           " has no solution or several (I - R not a P-matrix, "
-                           "R the reactions' response to their friction)"};
+  }
+
+  // Whether the sliding contacts' problem has one solution at the phase's point y (time t): I − R
+  // a P-matrix there.
+  bool slip_consistent(double t, const Eigen::VectorXd& y) {
+    unpack(t, y.data(), y.size(), n_, jam_state_);
+    evaluate(jam_state_, jam_point_);
+    constrained_multipliers(jam_point_, active_, workspace_, jam_acceleration_);
+    if (!jam_acceleration_.ok) return false;
+    friction_response(jam_point_, false, jam_acceleration_);
+    return p_matrix(friction_work_.I_R);
+  }
+
+  // JamApproach's end: once the failing step dt from the accepted point y (time t) is within the
+  // event tolerance, the dynamic jam at t, the run ending there with status dynamic_jam.
+  void jam_located(double t, const Eigen::VectorXd& y, double dt) {
+    if (dt > std::max(opt_.event_time_tol,
+                      16.0 * std::numeric_limits<double>::epsilon() * std::abs(t))) {
+      return;
     }
-    w.lu.compute(w.I_R);
-    w.lambda_K = w.lu.solve(w.base);
-    for (Eigen::Index j = 0; j < count; ++j) {
-      const ConstrainedAcceleration& c = w.change[static_cast<std::size_t>(j)];
-      out.lambda += w.lambda_K(j) * c.lambda;
-      out.mu += w.lambda_K(j) * c.mu;
-      out.kinematic_lambda += w.lambda_K(j) * c.kinematic_lambda;
-      if (with_qdd) out.qdd += w.lambda_K(j) * c.qdd;
-    }
+    unpack(t, y.data(), y.size(), n_, jam_state_);
+    jam_ = jam_state_;
+    if (opt_.frictional_process && sliding_.size() == 1) throw JamReached{};
+    rec_.events.push_back({.t = t,
+                           .kind = EventKind::dynamic_jam,
+                           .index = sliding_.size() == 1 ? sliding_.front() : -1});
+    throw RunFailure{Status::dynamic_jam,
+                     "the slip of the rows " + join(sliding_) +
+                         " reaches at t = " + format_number(t) + " (to " + format_number(dt) +
+                         ") a configuration where its contact problem has no solution (I - R "
+                         "loses the P-property: Painleve's p = 0 along the slip, the dynamic jam "
+                         "of Genot & Brogliato 1999, where the reaction grows without bound): "
+                         "the ideal model is not continued past it"};
   }
 
   // Every principal minor of M positive (M small: the sliding rows; the minors live on the
@@ -1337,6 +1473,12 @@ class Run {
     Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   };
   FrictionWork friction_work_;
+  // The dynamic jam: the state where the slip's contact problem loses its solution, and the
+  // buffers of its test.
+  std::optional<State> jam_;
+  State jam_state_;
+  Point jam_point_;
+  ConstrainedAcceleration jam_acceleration_;
   std::vector<int> modes_;
   std::vector<int> active_;
   Point point_;

@@ -76,6 +76,7 @@ enum class Status {
   kinematic_violation,     // a kinematic (velocity) constraint drifted beyond its tolerance
   degenerate_constraints,  // the constraints cannot be held together
   painleve_paradox,        // a contact problem with Coulomb friction has no solution or several
+  dynamic_jam,             // a slip reached Painleve's p = 0 along the motion (not continued)
   unsupported_event,       // an event the solver does not treat (an impact with Coulomb friction)
   wall_time_exceeded,      // the solve's --max-wall-time budget, or an interrupt
   // Set by the harness only.
@@ -86,7 +87,7 @@ enum class Status {
 
 template <>
 struct EnumText<Status> {
-  static constexpr std::array<std::pair<Status, std::string_view>, 19> table{{
+  static constexpr std::array<std::pair<Status, std::string_view>, 20> table{{
       {Status::ok, "ok"},
       {Status::step_failure, "step_failure"},
       {Status::step_underflow, "step_underflow"},
@@ -101,6 +102,7 @@ struct EnumText<Status> {
       {Status::kinematic_violation, "kinematic_violation"},
       {Status::degenerate_constraints, "degenerate_constraints"},
       {Status::painleve_paradox, "painleve_paradox"},
+      {Status::dynamic_jam, "dynamic_jam"},
       {Status::unsupported_event, "unsupported_event"},
       {Status::wall_time_exceeded, "wall_time_exceeded"},
       {Status::internal_error, "internal_error"},
@@ -125,6 +127,7 @@ enum class EventKind {
   kinematic_contact,  // a conditional kinematic row engages (rolling starts)
   kinematic_release,  // a conditional kinematic row lets go (sliding starts)
   slip_reversal,      // a sliding Coulomb row stops and slides back at once
+  dynamic_jam,        // a sliding Coulomb row's contact problem loses its solution (p = 0)
   z_zero,             // the limit model: z_k reaches 0 (the lift-off of the (0,1,0) limit)
   z_reflection,       // the limit model: z_k reflected at 0 (a contact again)
   z_double_zero,      // the limit model: z_k and its rate vanish together
@@ -133,7 +136,7 @@ enum class EventKind {
 
 template <>
 struct EnumText<EventKind> {
-  static constexpr std::array<std::pair<EventKind, std::string_view>, 15> table{{
+  static constexpr std::array<std::pair<EventKind, std::string_view>, 16> table{{
       {EventKind::contact, "contact"},
       {EventKind::impact, "impact"},
       {EventKind::lift_off, "lift_off"},
@@ -145,6 +148,7 @@ struct EnumText<EventKind> {
       {EventKind::kinematic_contact, "kinematic_contact"},
       {EventKind::kinematic_release, "kinematic_release"},
       {EventKind::slip_reversal, "slip_reversal"},
+      {EventKind::dynamic_jam, "dynamic_jam"},
       {EventKind::z_zero, "z_zero"},
       {EventKind::z_reflection, "z_reflection"},
       {EventKind::z_double_zero, "z_double_zero"},
@@ -162,6 +166,8 @@ constexpr EventIndex event_index_of(EventKind kind) {
       return EventIndex::switch_function;
     case EventKind::kinematic_contact:
     case EventKind::kinematic_release:
+    case EventKind::slip_reversal:
+    case EventKind::dynamic_jam:
       return EventIndex::kinematic_row;
     default:
       return EventIndex::constraint;
