@@ -87,11 +87,26 @@ def fit_label(label, fit, decimals, trusted):
     return label + ")"
 
 
+def label_groups(models):
+    """The groups of labels that all read "group: name" (engine-friction's "at rest: ode"), in
+    order, where there are several; otherwise None."""
+    groups = []
+    for m in models:
+        if ": " not in m["label"]:
+            return None
+        group = m["label"].split(": ", 1)[0]
+        if group not in groups:
+            groups.append(group)
+    return groups if len(groups) > 1 else None
+
+
 def error_vs_step(study, folder, axis):
     """Each h, rtol or parameter ladder's observables against its rung, one panel per observable
     (hollow: flagged rows; dashed: the theory's series where it states its coefficients), and,
     where the theory states a second coefficient, a panel of the error less its leading term
-    a1 x^p against the theory's a2 x^2p: the part of the error the leading term does not explain."""
+    a1 x^p against the theory's a2 x^2p: the part of the error the leading term does not explain.
+    Many series whose labels read "group: name" get a row of panels per group instead, each name
+    in one colour and marker throughout."""
     models = [m for m in study["models"] if m.get("axis") == axis]
     if not models:
         return
@@ -109,21 +124,43 @@ def error_vs_step(study, folder, axis):
         return expected, powers
 
     # More series than a legend inside the axes can leave the data visible beside: each legend
-    # goes below its panel.
+    # goes below its panel, or the series are split by their labels' groups.
     crowded = len(models) > 8
-    panels = [(o, False) for o in observables]
-    panels += [(o, True) for o in observables
-               if any(len(coefficients(m, o)[0]) >= 2 for m in models)]
-    # At most three panels a row, so that each keeps a readable size.
-    columns = min(3, len(panels))
+    remainders = [o for o in observables
+                  if any(len(coefficients(m, o)[0]) >= 2 for m in models)]
+    groups = label_groups(models) if crowded and not remainders else None
+    if groups:
+        names = []
+        for m in models:
+            name = m["label"].split(": ", 1)[1]
+            if name not in names:
+                names.append(name)
+        # (group, observable, remainder) per panel: a row per group, a column per observable.
+        panels = [(g, o, False) for g in groups for o in observables]
+        columns = len(observables)
+        style = {name: k for k, name in enumerate(names)}
+    else:
+        panels = [(None, o, False) for o in observables]
+        panels += [(None, o, True) for o in remainders]
+        # At most three panels a row, so that each keeps a readable size.
+        columns = min(3, len(panels))
     grid_rows = (len(panels) + columns - 1) // columns
-    fig, axes = plt.subplots(grid_rows, columns, figsize=(6.0 * columns, 4.8 * grid_rows),
+    # Grouped panels keep their legends at their right, in the space between the columns.
+    width, height = (8.4, 3.6) if groups else (6.0, 4.8)
+    fig, axes = plt.subplots(grid_rows, columns, figsize=(width * columns, height * grid_rows),
                              squeeze=False)
+    if groups:
+        # About 0.9 inch above the panels for the title.
+        fig.subplots_adjust(top=1.0 - 0.9 / (height * grid_rows), wspace=0.75, hspace=0.35)
     flat = [a for row in axes for a in row]
     for extra in flat[len(panels):]:
         extra.set_visible(False)
-    for ax, (observable, remainder) in zip(flat, panels):
+    for ax, (group, observable, remainder) in zip(flat, panels):
         for k, m in enumerate(models):
+            if group is not None and not m["label"].startswith(group + ": "):
+                continue
+            if group is not None:
+                k = style[m["label"].split(": ", 1)[1]]
             color = "C%d" % k
             expected, powers = coefficients(m, observable)
             if remainder and len(expected) < 2:
@@ -138,7 +175,7 @@ def error_vs_step(study, folder, axis):
 
             trusted, flagged = split_rows(rows)
             # A ladder at a fixed N says which: its errors include that N's own (a floor).
-            name = m["label"]
+            name = m["label"] if group is None else m["label"].split(": ", 1)[1]
             if axis != "N" and "N" in m.get("set", {}):
                 name += " at N = %g" % float(m["set"]["N"])
             label = fit_label(name, m["observables"][observable]["fit"], 2, trusted)
@@ -166,18 +203,26 @@ def error_vs_step(study, folder, axis):
                 if any(v > 0 for v in series):
                     ax.loglog(xs, series, "--", color=color, linewidth=0.8)
         ax.invert_xaxis()
-        ax.set_xlabel(axis + " (finer to the right)")
+        index = panels.index((group, observable, remainder))
+        if group is None or index >= len(panels) - columns:
+            ax.set_xlabel(axis + " (finer to the right)")
         in_unit = unit_label(study, models, observable)
         if remainder:
             ax.set_ylabel("|error - a1 %s^p1|%s" % (axis, in_unit))
             ax.set_title("%s less the theory's leading term\n(dashed: the theory's next term)"
                          % observable, fontsize=10)
+        elif group is not None:
+            if index % columns == 0:
+                ax.set_ylabel("|error|" + in_unit, fontsize=8)
+            ax.set_title("%s: %s" % (group, observable), fontsize=10)
         else:
             ax.set_ylabel("|error|" + in_unit)
             ax.set_title(observable + ("\n(dashed: the theory's series)" if any(
                 coefficients(m, observable)[0] for m in models) else ""), fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
-        if crowded:
+        if groups:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        elif crowded:
             ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
         else:
             ax.legend(fontsize=7)

@@ -75,5 +75,25 @@ assert unit_label(study, [circle], "max_q_deviation") == " [length; angle (rad)]
 assert "unit column" in unit_label(study, [plane, circle], "max_q_deviation")
 assert unit_label(study, [plane], "energy_drift") == ""
 PY
+# Many h ladders whose labels read "group: name" (the engine-friction study) are drawn a row of
+# panels per group; other labels keep one panel per observable.
+mkdir -p "$work/grouped"
+/usr/bin/python3 - "$source/scripts" "$work/grouped" <<'PY' || failed=1
+import sys
+sys.path.insert(0, sys.argv[1])
+from figures import error_vs_step, label_groups
+rows = [{"h": h, "error": 0.1 * h * (k + 1), "flagged": False} for k, h in
+        enumerate([1e-2, 1e-3, 1e-4])]
+fit = {"expected_order": 1, "fitted_order": 1.0}
+models = [{"label": "%s: %s" % (g, s), "axis": "h",
+           "observables": {"max_q_deviation": {"rows": rows, "fit": fit}}}
+          for g in ("at rest", "sliding", "launched") for s in ("ode", "bullet", "mujoco")]
+assert label_groups(models) == ["at rest", "sliding", "launched"]
+assert label_groups(models[:3]) is None and label_groups([{"label": "plain"}] + models) is None
+error_vs_step({"study": "grouped", "observables": ["max_q_deviation"], "models": models,
+               "observable_units": {"max_q_deviation": "length"}}, sys.argv[2], "h")
+PY
+check "$work/grouped/error_vs_h.png" 20000
+check "$work/grouped/error_vs_h.pdf" 5000
 [ "$failed" -eq 0 ] && echo "figures: every type rendered"
 exit "$failed"
