@@ -118,8 +118,8 @@ std::array<double, 3> after_jam_impulse(const std::array<double, 7>& jam) {
 }
 
 TEST_CASE(
-    "event-driven with impact_law energetic continues past the jam: the slip stops under an "
-    "impulse that leaves v_n at 0, and the rod lifts off; the damped realization converges to it",
+    "event-driven with impact_law energetic continues past the jam (an impulse stops the slip and "
+    "leaves v_n at 0, the rod lifts off) and the damped realization converges to it",
     "[painleve][dynamic-jam][coulomb-realization]") {
   const auto jam = jam_by_tau();
   const auto after = after_jam_impulse(jam);

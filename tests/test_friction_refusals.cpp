@@ -82,7 +82,7 @@ void register_refused_case() {
 
 TEST_CASE(
     "moreau-jean and siconos-moreau-jean refuse a constraint without its Coulomb row beside one "
-    "with it (exit 2, one line); event-driven computes the case",
+    "with it (exit 2, one line) while event-driven computes the case",
     "[friction][reliability]") {
   register_refused_case();
   std::vector<std::string> refusing = {"moreau-jean"};
