@@ -290,7 +290,9 @@ class Run {
         emit(x, label + "+");
       }
     });
-    rec_.final_state = jam_ ? *jam_ : x;
+    // Where the run failed inside a phase, the state it reached there, not the phase's start.
+    const bool failed_in_phase = rec_.status != Status::ok && counters_.reached;
+    rec_.final_state = jam_ ? *jam_ : failed_in_phase ? *counters_.reached : x;
     if (z_) z_->finish(x, active_);
     rec_.constraint_impulse.assign(impulse_.total().data(),
                                    impulse_.total().data() + impulse_.total().size());

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,6 +88,9 @@ struct PhaseCounters {
   double first_unsearched_time = 0.0;
   double first_unsearched_value = 0.0;  // the parabola's minimum there
   Eigen::Index first_unsearched_function = -1;
+  // The last state a phase reached before a failure ended it (the end of its last step, or the
+  // sample being examined): the record's final_state of a run that fails inside a phase.
+  std::optional<State> reached;
 };
 
 // The record's account of the dips between samples: diagnostics.dips_between_samples (found and
@@ -214,13 +218,11 @@ void dips_between_samples(Dense& dense, Probe& probe, const PhaseControl& contro
   }
 }
 
-}  // namespace phase_detail
-
 template <class Dense, class Probe, class Inspect, class Grid>
-PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
-                          const std::vector<double>& threshold, const PhaseControl& control,
-                          PhaseCounters& counters, Inspect&& inspect, Grid&& emit_grid,
-                          PhaseBuffers& buffers) {
+PhaseEnd advance_phase(Dense& dense, const State& start, Probe& probe,
+                       const std::vector<double>& threshold, const PhaseControl& control,
+                       PhaseCounters& counters, Inspect& inspect, Grid& emit_grid,
+                       PhaseBuffers& buffers) {
   Eigen::VectorXd& g_prev = buffers.g_prev;
   probe(start, g_prev);
   const Eigen::Index events = g_prev.size();
@@ -319,6 +321,23 @@ PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
       dense.at(control.t_end, end.x);
       return end;
     }
+  }
+}
+
+}  // namespace phase_detail
+
+template <class Dense, class Probe, class Inspect, class Grid>
+PhaseEnd advance_to_event(Dense& dense, const State& start, Probe&& probe,
+                          const std::vector<double>& threshold, const PhaseControl& control,
+                          PhaseCounters& counters, Inspect&& inspect, Grid&& emit_grid,
+                          PhaseBuffers& buffers) {
+  buffers.xs = start;
+  try {
+    return phase_detail::advance_phase(dense, start, probe, threshold, control, counters, inspect,
+                                       emit_grid, buffers);
+  } catch (const RunFailure&) {
+    if (all_finite(buffers.xs.q) && all_finite(buffers.xs.v)) counters.reached = buffers.xs;
+    throw;
   }
 }
 

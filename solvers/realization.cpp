@@ -225,7 +225,8 @@ class Run {
         }
       }
     });
-    rec_.final_state = x;
+    // Where the run failed inside a phase, the state it reached there, not the phase's start.
+    rec_.final_state = rec_.status != Status::ok && counters_.reached ? *counters_.reached : x;
     if (rec_.status == Status::ok) note_unresolved_depth(x);
     rec_.constraint_impulse.assign(impulse_.total().data(),
                                    impulse_.total().data() + impulse_.total().size());

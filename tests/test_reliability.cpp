@@ -74,6 +74,11 @@ TEST_CASE("Faults: a NaN, an infinity, a singular metric and an unsolvable LCP e
         CHECK_FALSE(j["reason"].get<std::string>().empty());
         // The run stops at the fault (t_fault = 0.5), after the first contact at most.
         CHECK(j["final_state"]["t"].get<double>() < 1.0 + 1e-9);
+        if (fault <= 3) {
+          // Its final state is the last one it reached at or before the fault, not its phase's
+          // start (0).
+          CHECK(j["final_state"]["t"].get<double>() > 0.4);
+        }
       }
     }
   }
