@@ -147,10 +147,10 @@ SiconosCase::SiconosCase(const Model& model, const State& start, double t_end, d
       slip_row_of_[k] = r;
     }
     problem_.slip_row = [this, n, t0](const double* q, int k, double* out) {
-      Eigen::MatrixXd a;
-      Eigen::VectorXd b;
-      model_.kinematic_affine(t0, Eigen::Map<const Eigen::VectorXd>(q, n), a, b);
-      Eigen::Map<Eigen::RowVectorXd>(out, n) = a.row(slip_row_of_[static_cast<std::size_t>(k)]);
+      slip_q_ = Eigen::Map<const Eigen::VectorXd>(q, n);
+      model_.kinematic_affine(t0, slip_q_, slip_a_, slip_b_);
+      Eigen::Map<Eigen::RowVectorXd>(out, n) =
+          slip_a_.row(slip_row_of_[static_cast<std::size_t>(k)]);
     };
   }
   if (rule_ == Modes::switched) {

@@ -83,6 +83,9 @@ class SiconosCase {
   double values_time_ = 0.0, jacobian_time_ = 0.0;
   Eigen::MatrixXd jacobian_;
   std::vector<int> slip_row_of_;  // each constraint's Coulomb row (−1: none)
+  // The slip rows' evaluation buffers (called per contact and step by the kernel).
+  Eigen::VectorXd slip_q_, slip_b_;
+  Eigen::MatrixXd slip_a_;
   long evaluations_ = 0;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "crbench/cases/block_on_incline.hpp"
 #include "crbench/cases/register_case.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/solvers/solver.hpp"
@@ -15,42 +16,21 @@
 namespace crbench::testing::friction_refusal_tests {
 namespace {
 
-// A unit point on the floor y >= 0 (a Coulomb row u = x') at x = 0, the wall x <= 1 (no
-// friction row), gravity 9.81, launched along the floor at 2: it stops at t* = 2/(mu g) and
-// x* = 2/(mu g), before the wall.
-struct RoughFloorSmoothWall : UnitMetric<2>, NoForce<2> {
-  static constexpr int n = 2;
+// block-on-incline at angle 0 (a unit point on the floor y >= 0 with its Coulomb row u = x') with
+// a frictionless wall x <= 1 beside it; launched along the floor at v0 = 2 with mu = 0.5 it stops
+// at t* = v0/(mu g), x* = v0^2/(2 mu g) = 0.41, before the wall.
+struct RoughFloorSmoothWall : cases::BlockOnIncline {
   static constexpr int m = 2;
-  static constexpr int kinematic = 1;
-  double mu;
-
-  explicit RoughFloorSmoothWall(const ParamValues& p) : mu(p.at("mu")) {}
+  using BlockOnIncline::BlockOnIncline;
 
   static CaseInfo info() {
-    return {
-        .name = "rough-floor-smooth-wall",
-        .description = "test only: a point on a rough floor (Coulomb) beside a smooth wall",
-        .params = {{.name = "mu",
-                    .default_value = 0.5,
-                    .min = 0.0,
-                    .max = 100.0,
-                    .description = "Coulomb's friction coefficient of the floor"}},
-        .dof = n,
-        .coordinates = {{"x", "length"}, {"y", "length"}},
-        .constraint_units = {"length", "length"},
-        .constraint_names = {"floor", "wall"},
-        .constraints = m,
-        .switches = 0,
-        .kinematic_condition = {0},
-        .coulomb_rows = {0},
-    };
-  }
-
-  double friction_coefficient(int /*r*/) const { return mu; }
-
-  template <class S>
-  S potential(const Vec<S, n>& q, const S& /*t*/) const {
-    return 9.81 * q(1);
+    CaseInfo info = BlockOnIncline::info();
+    info.name = "rough-floor-smooth-wall";
+    info.description = "test only: block-on-incline with a frictionless wall x <= 1 beside it";
+    info.constraint_units = {"length", "length"};
+    info.constraint_names = {"floor", "wall"};
+    info.constraints = m;
+    return info;
   }
 
   template <class S>
@@ -58,18 +38,7 @@ struct RoughFloorSmoothWall : UnitMetric<2>, NoForce<2> {
     return Vec<S, m>(q(1), 1.0 - q(0));
   }
 
-  template <class S>
-  Mat<S, kinematic, n> kinematic_rows(const Vec<S, n>& /*q*/, const S& /*t*/) const {
-    Mat<S, kinematic, n> a;
-    a << S(1.0), S(0.0);
-    return a;
-  }
-
-  State initial_state() const {
-    return {.t = 0.0, .q = Eigen::Vector2d(0.0, 0.0), .v = Eigen::Vector2d(2.0, 0.0)};
-  }
-
-  double horizon() const { return 1.0; }
+  // The block's closed forms do not know the wall.
   Facts facts() const { return {}; }
 };
 
@@ -89,13 +58,14 @@ TEST_CASE(
 #ifdef CRBENCH_HAVE_SICONOS
   refusing.emplace_back("siconos-moreau-jean");
 #endif
-  const auto model = make_model("rough-floor-smooth-wall", {});
+  const auto model = make_model("rough-floor-smooth-wall", {{"angle", "0"}, {"v0", "2"}});
   for (const auto& solver : refusing) {
     INFO(solver);
     const auto why = find_solver(solver).refusal(*model, {});
     REQUIRE(why);
     CHECK(why->find("exactly one Coulomb row") != std::string::npos);
-    const CliResult r = cli({"run", "--case", "rough-floor-smooth-wall", "--solver", solver});
+    const CliResult r = cli({"run", "--case", "rough-floor-smooth-wall", "--set", "angle=0",
+                             "--set", "v0=2", "--solver", solver});
     CHECK(r.status == 2);
     CHECK(r.out.empty());
     CHECK(r.err.find("exactly one Coulomb row") != std::string::npos);
