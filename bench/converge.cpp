@@ -187,8 +187,8 @@ class Converge {
     r.solver_name = model.solver;
     r.case_assignments = model.case_assignments;
     r.solver_assignments = model.assignments;
-    r.rtol = study_.rtol;
-    r.atol = study_.atol;
+    r.rtol = model.rtol;
+    r.atol = model.atol;
     r.samples = samples_of(model);
     r.t_end = model.t_end;
     r.max_wall_time = study_.max_wall_time;
@@ -205,6 +205,14 @@ class Converge {
     for (const auto& o : study_.observables) s << " " << o;
     s << "|max_wall_time " << format_number(study_.max_wall_time) << "|crbench " << version;
     return s.str();
+  }
+
+  // A model's own tolerances in its points' keys (none where it runs at the study's, which the
+  // config key holds).
+  static std::string own_tolerances_key(const StudyModel& m) {
+    if (!m.own_tolerances) return "";
+    return "|tolerances rtol " + format_number(m.rtol) + " atol " + format_number(m.atol) +
+           " tight " + format_number(m.tight_factor);
   }
 
   // The q observables' grid of a model: the study's samples, or on an h ladder a grid at least
@@ -228,9 +236,9 @@ class Converge {
     plan.axis = m.has_ladder ? m.axis : LadderAxis::N;
     plan.parameter = m.ladder_parameter;
     plan.parameter_on_case = m.ladder_on_case;
-    plan.rtol = study_.rtol;
-    plan.atol = study_.atol;
-    plan.tight_factor = study_.tight_factor;
+    plan.rtol = m.rtol;
+    plan.atol = m.atol;
+    plan.tight_factor = m.tight_factor;
     plan.fixed_step = fixed_step(m);
     return plan;
   }
@@ -248,7 +256,7 @@ class Converge {
       spec.source = m.reference_source;
       spec.limit_model = m.limit_model;
       spec.run = base_request(m);
-      spec.tight_factor = study_.tight_factor;
+      spec.tight_factor = m.tight_factor;
       spec.observables = study_.observables;
       if (m.reference != "value" && m.reference != "closed-form") {
         RunRequest& r = spec.run;
@@ -284,13 +292,14 @@ class Converge {
     }
     for (std::size_t i = 0; i < study_.models.size(); ++i) {
       const auto& m = study_.models[i];
-      const std::string head =
-          "ladder|" + m.label + "|" + m.case_name + "{" + assignments_text(m.case_assignments) +
-          "}|" + m.solver + "{" + assignments_text(m.assignments) + "}|ref " + m.reference +
-          (m.reference_assignments.empty()
-               ? std::string()
-               : "{" + assignments_text(m.reference_assignments) + "}") +
-          (m.t_end ? "|t_end " + format_number(*m.t_end) : std::string()) + "|" + config;
+      const std::string head = "ladder|" + m.label + "|" + m.case_name + "{" +
+                               assignments_text(m.case_assignments) + "}|" + m.solver + "{" +
+                               assignments_text(m.assignments) + "}|ref " + m.reference +
+                               (m.reference_assignments.empty()
+                                    ? std::string()
+                                    : "{" + assignments_text(m.reference_assignments) + "}") +
+                               (m.t_end ? "|t_end " + format_number(*m.t_end) : std::string()) +
+                               own_tolerances_key(m) + "|" + config;
       if (m.has_ladder) {
         for (const double rung : m.ladder) {
           points_.push_back(
@@ -310,7 +319,8 @@ class Converge {
       const auto i = static_cast<std::size_t>(it - study_.models.begin());
       const std::string head = "trajectory|" + it->label + "|" + it->case_name + "{" +
                                assignments_text(it->case_assignments) + "}|" + it->solver + "{" +
-                               assignments_text(it->assignments) + "}|" + config;
+                               assignments_text(it->assignments) + "}" + own_tolerances_key(*it) +
+                               "|" + config;
       for (const double N : Ns) {
         const std::string key = head + "|N " + format_number(N);
         if (trajectory_keys.insert(key).second) {
@@ -1008,6 +1018,14 @@ ojson Converge::model_head(const StudyModel& m, const LadderReference& ref) cons
   if (m.constraint) jm["constraint"] = m.constraint_name;
   // Its own digits, where it names them (the study's otherwise: confirmation_rule).
   if (m.digits) jm["digits"] = *m.digits;
+  // Its own tolerances, where it names them (the study's otherwise).
+  if (m.own_tolerances) {
+    jm["tolerances"] = {{"rtol", m.rtol},
+                        {"atol", m.atol},
+                        {"tight_factor", m.tight_factor},
+                        {"tight_rtol", tight_rtol(m.rtol, m.tight_factor)},
+                        {"tight_atol", tight_atol(m.atol, m.tight_factor)}};
+  }
   // Its observables' units where its case gives other units than the study's (figure axes).
   if (m.case_name != study_.case_name) {
     const auto own = make_model(m.case_name, m.case_assignments);
@@ -1274,8 +1292,11 @@ ojson Converge::work_precision_json(GroupedLines& grouped) const {
 ojson Converge::assemble() {
   const auto model = make_model(study_.case_name, study_.case_assignments);
   ojson summary = summary_head(*model);
+  const bool own = std::any_of(study_.models.begin(), study_.models.end(),
+                               [](const StudyModel& m) { return m.own_tolerances; });
   const std::string tolerance_caption =
       "rtol " + format_number(study_.rtol) + ", atol " + format_number(study_.atol) +
+      (own ? " (or a model's own where it names them: the rtol/atol column)" : "") +
       "; discretization estimate = difference from the same point at tolerances / " +
       format_number(study_.tight_factor) + "; references at those tighter tolerances.";
   ObservableTables tables = observable_tables(tolerance_caption);

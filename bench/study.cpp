@@ -379,6 +379,23 @@ void read_expectations(Fields& m, const Study& study, StudyModel& sm) {
   }
 }
 
+// A model's tolerances: the study's, with those it names itself ("tolerances").
+void read_tolerances(Fields& m, const Study& study, StudyModel& sm) {
+  sm.rtol = study.rtol;
+  sm.atol = study.atol;
+  sm.tight_factor = study.tight_factor;
+  const auto* own = m.find("tolerances");
+  if (!own) return;
+  Fields t(*own, m.path("tolerances"));
+  sm.rtol = t.number("rtol", sm.rtol, kRtolSpec);
+  sm.atol = t.number("atol", sm.atol, kAtolSpec);
+  sm.tight_factor = t.number("tight_factor", sm.tight_factor, kTightFactorSpec);
+  t.finish();
+  require_tight_rtol(sm.rtol, sm.tight_factor, m.path("tolerances") + ".tight_factor",
+                     "rtol / tight_factor");
+  sm.own_tolerances = true;
+}
+
 // study.models[i].
 StudyModel read_model(const Study& study, const nlohmann::json& entry, std::size_t i,
                       std::set<std::string>& labels) {
@@ -412,6 +429,7 @@ StudyModel read_model(const Study& study, const nlohmann::json& entry, std::size
   }
   if (m.find("digits")) sm.digits = m.number("digits", std::nullopt, range(1.0, 15.0));
   sm.t_end = study.t_end;
+  read_tolerances(m, study, sm);
   if (m.find("t_end")) sm.t_end = m.number("t_end", std::nullopt, range(0.0, 1e9, false));
   if (sm.t_end && !(*sm.t_end > model_case->initial_state().t)) {
     throw InputError(
@@ -447,6 +465,10 @@ StudyModel read_model(const Study& study, const nlohmann::json& entry, std::size
                          " comes from the model's ladder");
       }
     }
+  }
+  if (sm.own_tolerances && !solver->takes_tolerances()) {
+    throw InputError(m.path("tolerances") + ": solver " + sm.solver +
+                     " takes no tolerances (a fixed-step solver runs at its h)");
   }
   const RunSettings settings = settings_of(*solver, sm.assignments, m.path("set"));
   sm.limit_model = solver->limit_model(settings.solver_params, settings.solver_choices);

@@ -42,6 +42,13 @@ struct StudyModel {
   // The digits its extrapolated limit must be confirmed to, where the model names its own
   // ("digits"); none: the study's.
   std::optional<double> digits;
+  // Its runs' tolerances and the tight twin's factor: the study's, or its own where it names them
+  // ("tolerances"; own_tolerances). A model whose steps multiply below some atol (a medium whose
+  // velocities scale as 1/sqrt(N)) runs its longer ladder at looser ones.
+  double rtol = 1e-12;
+  double atol = 1e-14;
+  double tight_factor = 100.0;
+  bool own_tolerances = false;
   // A solver reference's own parameters and choices ("reference_set"; otherwise its defaults and
   // the case's carried settings): Newton's restitution 1 for a penalty contact's elastic limit.
   std::vector<Assignment> reference_assignments;

@@ -127,6 +127,27 @@ TEST_CASE("malformed studies name the field", "[study]") {
          j["tolerances"] = {{"rtol", 2.0}};
        },
        "study.tolerances.rtol:"},
+      {"model rtol out of range",
+       [](json& j) {
+         j["models"][0]["tolerances"] = {{"rtol", 2.0}};
+       },
+       "study.models[0].tolerances.rtol:"},
+      {"model tolerances misspelt",
+       [](json& j) {
+         j["models"][0]["tolerances"] = {{"atoll", 1e-10}};
+       },
+       "study.models[0].tolerances.atoll: unknown field"},
+      {"model tolerances on a fixed-step solver",
+       [](json& j) {
+         j["models"][0] = {
+             {"label", "mj"}, {"solver", "moreau-jean"}, {"tolerances", {{"rtol", 1e-9}}}};
+       },
+       "study.models[0].tolerances: solver moreau-jean takes no tolerances"},
+      {"model tight twin below the smallest rtol",
+       [](json& j) {
+         j["models"][0]["tolerances"] = {{"rtol", 1e-14}, {"tight_factor", 100}};
+       },
+       "study.models[0].tolerances.tight_factor:"},
       {"unknown observable", [](json& j) { j["observables"] = {"speed"}; },
        "study.observables[0]:"},
       {"models empty", [](json& j) { j["models"] = json::array(); }, "study.models:"},
@@ -494,6 +515,64 @@ TEST_CASE("a solver reference runs the settings of reference_set", "[study]") {
   for (const auto& row : model["observables"]["post_impact_velocity"]["rows"]) {
     CHECK(std::abs(row["error"].get<double>()) < 1e-6);
   }
+}
+
+TEST_CASE("a model's own tolerances reach its runs, its twins, its reference and its keys",
+          "[study]") {
+  // Two models of one study, one at the study's tolerances and one at its own: each row, tight
+  // twin and reference runs at its model's, and a change of one model's tolerances computes that
+  // model's points again and no other's.
+  json j = json::parse(R"({
+    "name": "own-tolerances", "case": "dk-plane",
+    "N": {"from": 100, "to": 10000}, "observables": ["lift_off_time"],
+    "tolerances": {"rtol": 1e-10, "atol": 1e-12, "tight_factor": 10},
+    "models": [
+      {"label": "study's", "solver": "realization", "set": {"preset": "viscous"}},
+      {"label": "own", "solver": "realization", "set": {"preset": "viscous"},
+       "reference": "event-driven",
+       "tolerances": {"rtol": 1e-9, "atol": 1e-8, "tight_factor": 4}}]
+  })");
+  const auto study = crbench::parse_study(j);
+  CHECK_FALSE(study.models[0].own_tolerances);
+  CHECK(study.models[0].rtol == 1e-10);
+  CHECK(study.models[0].tight_factor == 10);
+  CHECK(study.models[1].own_tolerances);
+  CHECK(study.models[1].rtol == 1e-9);
+  CHECK(study.models[1].atol == 1e-8);
+  CHECK(study.models[1].tight_factor == 4);
+
+  const fs::path dir = fresh_dir("study_own_tolerances");
+  crbench::ConvergeOptions options;
+  options.out_dir = dir.string();
+  options.figures = false;
+  const auto first = crbench::run_study(study, options);
+  REQUIRE(first.points_computed == 6);
+  std::ifstream in(dir / "points.jsonl");
+  int lines = 0;
+  for (std::string text; std::getline(in, text); ++lines) {
+    const json line = json::parse(text);
+    const bool own = line["model"] == "own";
+    INFO(text);
+    CHECK(line["tolerances"]["rtol"] == (own ? 1e-9 : 1e-10));
+    CHECK(line["tolerances"]["atol"] == (own ? 1e-8 : 1e-12));
+    CHECK(line["tight_tolerances"]["rtol"].get<double>() == Approx(own ? 2.5e-10 : 1e-11));
+    CHECK(line["tight_tolerances"]["atol"].get<double>() == Approx(own ? 2.5e-9 : 1e-13));
+  }
+  CHECK(lines == 6);
+  const auto& models = first.summary["models"];
+  CHECK_FALSE(models[0].contains("tolerances"));
+  CHECK(models[1]["tolerances"]["tight_rtol"] == 2.5e-10);
+  // The event-driven reference runs at the model's tight tolerances.
+  CHECK_THAT(
+      models[1]["reference"]["tolerances"].get<std::string>(),
+      Catch::Matchers::Contains("rtol 2.5e-10") && Catch::Matchers::Contains("atol 2.5e-09"));
+  CHECK(first.summary["tolerances"]["rtol"] == 1e-10);
+  CHECK(models[1]["observables"]["lift_off_time"]["rows"].size() == 3u);
+
+  options.resume = true;
+  CHECK(crbench::run_study(crbench::parse_study(j), options).points_computed == 0);
+  j["models"][1]["tolerances"]["atol"] = 1e-9;
+  CHECK(crbench::run_study(crbench::parse_study(j), options).points_computed == 3);
 }
 
 TEST_CASE("study files that do not parse or misspell a field are input errors", "[study]") {
