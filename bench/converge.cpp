@@ -683,8 +683,10 @@ struct ObservableLadder {
 ObservableLadder analyse_observable(const std::string& o, const StudyModel& m,
                                     const LadderReference& ref,
                                     const std::vector<const ojson*>& lines,
-                                    const LadderRules& rules) {
+                                    const LadderRules& model_rules) {
   ObservableLadder out;
+  LadderRules rules = model_rules;
+  if (const auto k = m.log_power.find(o); k != m.log_power.end()) rules.log_power = k->second;
   out.reference_value = reference_value(o, ref);
   const bool own_axis = m.has_ladder && m.axis != LadderAxis::N;
   out.rung_key = own_axis ? axis_name(m.axis, m.ladder_parameter) : std::string("N");
@@ -779,6 +781,7 @@ ojson observable_json(const std::string& o, const StudyModel& m, const Observabl
   fit["agrees"] = analysis.order_agrees ? ojson(*analysis.order_agrees) : ojson();
   if (analysis.bounded_by_step) fit["bounded_by_step"] = true;
   if (analysis.floor) fit["floor"] = true;
+  if (analysis.log_power != 0) fit["log_power"] = analysis.log_power;
   if (coefficients) {
     fit["expected_coefficients"] = coefficients->expected;
     fit["fitted_coefficients"] = coefficients->fitted;
@@ -938,6 +941,19 @@ ObservableTables Converge::observable_tables(const std::string& tolerance_captio
       on_one += (on_one.empty() ? "" : ", ") + m.label + ": constraint " + m.constraint_name;
     }
     if (!on_one.empty()) t.caption += " Measured on one constraint (" + on_one + ").";
+    // The models whose law carries a logarithm: their local orders are of the error over it.
+    std::string with_log;
+    for (const auto& m : study_.models) {
+      const auto k = m.log_power.find(o);
+      if (k == m.log_power.end()) continue;
+      with_log +=
+          (with_log.empty() ? "" : ", ") + m.label + ": (ln N)^" + std::to_string(k->second);
+    }
+    if (!with_log.empty()) {
+      t.caption +=
+          " Local orders of the error over a logarithm where the theory's law carries one (" +
+          with_log + ").";
+    }
     // Units from the cases: in the header when every model's case gives the same, else a column.
     std::vector<std::string> units;
     for (const auto& m : study_.models) {

@@ -307,13 +307,22 @@ std::string finest_orders_advice(const LadderAnalysis& out, const LadderRules& r
          " would decide it";
 }
 
+// " of the error over ln N" (or (ln N)^k, ln(1/h)) where the law carries a logarithm; "" otherwise.
+std::string log_factor_text(LadderAxis axis, int log_power, const std::string& name) {
+  if (log_power == 0) return "";
+  const std::string log = axis == LadderAxis::N ? "ln " + name : "ln(1/" + name + ")";
+  return " of the error over " +
+         (log_power == 1 ? log : "(" + log + ")^" + std::to_string(log_power));
+}
+
 // The verdict on a ladder of deviations from the reference motion, which tend to 0: nothing to
 // extrapolate; the ladder confirms the theory's order.
 Verdict deviation_verdict(const LadderAnalysis& out, const LadderRules& rules,
                           const std::string& name) {
   const std::optional<double>& expected_order = out.expected_order;
   const std::string order =
-      "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-"));
+      "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-")) +
+      log_factor_text(out.axis, out.log_power, name);
   if (!expected_order) {
     return Verdict::of(VerdictKind::no_rate_stated, order + " (the theory states none)");
   } else if (out.points_in_fit < 3) {
@@ -495,6 +504,12 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
   out.axis = axis;
   out.expected_order = expected_order;
   out.reference_error = reference_error;
+  out.log_power = rules.log_power;
+  // The orders of error / (ln resolution)^k where the law carries a logarithm (LadderRules).
+  const auto scaled = [&](double res, double error) {
+    return rules.log_power == 0 ? error : error / std::pow(std::log(res), rules.log_power);
+  };
+  extrapolate_limit = extrapolate_limit && rules.log_power == 0;
   std::vector<double> fit_resolution, fit_error;
   std::optional<double> previous_resolution, previous_error;
   bool has_rung = false;
@@ -503,15 +518,16 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     has_rung = has_rung || in.rung.has_value();
     out.flagged_rows += row.flagged ? 1 : 0;
     if (row.rung && previous_resolution && row.error && previous_error) {
-      row.local_order = local_order(*previous_resolution, *previous_error,
-                                    resolution(axis, *row.rung), *row.error);
+      row.local_order =
+          local_order(*previous_resolution, scaled(*previous_resolution, *previous_error),
+                      resolution(axis, *row.rung), scaled(resolution(axis, *row.rung), *row.error));
     }
     if (row.rung) {
       previous_resolution = resolution(axis, *row.rung);
       previous_error = row.error;
       if (!row.flagged && *row.error != 0.0) {
         fit_resolution.push_back(resolution(axis, *row.rung));
-        fit_error.push_back(*row.error);
+        fit_error.push_back(scaled(fit_resolution.back(), *row.error));
       }
     }
     out.rows.push_back(row);
@@ -585,6 +601,16 @@ CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
                std::to_string(k + 1);
     return out;
   }
+  // Term j's function of x: x^power L^(log power), L = ln 1/x; with a logarithm of power m in the
+  // law, terms 0 … m share the order p and carry L^m … L^0.
+  const auto m = static_cast<std::size_t>(analysis.log_power);
+  const auto term = [&](double xi, std::size_t j) {
+    const double power = j < powers.size() ? powers[j]
+                         : j <= m          ? order
+                                           : order * static_cast<double>(j - m + 1);
+    const int log_power = j <= m ? static_cast<int>(m - j) : 0;
+    return std::pow(xi, power) * std::pow(std::log(1.0 / xi), log_power);
+  };
   // The coefficients through the rows first … first + k − 1, and the sensitivity of each to
   // each row's error (the inverse of the power matrix).
   const auto solve = [&](std::size_t first, Eigen::MatrixXd& inverse) {
@@ -592,8 +618,7 @@ CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
     Eigen::VectorXd errors(static_cast<Eigen::Index>(k));
     for (std::size_t i = 0; i < k; ++i) {
       for (std::size_t j = 0; j < k; ++j) {
-        matrix(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = std::pow(
-            x[first + i], j < powers.size() ? powers[j] : order * static_cast<double>(j + 1));
+        matrix(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = term(x[first + i], j);
       }
       errors(static_cast<Eigen::Index>(i)) = e[first + i];
     }
@@ -612,12 +637,15 @@ CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
     }
     out.fitted.push_back(fine(J));
     out.uncertainty.push_back(std::abs(fine(J) - coarser(J)) + 2.0 * propagated);
-    const bool agrees = std::abs(fine(J) - expected[j]) <= out.uncertainty.back();
+    // A coefficient the theory does not state (NaN) is fitted, shown and not judged.
+    const bool stated = !std::isnan(expected[j]);
+    const bool agrees = !stated || std::abs(fine(J) - expected[j]) <= out.uncertainty.back();
     out.agrees = out.agrees && agrees;
     out.text += (j == 0 ? "" : "; ") + std::string("a") + std::to_string(j + 1) + " = " +
                 format_number(fine(J)) + " +/- " + scientific_text(out.uncertainty.back(), 1) +
-                " (theory " + format_number(expected[j]) + (agrees ? "" : ", outside the bar") +
-                ")";
+                (stated ? " (theory " + format_number(expected[j]) +
+                              (agrees ? "" : ", outside the bar") + ")"
+                        : std::string(" (the theory states none)"));
   }
   return out;
 }

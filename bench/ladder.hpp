@@ -34,7 +34,7 @@ double resolution(LadderAxis axis, double rung);
 std::vector<double> ladder_rungs(LadderAxis axis, double coarse, double fine, int per_decade);
 
 // The rules every ladder is judged by: the same for verify, converge and report; a study or a
-// verify call sets only `digits`.
+// verify call sets only `digits`, and a study's model `log_power`.
 struct LadderRules {
   // A row is trusted when its discretization estimate is below this fraction of its error.
   double trust_fraction = 0.01;
@@ -47,6 +47,11 @@ struct LadderRules {
   double ideal_tolerance = 1e-10;
   // Digits of agreement a ladder model needs: the error bar must be at most 10^-digits relative.
   double digits = 8.0;
+  // The power k of a logarithm the theory's error law carries, error ≈ C x^p (ln 1/x)^k with x
+  // the rung's inverse resolution (an impact without collision's episode, (ln N)/√N): the orders
+  // are then those of error / (ln 1/x)^k, and no limit is extrapolated (Aitken's three-point rule
+  // assumes a power law). 0: a power law.
+  int log_power = 0;
 };
 
 // The tolerances of the discretization check: rtol / factor, never below the smallest rtol the
@@ -141,7 +146,8 @@ struct LadderAnalysis {
   // its limit gives; the fitted order is no rate and is not shown as one.
   bool floor = false;
   std::optional<double> fixed_N;
-  Verdict verdict;  // CONFIRMED / NOT CONFIRMED / NO RATE STATED: why, and what would help
+  int log_power = 0;  // LadderRules::log_power: the orders are those of error / (ln 1/x)^k
+  Verdict verdict;    // CONFIRMED / NOT CONFIRMED / NO RATE STATED: why, and what would help
 };
 
 // The three-point extrapolation with its error bar (see Extrapolated), on the values of a
@@ -153,13 +159,15 @@ Extrapolated extrapolate(const std::vector<double>& rungs, const std::vector<dou
                          const std::string& parameter = "");
 
 // The leading coefficients of a ladder's error as a series in its rung x (N^-1, h, rtol or the
-// parameter): error ≈ a1 x^p + a2 x^(2p) + … with p the stated order, from the finest trusted
+// parameter): error ≈ a1 x^p + a2 x^(2p) + … with p the stated order (with a logarithm of power
+// k in the law, a1 x^p L^k + a2 x^p L^(k−1) + … + a_(k+1) x^p + a_(k+2) x^(2p) + …, L = ln 1/x),
+// from the finest trusted
 // rows (as many as coefficients), and the same one row coarser: the error bar of each is their
 // distance (an upper bound while the truncation falls by at least 2 from one row to the next,
 // which rungs a factor √10 apart give) plus twice the discretization propagated through the
 // solve. Compared with the theory's coefficients: they agree when each lies within its bar.
 struct CoefficientFit {
-  std::vector<double> expected;
+  std::vector<double> expected;     // NaN: a coefficient the theory does not state (fitted only)
   std::vector<double> fitted;       // empty when there are too few trusted rows
   std::vector<double> uncertainty;  // the bars, same size as fitted
   bool agrees = false;
@@ -167,6 +175,7 @@ struct CoefficientFit {
 };
 // `powers`: the exponents of the series when they are not p, 2p, 3p (an expansion in √x with a
 // missing term, for example); empty: p, 2p, ….
+// With analysis.log_power k > 0 the first k + 1 terms carry L^k … L^0 (powers not given).
 CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
                                 const std::vector<double>& expected,
                                 const std::vector<double>& powers = {});

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -299,6 +300,29 @@ void read_reference(Fields& m, const Study& study, const Model& model_case, Stud
   }
 }
 
+// The powers of the logarithms in the error laws of an N ladder's observables ("log_power").
+void read_log_powers(Fields& m, StudyModel& sm) {
+  const auto* powers = m.find("log_power");
+  if (!powers) return;
+  if (!powers->is_object()) {
+    throw InputError(m.path("log_power") + ": must be an object observable: 1, 2 or 3");
+  }
+  for (const auto& [key, value] : powers->items()) {
+    const std::string where = m.path("log_power") + "." + key;
+    if (!sm.expected_order.contains(key)) {
+      throw InputError(where + ": needs an expected_order for " + key +
+                       " (the law is error ~ N^-order (ln N)^log_power)");
+    }
+    if (!value.is_number_integer() || value.get<int>() < 1 || value.get<int>() > 3) {
+      throw InputError(where + ": must be 1, 2 or 3");
+    }
+    if (!sm.has_ladder || sm.axis != LadderAxis::N || !(sm.ladder.front() > 1.0)) {
+      throw InputError(where + ": only for a model on the study's N ladder with N > 1");
+    }
+    sm.log_power[key] = value.get<int>();
+  }
+}
+
 // The theory's orders and leading coefficients of the model's observables.
 void read_expectations(Fields& m, const Study& study, StudyModel& sm) {
   if (const auto* orders = m.find("expected_order")) {
@@ -321,6 +345,7 @@ void read_expectations(Fields& m, const Study& study, StudyModel& sm) {
                        " has no N and the model no h or rtol ladder, so there is no order");
     }
   }
+  read_log_powers(m, sm);
   if (const auto* coefficients = m.find("expected_coefficients")) {
     if (!coefficients->is_object()) {
       throw InputError(m.path("expected_coefficients") +
@@ -335,12 +360,16 @@ void read_expectations(Fields& m, const Study& study, StudyModel& sm) {
       if (!value.is_array() || value.empty() || value.size() > 3) {
         throw InputError(where + ": must be an array of 1 to 3 numbers");
       }
+      // null: a term the theory has but does not give the coefficient of (fitted, not judged).
       std::vector<double> list;
       for (const auto& a : value) {
-        if (!a.is_number() || !std::isfinite(a.get<double>())) {
-          throw InputError(where + ": must be an array of 1 to 3 finite numbers");
+        if (!a.is_null() && (!a.is_number() || !std::isfinite(a.get<double>()))) {
+          throw InputError(where + ": must be an array of 1 to 3 finite numbers or null");
         }
-        list.push_back(a.get<double>());
+        list.push_back(a.is_null() ? std::numeric_limits<double>::quiet_NaN() : a.get<double>());
+      }
+      if (std::all_of(list.begin(), list.end(), [](double a) { return std::isnan(a); })) {
+        throw InputError(where + ": states no coefficient (every entry null)");
       }
       sm.expected_coefficients[key] = list;
     }
@@ -368,6 +397,10 @@ void read_expectations(Fields& m, const Study& study, StudyModel& sm) {
                            " increasing positive numbers in (0, 10]");
         }
         list.push_back(a.get<double>());
+      }
+      if (sm.log_power.contains(key)) {
+        throw InputError(where + ": not with log_power." + key +
+                         " (its terms' powers follow from the logarithm's)");
       }
       if (list.front() != sm.expected_order.at(key)) {
         throw InputError(where + "[0]: " + format_number(list.front()) +

@@ -65,7 +65,9 @@ struct StudyModel {
   // limit): the model's h → 0 limit is its own motion at that N, not the reference.
   std::optional<double> fixed_N;
   std::map<std::string, double> expected_order;  // observable → order the theory states
-  std::string order_source;                      // where that order comes from
+  // observable → the power k of the logarithm in its error law C N^-p (ln N)^k (LadderRules)
+  std::map<std::string, int> log_power;
+  std::string order_source;  // where that order comes from
   // observable → the theory's leading coefficients a1, a2, … of its error as a series in the
   // rung x (a1 x^p + a2 x^(2p) + …, p the expected order), and where they come from.
   std::map<std::string, std::vector<double>> expected_coefficients;

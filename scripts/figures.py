@@ -82,6 +82,10 @@ def fit_label(label, fit, decimals, trusted):
     if fit["fitted_order"] is None:
         return label
     label += " (%sorder %.*f" % ("fitted " if decimals == 3 else "", decimals, fit["fitted_order"])
+    if fit.get("log_power"):
+        # The law carries a logarithm: the order is that of the error over it.
+        log = "ln N" if fit["log_power"] == 1 else "(ln N)^%d" % fit["log_power"]
+        label += " of error/" + log
     if fit["expected_order"] is not None:
         label += ", theory %g" % fit["expected_order"]
     return label + ")"

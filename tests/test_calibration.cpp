@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <numbers>
 
@@ -485,4 +486,50 @@ TEST_CASE(
   INFO(unknown.verdict.text);
   CHECK_FALSE(unknown.verdict.confirmed());
   CHECK(unknown.verdict.text.find("own error") == std::string::npos);
+}
+
+TEST_CASE("A law with a logarithm: the order of the error over ln N, its coefficient of ln N",
+          "[ladder-axis]") {
+  // The episode of an impact without collision under an undamped spring lasts
+  // T = (a ln N + b)/sqrt(N) + ... (docs/theory.md section 2); the next term here falls as
+  // N^-0.9, a factor 2.5 a decade, as the rod's does.
+  using crbench::LadderAxis;
+  const double a = 0.559, b = -2.0, c = 3.0;
+  std::vector<crbench::LadderInput> inputs;
+  for (double N = 1e4; N <= 1e10 * 1.001; N *= 10.0) {
+    crbench::LadderInput in;
+    in.rung = N;
+    in.value = (a * std::log(N) + b) / std::sqrt(N) + c * std::pow(N, -0.9);
+    in.tight = in.value;
+    inputs.push_back(in);
+  }
+  crbench::LadderRules rules;
+  // As a power law the ladder's order is below 1/2 at every row: the logarithm lowers it.
+  const auto plain = crbench::analyse_ladder(inputs, 0.0, 0.5, false, rules);
+  CHECK(plain.fitted_order.value() < 0.45);
+  CHECK_FALSE(plain.verdict.confirmed());
+  rules.log_power = 1;
+  const auto analysis = crbench::analyse_ladder(inputs, 0.0, 0.5, true, rules);
+  INFO(analysis.verdict.text);
+  CHECK(analysis.verdict.confirmed());
+  CHECK_THAT(analysis.verdict.text, Catch::Contains("of the error over ln N"));
+  // b/ln N still lowers it at these N (0.479).
+  CHECK(analysis.fitted_order.value() == Approx(0.5).margin(0.03));
+  // No limit is extrapolated with a logarithm in the law, even where asked.
+  CHECK_FALSE(analysis.extrapolation.limit.has_value());
+  // a1 of x^(1/2) ln(1/x) is stated, a2 of x^(1/2) is not: fitted, shown, not judged.
+  const double unstated = std::numeric_limits<double>::quiet_NaN();
+  const auto fit = crbench::fit_coefficients(analysis, 0.5, {a, unstated});
+  INFO(fit.text);
+  REQUIRE(fit.fitted.size() == 2u);
+  CHECK(fit.agrees);
+  for (std::size_t j = 0; j < 2; ++j) {
+    CHECK(std::abs(fit.fitted[j] - (j == 0 ? a : b)) <= fit.uncertainty[j]);
+  }
+  CHECK(fit.uncertainty[0] < 0.01);
+  CHECK_THAT(fit.text, Catch::Contains("the theory states none"));
+  // A wrong coefficient of ln N is caught.
+  const auto wrong = crbench::fit_coefficients(analysis, 0.5, {0.6, unstated});
+  CHECK_FALSE(wrong.agrees);
+  CHECK_THAT(wrong.text, Catch::Contains("outside the bar"));
 }

@@ -137,6 +137,31 @@ TEST_CASE("malformed studies name the field", "[study]") {
          j["models"][0]["tolerances"] = {{"atoll", 1e-10}};
        },
        "study.models[0].tolerances.atoll: unknown field"},
+      {"log power without an order",
+       [](json& j) {
+         j["models"][0]["log_power"] = {{"lift_off_time", 1}};
+       },
+       "study.models[0].log_power.lift_off_time: needs an expected_order"},
+      {"log power not a whole number",
+       [](json& j) {
+         j["models"][0]["expected_order"] = {{"lift_off_time", 0.5}};
+         j["models"][0]["log_power"] = {{"lift_off_time", 1.5}};
+       },
+       "study.models[0].log_power.lift_off_time: must be 1, 2 or 3"},
+      {"log power with coefficient powers",
+       [](json& j) {
+         j["models"][0]["expected_order"] = {{"lift_off_time", 0.5}};
+         j["models"][0]["log_power"] = {{"lift_off_time", 1}};
+         j["models"][0]["expected_coefficients"] = {{"lift_off_time", {1.0, 2.0}}};
+         j["models"][0]["coefficient_powers"] = {{"lift_off_time", {0.5, 1.0}}};
+       },
+       "study.models[0].coefficient_powers.lift_off_time: not with log_power"},
+      {"no coefficient stated",
+       [](json& j) {
+         j["models"][0]["expected_order"] = {{"lift_off_time", 0.5}};
+         j["models"][0]["expected_coefficients"] = {{"lift_off_time", {nullptr, nullptr}}};
+       },
+       "study.models[0].expected_coefficients.lift_off_time: states no coefficient"},
       {"model tolerances on a fixed-step solver",
        [](json& j) {
          j["models"][0] = {
