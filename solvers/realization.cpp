@@ -256,6 +256,7 @@ class Run {
     rec_.diagnostics["max_event_bracket"] = counters_.max_bracket;
     record_dips(counters_, first_dip_function_, rec_);
     rec_.steps = counters_.steps;
+    if (round_off_exits_ > 0) rec_.diagnostics["round_off_exits_ignored"] = round_off_exits_;
     if (exit_round_off_) {
       rec_.diagnostics["exit_time_round_off"] = *exit_round_off_;
       const double span = settings_.t_end - model_.initial_state().t;
@@ -289,6 +290,8 @@ class Run {
     exit_round_off_ = std::max(exit_round_off_.value_or(0.0), floor);
   }
   std::optional<double> exit_round_off_;
+  // Roots of an exit function at the round-off of f, not taken as exits (apply_event).
+  int round_off_exits_ = 0;
 
   // A medium whose depth is not resolved: a constraint in the medium at the end whose deepest f
   // since its entry is within kDepthResolution times the round-off of f. Its exit function (−f)
@@ -496,11 +499,21 @@ class Run {
     } else if (i < m_) {
       const int k = static_cast<int>(i);
       if (in_medium_[static_cast<std::size_t>(k)]) {
-        in_medium_[static_cast<std::size_t>(k)] = 0;
-        pushing_[static_cast<std::size_t>(k)] = 0;
         // The exit velocity ḟ (the realization's post-impact velocity).
         model_.evaluate(x, modes_, point_);
         const double rate = point_.J.row(k).dot(x.v) + point_.f_t(k);
+        // f crosses 0 upwards only with ḟ ≥ 0. A root of −f where ḟ is clearly negative is the
+        // round-off of f while the depth is still below it (a medium entered at f = 0 with ḟ = 0,
+        // its first nanoseconds at large N): the point stays in the medium.
+        const double rate_round_off =
+            kDepthResolution * std::numeric_limits<double>::epsilon() *
+            (point_.J.row(k).cwiseAbs().dot(x.v.cwiseAbs()) + std::abs(point_.f_t(k)));
+        if (rate < -rate_round_off) {
+          ++round_off_exits_;
+          return;
+        }
+        in_medium_[static_cast<std::size_t>(k)] = 0;
+        pushing_[static_cast<std::size_t>(k)] = 0;
         rec_.events.push_back(
             {.t = x.t, .kind = EventKind::exit_medium, .index = k, .rate_after = rate});
         note_exit_round_off(x, k, rate);
