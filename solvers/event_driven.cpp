@@ -1697,7 +1697,7 @@ std::optional<std::string> kinematic_start_refusal(const Model& model, double ve
 
 std::optional<std::string> EventDrivenSolver::refusal(const Model& model,
                                                       const RunSettings& settings) const {
-  const double velocity_tol = settings.solver_params.at("contact_velocity_tol");
+  const double velocity_tol = parameter_or_default(settings, "contact_velocity_tol");
   if (auto why = kinematic_start_refusal(model, velocity_tol)) return why;
   if (model.has_coulomb_friction() && model.unilateral_kinematic_count() > 0) {
     // The one-sided rows' complementarity (resolve_kinematic) does not take the sliding rows'
@@ -1705,7 +1705,7 @@ std::optional<std::string> EventDrivenSolver::refusal(const Model& model,
     return "case " + model.info().name +
            ": Coulomb friction beside one-sided kinematic rows is not computed";
   }
-  return bilateral_start_refusal(model, settings.solver_params.at("contact_distance_tol"),
+  return bilateral_start_refusal(model, parameter_or_default(settings, "contact_distance_tol"),
                                  velocity_tol);
 }
 

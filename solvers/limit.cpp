@@ -200,7 +200,7 @@ std::optional<std::string> LimitSolver::refusal(const Model& model,
            ": unilateral and kinematic constraints in one case have no limit model here; "
            "event-driven computes their ideal motion";
   }
-  return kinematic_start_refusal(model, settings.solver_params.at("contact_velocity_tol"));
+  return kinematic_start_refusal(model, parameter_or_default(settings, "contact_velocity_tol"));
 }
 
 namespace {

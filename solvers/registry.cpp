@@ -2,6 +2,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "crbench/cases/sparse_terms.hpp"
 #include "crbench/solvers/event_driven.hpp"
@@ -138,6 +139,16 @@ const std::vector<ParamSpec>& Solver::parameter_specs() const {
 const std::vector<ChoiceSpec>& Solver::choice_specs() const {
   parameter_specs();
   return choice_specs_;
+}
+
+double Solver::parameter_or_default(const RunSettings& settings, const std::string& name) const {
+  if (const auto it = settings.solver_params.find(name); it != settings.solver_params.end()) {
+    return it->second;
+  }
+  for (const ParamSpec& p : parameter_specs()) {
+    if (p.name == name) return p.default_value;
+  }
+  throw std::logic_error("solver " + this->name() + " has no parameter " + name);
 }
 
 RunRecord Solver::run(const Model& model, const RunSettings& settings) const {

@@ -161,6 +161,9 @@ class Solver {
   // them up at every solve (a sweep's point), and they never change.
   const std::vector<ParamSpec>& parameter_specs() const;
   const std::vector<ChoiceSpec>& choice_specs() const;
+  // The value of one of its parameters in `settings`, or its default where `settings` has none
+  // (settings not configured, such as RunSettings{} asked for a refusal).
+  double parameter_or_default(const RunSettings& settings, const std::string& name) const;
   // Adaptive solvers take rtol/atol; fixed-step ones (moreau-jean) reject them.
   virtual bool takes_tolerances() const { return true; }
   // Whether the solver computes cases with kinematic constraints a q̇ + b = 0; the others refuse

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -162,6 +163,27 @@ TEST_CASE("Every solver states a shared bound as the one spec of it", "[api][fas
     }
   }
   CHECK(bounds >= 12);
+}
+
+TEST_CASE("Solver::refusal answers for settings not yet configured as for the defaults",
+          "[api][fast]") {
+  // As Solver::run does, a refusal asked with RunSettings{} reads the defaults (it once looked
+  // them up by name and threw std::out_of_range).
+  int asked = 0;
+  for (const auto& entry : case_registry()) {
+    const auto model = make_model(entry.info.name, {});
+    for (const auto& solver : solver_registry()) {
+      INFO(entry.info.name << " / " << solver->name());
+      RunSettings defaults;
+      configure_solver(*solver, {}, defaults, &model->info());
+      std::optional<std::string> bare, configured;
+      REQUIRE_NOTHROW(bare = solver->refusal(*model, RunSettings{}));
+      REQUIRE_NOTHROW(configured = solver->refusal(*model, defaults));
+      CHECK(bare.has_value() == configured.has_value());
+      ++asked;
+    }
+  }
+  CHECK(asked >= 100);
 }
 
 TEST_CASE("The limit solver's kinematic motion honours its step bounds", "[api][kinematic]") {
