@@ -123,6 +123,9 @@ def error_vs_step(study, folder, axis):
         the study states others)."""
         fit = m["observables"][observable]["fit"]
         expected = fit.get("expected_coefficients") or []
+        if any(a is None for a in expected) or fit.get("log_power"):
+            # A coefficient the theory does not give, or terms with a logarithm: no series to draw.
+            return [], []
         p = fit.get("expected_order")
         powers = fit.get("coefficient_powers") or [p * (j + 1) for j in range(len(expected))]
         return expected, powers
