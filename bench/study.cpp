@@ -412,21 +412,19 @@ void read_expectations(Fields& m, const Study& study, StudyModel& sm) {
   }
 }
 
-// A model's tolerances: the study's, with those it names itself ("tolerances").
-void read_tolerances(Fields& m, const Study& study, StudyModel& sm) {
-  sm.rtol = study.rtol;
-  sm.atol = study.atol;
-  sm.tight_factor = study.tight_factor;
-  const auto* own = m.find("tolerances");
-  if (!own) return;
-  Fields t(*own, m.path("tolerances"));
-  sm.rtol = t.number("rtol", sm.rtol, kRtolSpec);
-  sm.atol = t.number("atol", sm.atol, kAtolSpec);
-  sm.tight_factor = t.number("tight_factor", sm.tight_factor, kTightFactorSpec);
-  t.finish();
-  require_tight_rtol(sm.rtol, sm.tight_factor, m.path("tolerances") + ".tight_factor",
+// The "tolerances" object of a study or of one of its models, where it has one: rtol, atol and
+// tight_factor over the values given, the tight twin's rtol checked. Whether it has one.
+bool read_tolerances(Fields& owner, double& rtol, double& atol, double& tight_factor) {
+  if (const auto* own = owner.find("tolerances")) {
+    Fields t(*own, owner.path("tolerances"));
+    rtol = t.number("rtol", rtol, kRtolSpec);
+    atol = t.number("atol", atol, kAtolSpec);
+    tight_factor = t.number("tight_factor", tight_factor, kTightFactorSpec);
+    t.finish();
+  }
+  require_tight_rtol(rtol, tight_factor, owner.path("tolerances") + ".tight_factor",
                      "rtol / tight_factor");
-  sm.own_tolerances = true;
+  return owner.find("tolerances") != nullptr;
 }
 
 // study.models[i].
@@ -462,7 +460,11 @@ StudyModel read_model(const Study& study, const nlohmann::json& entry, std::size
   }
   if (m.find("digits")) sm.digits = m.number("digits", std::nullopt, range(1.0, 15.0));
   sm.t_end = study.t_end;
-  read_tolerances(m, study, sm);
+  // The study's tolerances, with those the model names itself.
+  sm.rtol = study.rtol;
+  sm.atol = study.atol;
+  sm.tight_factor = study.tight_factor;
+  sm.own_tolerances = read_tolerances(m, sm.rtol, sm.atol, sm.tight_factor);
   if (m.find("t_end")) sm.t_end = m.number("t_end", std::nullopt, range(0.0, 1e9, false));
   if (sm.t_end && !(*sm.t_end > model_case->initial_state().t)) {
     throw InputError(
@@ -709,15 +711,7 @@ Study parse_study(const nlohmann::json& j) {
     throw InputError(std::string("study.params: ") + e.what());
   }
 
-  if (const auto* tol = top.find("tolerances")) {
-    Fields t(*tol, "study.tolerances");
-    study.rtol = t.number("rtol", study.rtol, kRtolSpec);
-    study.atol = t.number("atol", study.atol, kAtolSpec);
-    study.tight_factor = t.number("tight_factor", study.tight_factor, kTightFactorSpec);
-    t.finish();
-  }
-  require_tight_rtol(study.rtol, study.tight_factor, "study.tolerances.tight_factor",
-                     "rtol / tight_factor");
+  read_tolerances(top, study.rtol, study.atol, study.tight_factor);
   study.samples = static_cast<int>(top.number("samples", study.samples, range(11.0, 1e6)));
   study.digits = top.number("digits", study.digits, range(1.0, 15.0));
   study.max_wall_time = top.number("max_wall_time", study.max_wall_time, kMaxWallTimeSpec);
