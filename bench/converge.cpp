@@ -687,6 +687,7 @@ ObservableLadder analyse_observable(const std::string& o, const StudyModel& m,
   ObservableLadder out;
   LadderRules rules = model_rules;
   if (const auto k = m.log_power.find(o); k != m.log_power.end()) rules.log_power = k->second;
+  if (const auto f = m.fit_from.find(o); f != m.fit_from.end()) rules.fit_from = f->second;
   out.reference_value = reference_value(o, ref);
   const bool own_axis = m.has_ladder && m.axis != LadderAxis::N;
   out.rung_key = own_axis ? axis_name(m.axis, m.ladder_parameter) : std::string("N");
@@ -755,10 +756,12 @@ ojson observable_json(const std::string& o, const StudyModel& m, const Observabl
          {"by_coordinate", line.value("by_coordinate", ojson::object()).value(o, ojson())},
          {"steps", line.value("steps", 0L)},
          {"rhs_evaluations", line.value("rhs_evaluations", 0L)}});
+    if (row.before_fit) rows.back()["before_fit"] = true;
     table.rows.push_back({m.label,
                           row.rung ? rung_label(m.axis, *row.rung, m.ladder_parameter) : "ideal",
                           has_limit_value(o) ? full(row.value) : sci(row.value), sci(row.error),
-                          fixed(row.local_order, 3), sci(row.discretization), row.flag,
+                          fixed(row.local_order, 3), sci(row.discretization),
+                          row.before_fit && row.flag.empty() ? "not fitted" : row.flag,
                           compact_tolerances(tolerances_of(line))});
     if (!unit_column.empty()) table.rows.back().push_back(unit_column[m.label]);
     if (grid_deviation(o)) {
@@ -782,6 +785,7 @@ ojson observable_json(const std::string& o, const StudyModel& m, const Observabl
   if (analysis.bounded_by_step) fit["bounded_by_step"] = true;
   if (analysis.floor) fit["floor"] = true;
   if (analysis.log_power != 0) fit["log_power"] = analysis.log_power;
+  if (analysis.fit_from) fit["fit_from"] = *analysis.fit_from;
   if (coefficients) {
     fit["expected_coefficients"] = coefficients->expected;
     fit["fitted_coefficients"] = coefficients->fitted;
@@ -953,6 +957,21 @@ ObservableTables Converge::observable_tables(const std::string& tolerance_captio
       t.caption +=
           " Local orders of the error over a logarithm where the theory's law carries one (" +
           with_log + ").";
+    }
+    // The models whose fits start at a finer rung: their coarser rows are "not fitted".
+    std::string fit_from;
+    for (const auto& m : study_.models) {
+      const auto f = m.fit_from.find(o);
+      if (f == m.fit_from.end()) continue;
+      fit_from += (fit_from.empty() ? "" : ", ") + m.label + ": from " +
+                  (m.axis == LadderAxis::N ? "N " : "") +
+                  rung_label(m.axis, f->second, m.ladder_parameter);
+    }
+    if (!fit_from.empty()) {
+      t.caption +=
+          " Rows coarser than a model's fit_from are tabled and left out of its fits, "
+          "flag \"not fitted\" (" +
+          fit_from + ").";
     }
     // Units from the cases: in the header when every model's case gives the same, else a column.
     std::vector<std::string> units;

@@ -315,6 +315,14 @@ std::string log_factor_text(LadderAxis axis, int log_power, const std::string& n
          (log_power == 1 ? log : "(" + log + ")^" + std::to_string(log_power));
 }
 
+// " from N = 1e8 (fit_from: the coarser rows are tabled, not fitted)" where the rules start the
+// fits at a rung; "" otherwise.
+std::string fit_from_text(const LadderAnalysis& out, const std::string& name) {
+  if (!out.fit_from) return "";
+  return " from " + name + " = " + N_label(*out.fit_from) +
+         " (fit_from: the coarser rows are tabled, not fitted)";
+}
+
 // The verdict on a ladder of deviations from the reference motion, which tend to 0: nothing to
 // extrapolate; the ladder confirms the theory's order.
 Verdict deviation_verdict(const LadderAnalysis& out, const LadderRules& rules,
@@ -322,7 +330,7 @@ Verdict deviation_verdict(const LadderAnalysis& out, const LadderRules& rules,
   const std::optional<double>& expected_order = out.expected_order;
   const std::string order =
       "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-")) +
-      log_factor_text(out.axis, out.log_power, name);
+      log_factor_text(out.axis, out.log_power, name) + fit_from_text(out, name);
   if (!expected_order) {
     return Verdict::of(VerdictKind::no_rate_stated, order + " (the theory states none)");
   } else if (out.points_in_fit < 3) {
@@ -352,7 +360,10 @@ void extrapolate_tail(LadderAnalysis& out, std::optional<double> reference,
   std::size_t end = out.rows.size();
   while (end > 0 && out.rows[end - 1].flagged) --end;
   std::size_t begin = end;
-  while (begin > 0 && out.rows[begin - 1].rung && !out.rows[begin - 1].flagged) --begin;
+  while (begin > 0 && out.rows[begin - 1].rung && !out.rows[begin - 1].flagged &&
+         !out.rows[begin - 1].before_fit) {
+    --begin;
+  }
   std::vector<double> rungs, values, discretization;
   for (std::size_t i = begin; i < end; ++i) {
     rungs.push_back(*out.rows[i].rung);
@@ -390,7 +401,8 @@ Verdict extrapolated_verdict(const LadderAnalysis& out, std::optional<double> re
   const Extrapolated& x = out.extrapolation;
   const bool N_axis = out.axis == LadderAxis::N;
   const std::string fitted =
-      "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-"));
+      "fitted order " + (out.fitted_order ? fixed_text(*out.fitted_order, 3) : std::string("-")) +
+      fit_from_text(out, name);
   const std::string order_text =
       out.fixed_N ? "the errors tend to the model's own error at N = " + N_label(*out.fixed_N) +
                         " as " + name +
@@ -505,6 +517,7 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
   out.expected_order = expected_order;
   out.reference_error = reference_error;
   out.log_power = rules.log_power;
+  out.fit_from = rules.fit_from;
   // The orders of error / (ln resolution)^k where the law carries a logarithm (LadderRules).
   const auto scaled = [&](double res, double error) {
     return rules.log_power == 0 ? error : error / std::pow(std::log(res), rules.log_power);
@@ -515,6 +528,8 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
   bool has_rung = false;
   for (const LadderInput& in : inputs) {
     LadderRow row = ladder_row(in, reference, rules);
+    row.before_fit = row.rung && rules.fit_from &&
+                     resolution(axis, *row.rung) < resolution(axis, *rules.fit_from) * (1.0 - 1e-9);
     has_rung = has_rung || in.rung.has_value();
     out.flagged_rows += row.flagged ? 1 : 0;
     if (row.rung && previous_resolution && row.error && previous_error) {
@@ -525,7 +540,7 @@ LadderAnalysis analyse_ladder(const std::vector<LadderInput>& inputs,
     if (row.rung) {
       previous_resolution = resolution(axis, *row.rung);
       previous_error = row.error;
-      if (!row.flagged && *row.error != 0.0) {
+      if (!row.flagged && !row.before_fit && *row.error != 0.0) {
         fit_resolution.push_back(resolution(axis, *row.rung));
         fit_error.push_back(scaled(fit_resolution.back(), *row.error));
       }
@@ -589,7 +604,7 @@ CoefficientFit fit_coefficients(const LadderAnalysis& analysis, double order,
   // parameter), e the error, d its discretization estimate.
   std::vector<double> x, e, d;
   for (auto row = analysis.rows.rbegin(); row != analysis.rows.rend(); ++row) {
-    if (row->flagged || !row->rung || !row->error) continue;
+    if (row->flagged || row->before_fit || !row->rung || !row->error) continue;
     x.push_back(1.0 / resolution(analysis.axis, *row->rung));
     e.push_back(*row->error);
     d.push_back(row->discretization.value_or(0.0) + 4.0 * kEpsilon * std::abs(*row->value));

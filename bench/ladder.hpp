@@ -52,6 +52,11 @@ struct LadderRules {
   // are then those of error / (ln 1/x)^k, and no limit is extrapolated (Aitken's three-point rule
   // assumes a power law). 0: a power law.
   int log_power = 0;
+  // The coarsest rung the fits use (a study model's `fit_from`): the coarser rows are tabled with
+  // their local orders and left out of the fitted order, the coefficients and the extrapolation.
+  // For a law whose lower term is large at the coarse rungs (error ≈ N^-p (a1 ln N + a2) with
+  // a2/a1 of the size of ln N, whose error/ln N has local orders p + a2/(ln N (a1 ln N + a2))).
+  std::optional<double> fit_from;
 };
 
 // The tolerances of the discretization check: rtol / factor, never below the smallest rtol the
@@ -99,6 +104,7 @@ struct LadderRow {
   std::optional<double> discretization;
   std::optional<double> local_order;  // against the previous row with an error
   bool flagged = false;
+  bool before_fit = false;  // coarser than LadderRules::fit_from: shown, not fitted
   // "" (trusted), "DISCRETIZATION", "REFERENCE", "ROUND-OFF", "SOLVER WARNING", "no value",
   // "no reference", "no tight value" or "<status>: <reason>".
   std::string flag;
@@ -147,7 +153,8 @@ struct LadderAnalysis {
   bool floor = false;
   std::optional<double> fixed_N;
   int log_power = 0;  // LadderRules::log_power: the orders are those of error / (ln 1/x)^k
-  Verdict verdict;    // CONFIRMED / NOT CONFIRMED / NO RATE STATED: why, and what would help
+  std::optional<double> fit_from;  // LadderRules::fit_from
+  Verdict verdict;  // CONFIRMED / NOT CONFIRMED / NO RATE STATED: why, and what would help
 };
 
 // The three-point extrapolation with its error bar (see Extrapolated), on the values of a

@@ -323,6 +323,44 @@ void read_log_powers(Fields& m, StudyModel& sm) {
   }
 }
 
+// The rung from which an observable's fits start ("fit_from"): one of the model's rungs, leaving
+// at least three rows to fit, and not its coarsest (which would change nothing).
+void read_fit_from(Fields& m, const Study& study, StudyModel& sm) {
+  const auto* starts = m.find("fit_from");
+  if (!starts) return;
+  if (!starts->is_object()) {
+    throw InputError(m.path("fit_from") + ": must be an object observable: rung");
+  }
+  for (const auto& [key, value] : starts->items()) {
+    const std::string where = m.path("fit_from") + "." + key;
+    if (std::find(study.observables.begin(), study.observables.end(), key) ==
+        study.observables.end()) {
+      throw InputError(where + ": not one of the study's observables (" + join(study.observables) +
+                       ")");
+    }
+    if (!sm.has_ladder || sm.ladder.size() < 4) {
+      throw InputError(where + ": only for a model with a ladder of at least 4 rungs");
+    }
+    // The accepted rungs: the second coarsest to the third finest.
+    std::vector<std::string> accepted;
+    std::optional<double> rung;
+    for (std::size_t r = 1; r + 3 <= sm.ladder.size(); ++r) {
+      accepted.push_back(rung_label(sm.axis, sm.ladder[r], sm.ladder_parameter));
+      if (value.is_number() &&
+          std::abs(value.get<double>() - sm.ladder[r]) <= 1e-9 * std::abs(sm.ladder[r])) {
+        rung = sm.ladder[r];
+      }
+    }
+    if (!rung) {
+      throw InputError(where +
+                       ": must be one of the model's rungs that leaves at least 3 to "
+                       "fit and is not its coarsest: " +
+                       join(accepted));
+    }
+    sm.fit_from[key] = *rung;
+  }
+}
+
 // The theory's orders and leading coefficients of the model's observables.
 void read_expectations(Fields& m, const Study& study, StudyModel& sm) {
   if (const auto* orders = m.find("expected_order")) {
@@ -346,6 +384,7 @@ void read_expectations(Fields& m, const Study& study, StudyModel& sm) {
     }
   }
   read_log_powers(m, sm);
+  read_fit_from(m, study, sm);
   if (const auto* coefficients = m.find("expected_coefficients")) {
     if (!coefficients->is_object()) {
       throw InputError(m.path("expected_coefficients") +

@@ -67,6 +67,9 @@ struct StudyModel {
   std::map<std::string, double> expected_order;  // observable → order the theory states
   // observable → the power k of the logarithm in its error law C N^-p (ln N)^k (LadderRules)
   std::map<std::string, int> log_power;
+  // observable → the coarsest rung its fits use (LadderRules::fit_from); the coarser rows are
+  // tabled and not fitted
+  std::map<std::string, double> fit_from;
   std::string order_source;  // where that order comes from
   // observable → the theory's leading coefficients a1, a2, … of its error as a series in the
   // rung x (a1 x^p + a2 x^(2p) + …, p the expected order), and where they come from.

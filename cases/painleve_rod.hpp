@@ -9,7 +9,8 @@
 //   p = (1/m)(1 + 3 cos²θ − 3 μ s sin θ cos θ),  b = −g + l sin θ θ̇².
 // p > 0: a consistent slip, λ = −b/p while positive; p < 0 is Painlevé's paradox: for b < 0
 // no λ ≥ 0 solves the contact problem (inconsistent), for b > 0 two do (indeterminate). Released
-// with A sliding at u0 and the centre's vertical and angular velocities 0, b = −g < 0.
+// with A sliding at u0, the centre's vertical velocity vy0 (0 unless set: a negative one is an
+// impact at the start) and no angular velocity, b = −g < 0.
 #pragma once
 
 #include <cmath>
@@ -22,7 +23,7 @@ struct PainleveRod : NoForce<3> {
   static constexpr int n = 3;
   static constexpr int m = 1;
   static constexpr int kinematic = 1;
-  double mass, l, gravity, mu, theta0, u0;
+  double mass, l, gravity, mu, theta0, u0, vy0;
 
   explicit PainleveRod(const ParamValues& p)
       : mass(p.at("m")),
@@ -30,7 +31,8 @@ struct PainleveRod : NoForce<3> {
         gravity(p.at("g")),
         mu(p.at("mu")),
         theta0(p.at("theta0")),
-        u0(p.at("u0")) {}
+        u0(p.at("u0")),
+        vy0(p.at("vy0")) {}
 
   static CaseInfo info() {
     return {
@@ -40,7 +42,8 @@ struct PainleveRod : NoForce<3> {
             "floor with Coulomb friction mu (Painleve's problem): q = (x, y, theta), the centre "
             "and the angle from the floor, V = m g y, unilateral constraint f = y - l sin(theta) "
             ">= 0 (floor) with the conditional row u = x' - l sin(theta) theta', the end's "
-            "sliding velocity. Released at theta0 with the end sliding at u0. While it slides, "
+            "sliding velocity. Released at theta0 with the end sliding at u0 and the centre moving "
+            "vertically at vy0 (0 unless set). While it slides, "
             "f'' = b + p lambda with p = (1 + 3 cos^2 - 3 mu sign(u) sin cos)/m and b = -g + l "
             "sin(theta) theta'^2: p < 0 is Painleve's paradox (Genot & Brogliato 1999); at mu = "
             "2, tan(theta0) = 2, u0 = 1 the start is inconsistent (p < 0, b < 0).",
@@ -83,7 +86,14 @@ struct PainleveRod : NoForce<3> {
                     .min = -1e3,
                     .max = 1e3,
                     .unit = "length/time",
-                    .description = "initial sliding velocity of the lower end"}},
+                    .description = "initial sliding velocity of the lower end"},
+                   {.name = "vy0",
+                    .default_value = 0.0,
+                    .min = -1e3,
+                    .max = 1e3,
+                    .unit = "length/time",
+                    .description = "initial vertical velocity of the centre (negative: the end "
+                                   "approaches the floor at -vy0, an impact at the start)"}},
         .dof = n,
         .coordinates = {{"x", "length"}, {"y", "length"}, {"theta", "angle (rad)"}},
         .constraint_units = {"length"},
@@ -129,7 +139,7 @@ struct PainleveRod : NoForce<3> {
   State initial_state() const {
     return {.t = 0.0,
             .q = Eigen::Vector3d(0.0, l * std::sin(theta0), theta0),
-            .v = Eigen::Vector3d(u0, 0.0, 0.0)};
+            .v = Eigen::Vector3d(u0, vy0, 0.0)};
   }
 
   // A short stretch of the slide: the start, where the contact problem is decided.

@@ -86,9 +86,15 @@ def fit_label(label, fit, decimals, trusted):
         # The law carries a logarithm: the order is that of the error over it.
         log = "ln N" if fit["log_power"] == 1 else "(ln N)^%d" % fit["log_power"]
         label += " of error/" + log
+    if fit.get("fit_from"):
+        decade = math.log10(fit["fit_from"])
+        label += " from N = " + ("1e%d" % round(decade) if abs(decade - round(decade)) < 1e-9
+                                 else "%g" % fit["fit_from"])
     if fit["expected_order"] is not None:
         label += ", theory %g" % fit["expected_order"]
-    return label + ")"
+    # A long entry breaks before its parenthesis, so that the legend stays inside the canvas.
+    head, _, tail = label.rpartition(" (")
+    return (head + "\n(" + tail if len(label) > 70 else label) + ")"
 
 
 def label_groups(models):
@@ -311,22 +317,30 @@ def draw_error_vs_N(ax, models, observable, legend_size):
         label = fit_label(m["label"], fit, 3, trusted)
         # A marker of its own and a size falling with k: coinciding series stay visible.
         marker, size = MARKERS[k % len(MARKERS)], max(3.0, 8.0 - 0.8 * k)
-        ax.loglog([r["N"] for r in trusted], [abs(r["error"]) for r in trusted], marker,
+        # The fit's rows: the trusted ones from the model's fit_from on (the coarser are faint).
+        fitted = [r for r in trusted if not r.get("before_fit")]
+        coarse = [r for r in trusted if r.get("before_fit")]
+        ax.loglog([r["N"] for r in fitted], [abs(r["error"]) for r in fitted], marker,
                   color=color, label=label, markersize=size)
+        if coarse:
+            ax.loglog([r["N"] for r in coarse], [abs(r["error"]) for r in coarse], marker,
+                      color=color, markersize=size, alpha=0.35)
         if flagged:
             ax.loglog([r["N"] for r in flagged], [abs(r["error"]) for r in flagged], marker,
                       color=color, markersize=size, markerfacecolor="none")
         drifting = fit["expected_order"] is None and order_drift(trusted)
-        if (fit["fitted_order"] is not None and len(trusted) >= 2 and power_law_shaped(trusted)
+        if (fit["fitted_order"] is not None and len(fitted) >= 2 and power_law_shaped(fitted)
                 and not drifting):
-            # The least-squares line through the trusted points (intercept from their mean).
-            p = fit["fitted_order"]
-            xs = [math.log(r["N"]) for r in trusted]
-            ys = [math.log(abs(r["error"])) for r in trusted]
+            # The least-squares law through the fit's rows, C N^-p (ln N)^k (k the law's power
+            # of the logarithm, 0 for a power law; C from their mean), on a fine grid.
+            p, k = fit["fitted_order"], fit.get("log_power", 0)
+            xs = [math.log(r["N"]) for r in fitted]
+            ys = [math.log(abs(r["error"])) - k * math.log(x) for r, x in zip(fitted, xs)]
             c = sum(ys) / len(ys) + p * sum(xs) / len(xs)
-            lo, hi = min(xs), max(xs)
-            ax.loglog([math.exp(lo), math.exp(hi)], [math.exp(c - p * lo), math.exp(c - p * hi)],
-                      "-", color=color, linewidth=0.8)
+            grid = [min(xs) + (max(xs) - min(xs)) * i / 40.0 for i in range(41)]
+            ax.loglog([math.exp(x) for x in grid],
+                      [math.exp(c - p * x) * x ** k for x in grid], "-", color=color,
+                      linewidth=0.8)
     ax.set_xlabel("N")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=legend_size)
@@ -348,6 +362,9 @@ def error_vs_N(study, folder, observable="lift_off_time"):
     else:
         ylabel = "|%s - reference|" % observable
         title = "%s: %s against N (hollow: flagged rows)" % (study["study"], observable)
+    if any(r.get("before_fit") for _, models in panels for m in models
+           for r in m["observables"][observable]["rows"]):
+        title = title.replace("(hollow: flagged rows)", "(hollow: flagged; faint: not fitted)")
     for ax, (_, models) in zip(axes, panels):
         draw_error_vs_N(ax, models, observable, 8 if len(panels) == 1 else 7)
         # Each panel is one case: its models' unit.

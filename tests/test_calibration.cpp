@@ -488,6 +488,53 @@ TEST_CASE(
   CHECK(unknown.verdict.text.find("own error") == std::string::npos);
 }
 
+TEST_CASE("A fit from a rung: a law's large lower term at the coarse rows, tabled and not fitted",
+          "[ladder-axis]") {
+  // The exit velocity of an impact without collision under an undamped spring: error
+  // (a ln N + b)/sqrt(N) with b/a about -9 (docs/theory.md section 2). The local orders of the
+  // error over ln N are 1/2 + b/(ln N (a ln N + b)): 0.38 at N = 1e5, 0.47 at 1e11.
+  const double a = 8.62, b = -80.0;
+  std::vector<crbench::LadderInput> inputs;
+  for (double N = 1e5; N <= 1e11 * 1.001; N *= 10.0) {
+    crbench::LadderInput in;
+    in.rung = N;
+    in.value = (a * std::log(N) + b) / std::sqrt(N);
+    in.tight = in.value;
+    inputs.push_back(in);
+  }
+  crbench::LadderRules rules;
+  rules.log_power = 1;
+  const auto every_row = crbench::analyse_ladder(inputs, 0.0, 0.5, false, rules);
+  CHECK(every_row.fitted_order.value() < 0.45);
+  CHECK(every_row.points_in_fit == 7);
+  CHECK_FALSE(every_row.verdict.confirmed());
+  rules.fit_from = 1e8;
+  const auto analysis = crbench::analyse_ladder(inputs, 0.0, 0.5, false, rules);
+  INFO(analysis.verdict.text);
+  CHECK(analysis.points_in_fit == 4);
+  CHECK(analysis.verdict.confirmed());
+  CHECK_THAT(analysis.verdict.text, Catch::Contains("from N = 1e8 (fit_from"));
+  // The coarse rows keep their local orders and are not flagged.
+  REQUIRE(analysis.rows.size() == 7u);
+  for (std::size_t i = 0; i < analysis.rows.size(); ++i) {
+    CHECK(analysis.rows[i].before_fit == (i < 3));
+    CHECK_FALSE(analysis.rows[i].flagged);
+  }
+  CHECK(analysis.rows[2].local_order.has_value());
+  CHECK(analysis.flagged_rows == 0);
+  // The coefficients come from the fitted rows: exact for this law.
+  const auto fit =
+      crbench::fit_coefficients(analysis, 0.5, {a, std::numeric_limits<double>::quiet_NaN()});
+  REQUIRE(fit.fitted.size() == 2u);
+  CHECK(fit.fitted[0] == Approx(a).epsilon(1e-9));
+  CHECK(fit.fitted[1] == Approx(b).epsilon(1e-9));
+  // With the law's finest rows trusted only from 1e10 on, two rows are left: no fit.
+  rules.fit_from = 1e10;
+  const auto short_fit = crbench::analyse_ladder(inputs, 0.0, 0.5, false, rules);
+  CHECK(short_fit.points_in_fit == 2);
+  CHECK_FALSE(short_fit.verdict.confirmed());
+}
+
 TEST_CASE("A law with a logarithm: the order of the error over ln N, its coefficient of ln N",
           "[ladder-axis]") {
   // The episode of an impact without collision under an undamped spring lasts

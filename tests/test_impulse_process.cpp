@@ -183,6 +183,51 @@ TEST_CASE(
   CHECK(testing::solve(*model, o).status == Status::painleve_paradox);
 }
 
+TEST_CASE(
+    "impulse process: the impact without collision's exit velocity rises at sqrt(1 + p_s/|p|) "
+    "with the normal velocity it starts with, and painleve-rod's vy0 starts it so",
+    "[impulse-process][painleve]") {
+  // From v_n = -a the slip stores E1 = P1 (a - p P1/2) and leaves v_n = -a + p P1; the stuck
+  // contact compresses on to v_n = 0 and gives all back: v_n+^2 = (a - p P1)^2 + 2 p_s E1, whose
+  // derivative at a = 0 is P1 (p_s - p)/v_n+ = sqrt(1 + p_s/|p|) (docs/theory.md section 2).
+  // theta0 as the study friction writes it: p = -4/5, p_s = 20/17 there.
+  const double theta = 1.1071487177940904, mu = 2.0;
+  const Eigen::Matrix2d W = rod_W(theta);
+  const double p = W(0, 0) - mu * W(0, 1), q = W(1, 0) - mu * W(1, 1);
+  const double ps = W(0, 0) - W(0, 1) * W(0, 1) / W(1, 1);
+  const double P1 = 1.0 / -q;
+  const auto exit_velocity = [&](double a) {
+    return frictional_impulse_process({.W = W, .vn = -a, .vt = 1.0, .mu = mu, .restitution = 1.0})
+        .vn;
+  };
+  for (const double a : {1e-3, 0.1, 1.0}) {
+    INFO("approach " << a);
+    const double closed = std::sqrt((a - p * P1) * (a - p * P1) + ps * P1 * (2.0 * a - p * P1));
+    CHECK(exit_velocity(a) == Approx(closed).epsilon(1e-13));
+  }
+  // The derivative by Richardson's rule on two differences.
+  const double h = 1e-6, e0 = exit_velocity(0.0);
+  const double slope =
+      2.0 * (exit_velocity(h) - e0) / h - (exit_velocity(2.0 * h) - e0) / (2.0 * h);
+  CHECK(slope == Approx(std::sqrt(1.0 - ps / p)).epsilon(1e-6));
+  CHECK(std::sqrt(1.0 - ps / p) == Approx(1.5718104959867516).epsilon(1e-12));
+  // event-driven from the rod's start with the centre falling at 1e-3: an impact at t = 0 whose
+  // outcome is the process's from v_n = -1e-3 (f' = y' at theta' = 0).
+  const auto model =
+      make_model("painleve-rod",
+                 {{"mu", "2"}, {"theta0", "1.1071487177940904"}, {"u0", "1"}, {"vy0", "-1e-3"}});
+  testing::SolveOptions o;
+  o.solver_params = {{"impact_law", "energetic"}, {"restitution", "1"}};
+  o.t_end = 0.01;
+  const RunRecord r = testing::solve(*model, o);
+  REQUIRE(r.status == Status::ok);
+  REQUIRE_FALSE(r.events.empty());
+  CHECK(r.events.front().kind == EventKind::impact);
+  CHECK(r.events.front().t == 0.0);
+  CHECK(*r.events.front().rate_before == -1e-3);
+  CHECK(*r.events.front().rate_after == Approx(exit_velocity(1e-3)).epsilon(1e-12));
+}
+
 }  // namespace impulse_process_tests
 
 namespace impulse_process_tests {
@@ -231,6 +276,14 @@ TEST_CASE(
   // Two decades of N add ln(100)/(2 sqrt(|p| gamma)) to T sqrt(N).
   const double slope = (scaled_duration[2] - scaled_duration[1]) / std::log(100.0);
   CHECK(slope == Approx(0.5 / std::sqrt(-p)).epsilon(0.03));
+  // The rod flies freely through the episode, so the impulse process starts with v_n = -g T:
+  // the exit velocity's error is sqrt(1 + p_s/|p|) g T + O(1/sqrt(N)), and two decades add
+  // g sqrt(1 + p_s/|p|) ln(100)/(2 sqrt(|p| gamma)) to error sqrt(N) (8.4 measured a unit of
+  // ln N from 1e8 to 1e10 against 8.62: the next terms fall as ln N / sqrt(N)).
+  const double ps = W(0, 0) - W(0, 1) * W(0, 1) / W(1, 1);
+  const double error_slope =
+      (error[2] * std::sqrt(1e10) - error[1] * std::sqrt(1e8)) / std::log(100.0);
+  CHECK(error_slope == Approx(9.81 * std::sqrt(1.0 - ps / p) * 0.5 / std::sqrt(-p)).epsilon(0.03));
 }
 
 // [slow]: the run at rtol 1e-13 takes about 15 s.

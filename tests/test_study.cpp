@@ -156,6 +156,25 @@ TEST_CASE("malformed studies name the field", "[study]") {
          j["models"][0]["coefficient_powers"] = {{"lift_off_time", {0.5, 1.0}}};
        },
        "study.models[0].coefficient_powers.lift_off_time: not with log_power"},
+      {"fit_from on a short ladder",
+       [](json& j) {
+         j["models"][0]["fit_from"] = {{"lift_off_time", 1000}};
+       },
+       "study.models[0].fit_from.lift_off_time: only for a model with a ladder of at least 4 "
+       "rungs"},
+      {"fit_from not a rung that leaves three",
+       [](json& j) {
+         j["N"]["to"] = 1e6;
+         j["models"][0]["fit_from"] = {{"lift_off_time", 1e5}};
+       },
+       "study.models[0].fit_from.lift_off_time: must be one of the model's rungs that leaves at "
+       "least 3 to fit and is not its coarsest: 1e3, 1e4"},
+      {"fit_from of another observable",
+       [](json& j) {
+         j["N"]["to"] = 1e6;
+         j["models"][0]["fit_from"] = {{"post_impact_velocity", 1e3}};
+       },
+       "study.models[0].fit_from.post_impact_velocity: not one of the study's observables"},
       {"no coefficient stated",
        [](json& j) {
          j["models"][0]["expected_order"] = {{"lift_off_time", 0.5}};
