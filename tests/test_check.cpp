@@ -232,6 +232,22 @@ TEST_CASE("check on the command line: exit 0 and every section, JSON, exit 2 on 
   CHECK_THAT(text, Catch::Contains("N"));
 }
 
+TEST_CASE(
+    "check: a classical model without a solution at the start (Painleve's paradox) is not a "
+    "defect of the case, and the metric is checked along the realization's path",
+    "[check][painleve]") {
+  const auto model = make_model("painleve-rod", {{"mu", "2"}, {"theta0", "1.1071487177940904"}});
+  const CheckReport r = check_model(*model, {});
+  INFO(r.reference_status);
+  CHECK(r.passed());
+  CHECK(r.reference_ok);
+  CHECK_THAT(r.reference_status, Catch::Contains("painleve_paradox"));
+  CHECK_THAT(r.reference_status, Catch::Contains("not a defect of the case"));
+  CHECK(r.metric.path == "realization");
+  CHECK(r.metric.states > 0);
+  CHECK(r.metric.ok);
+}
+
 TEST_CASE("check: every built-in case passes its self-test", "[check]") {
   for (const auto& entry : builtin_case_entries()) {
     INFO(entry.info.name);
