@@ -430,7 +430,8 @@ std::string chain_overview(const nlohmann::ordered_json& out) {
 
 }  // namespace
 
-ChainOutcomeSummary write_chain_outcome(const fs::path& dir, int jobs, std::ostream& progress) {
+ChainOutcomeSummary write_chain_outcome(const fs::path& dir, int jobs, std::ostream& progress,
+                                        FigureQueue* figure_queue) {
   fs::create_directories(dir);
   const std::vector<ChainPoint> points = chain_points();
   std::vector<std::string> keys;
@@ -506,9 +507,14 @@ ChainOutcomeSummary write_chain_outcome(const fs::path& dir, int jobs, std::ostr
   write_file(dir / "chain_outcome.json", out.dump(2) + "\n");
   write_table(dir / "chain_outcome", table);
   write_table(dir / "chain_ratios", ratio);
-  const std::string figures = run_figures(dir);
-
-  write_chain_readme(dir, table, ratio, figures);
+  const auto readme = [dir, table, ratio](const std::string& figures) {
+    write_chain_readme(dir, table, ratio, figures);
+  };
+  if (figure_queue) {
+    figure_queue->submit(dir, readme);
+  } else {
+    readme(run_figures(dir));
+  }
 
   summary.markdown = chain_overview(out);
   return summary;

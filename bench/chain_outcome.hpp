@@ -30,9 +30,12 @@ struct ChainOutcomeSummary {
   int ok = 0;
 };
 
+class FigureQueue;
+
 // Runs the chains into `dir` (chain_outcome.json, chain_outcome and chain_ratios tables, README.md,
-// the figures) on `jobs` threads.
+// the figures) on `jobs` threads; the figures and then the README on `figure_queue` where given.
 ChainOutcomeSummary write_chain_outcome(const std::filesystem::path& dir, int jobs,
-                                        std::ostream& progress);
+                                        std::ostream& progress,
+                                        FigureQueue* figure_queue = nullptr);
 
 }  // namespace crbench

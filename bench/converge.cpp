@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -104,9 +105,10 @@ class Converge {
       : study_(study), options_(options), out_(options.out_dir) {}
 
   ConvergeResult run() {
-    // Under MPI, rank 0 alone owns the folder (bench/mpi.hpp).
-    const auto lock = claim_output_folder(out_);
-    OutputManifest manifest(out_);
+    // Under MPI, rank 0 alone owns the folder (bench/mpi.hpp). Shared: a figure queue's job
+    // holds both until the folder is finished.
+    const std::shared_ptr<OutputLock> lock = claim_output_folder(out_);
+    const auto manifest = std::make_shared<OutputManifest>(out_);
     compute_references();
     make_points();
     ConvergeResult result;
@@ -142,18 +144,32 @@ class Converge {
                    "models, tolerances, observables or version) or altered since written "
                    "(checksum)"
              : std::string()));
-    if (options_.figures) {
-      const std::string failure = run_figures(out_);
-      result.figures_written = failure.empty();
-      result.figures_message = failure.empty() ? "figures written" : failure;
-      log("converge " + study_.name + ": " + result.figures_message);
-    }
     std::vector<std::string> trajectories;
     for (const auto& p : points_) {
       if (p.kind == "trajectory") trajectories.push_back(p.file);
     }
-    manifest.finish(trajectories);
-    return result;
+    // The figures, then the manifest and the caller's on_finished: at once, or on the figure
+    // queue's thread (which logs nothing: the caller's log is not its own).
+    const auto finish = [lock, manifest, trajectories, result,
+                         on_finished = options_.on_finished](const std::string* failure) {
+      ConvergeResult finished = result;
+      if (failure) {
+        finished.figures_written = failure->empty();
+        finished.figures_message = failure->empty() ? "figures written" : *failure;
+      }
+      manifest->finish(trajectories);
+      if (on_finished) on_finished(finished);
+      return finished;
+    };
+    if (options_.figures && options_.figure_queue) {
+      options_.figure_queue->submit(out_,
+                                    [finish](const std::string& failure) { finish(&failure); });
+      return result;
+    }
+    if (!options_.figures) return finish(nullptr);
+    const std::string failure = run_figures(out_);
+    log("converge " + study_.name + ": " + (failure.empty() ? "figures written" : failure));
+    return finish(&failure);
   }
 
  private:

@@ -10,9 +10,11 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <exception>
 #include <fstream>
 #include <map>
@@ -22,6 +24,7 @@
 #include <sstream>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "crbench/bench/mpi.hpp"
 #include "crbench/bench/output_file.hpp"
@@ -499,6 +502,91 @@ std::string run_figures(const fs::path& folder) {
   if (status != 0) return "figures not written (see " + (folder / "figures.log").string() + ")";
   fs::remove(folder / "figures.log");
   return "";
+}
+
+struct FigureQueue::State {
+  struct Job {
+    fs::path folder;
+    std::function<void(const std::string&)> then;
+  };
+  mutable std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<Job> jobs;
+  int busy = 0;  // jobs being drawn
+  bool stop = false;
+  int drawn = 0;
+  int submitted = 0;
+  std::exception_ptr failure;
+  std::vector<std::thread> workers;
+
+  void work() {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return stop || !jobs.empty(); });
+        if (jobs.empty()) return;
+        job = std::move(jobs.front());
+        jobs.pop_front();
+        ++busy;
+      }
+      std::exception_ptr thrown;
+      bool written = false;
+      try {
+        const std::string message = run_figures(job.folder);
+        written = message.empty();
+        job.then(message);
+      } catch (...) {
+        thrown = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      drawn += written ? 1 : 0;
+      if (thrown && !failure) failure = thrown;
+      --busy;
+      changed.notify_all();
+    }
+  }
+};
+
+FigureQueue::FigureQueue(int workers) : state_(std::make_unique<State>()) {
+  for (int i = 0; i < std::max(1, workers); ++i) {
+    state_->workers.emplace_back([this] { state_->work(); });
+  }
+}
+
+FigureQueue::~FigureQueue() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->stop = true;
+  }
+  state_->changed.notify_all();
+  for (std::thread& worker : state_->workers) worker.join();
+}
+
+void FigureQueue::submit(const fs::path& folder,
+                         std::function<void(const std::string& failure)> then) {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->jobs.push_back({folder, std::move(then)});
+    ++state_->submitted;
+  }
+  state_->changed.notify_all();
+}
+
+void FigureQueue::wait() {
+  std::unique_lock<std::mutex> lock(state_->mutex);
+  state_->changed.wait(lock, [&] { return state_->jobs.empty() && state_->busy == 0; });
+  if (state_->failure) std::rethrow_exception(std::exchange(state_->failure, nullptr));
+}
+
+int FigureQueue::drawn() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->drawn;
+}
+
+int FigureQueue::submitted() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->submitted;
 }
 
 std::string csv_field(const std::string& s) {

@@ -15,6 +15,8 @@
 
 namespace crbench {
 
+class FigureQueue;
+
 // What a folder command (converge, sweep) runs with: its --out folder, threads, --resume, figures
 // and log.
 struct FolderRunOptions {
@@ -23,6 +25,9 @@ struct FolderRunOptions {
   bool resume = false;
   bool figures = true;          // run scripts/figures.py (needs /usr/bin/python3 + matplotlib)
   std::ostream* log = nullptr;  // one line per finished stage (may be null)
+  // Where set (with figures), the figures are drawn there, on a thread of its own, while the
+  // caller goes on, and the folder is finished (its manifest) after them.
+  FigureQueue* figure_queue = nullptr;
 };
 
 struct PointRunOptions {
@@ -107,6 +112,28 @@ int run_program(const std::vector<std::string>& args, const std::filesystem::pat
 
 // scripts/figures.py on a folder; "" when it succeeded, else the message naming its log.
 std::string run_figures(const std::filesystem::path& folder);
+
+// Figures drawn on threads of their own (`workers`, each one folder at a time, taken in the order
+// submitted) while the submitter goes on computing (the report draws a study's figures while the
+// next one runs): each job runs run_figures on its folder, then its `then` with run_figures's
+// answer, on that thread; jobs must not share a folder. wait() returns when every job has
+// finished, and rethrows the first exception a `then` threw.
+class FigureQueue {
+ public:
+  explicit FigureQueue(int workers = 1);
+  ~FigureQueue();
+  FigureQueue(const FigureQueue&) = delete;
+  FigureQueue& operator=(const FigureQueue&) = delete;
+  void submit(const std::filesystem::path& folder,
+              std::function<void(const std::string& failure)> then);
+  void wait();
+  int drawn() const;      // folders whose figures were written
+  int submitted() const;  // jobs submitted
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 struct Table {
   std::string title;

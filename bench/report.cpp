@@ -149,9 +149,80 @@ std::vector<std::filesystem::path> json_files(const std::string& folder) {
   return files;
 }
 
+// What a sweep found, from its summary: the overview's line and its README's.
+std::string sweep_facts(const nlohmann::ordered_json& s) {
+  std::ostringstream facts;
+  facts << s["points"].get<int>() << " grid points (" << s["ok"].get<int>()
+        << " with status ok); Theorem 1 applies at " << s["theorem_applies"].get<int>()
+        << ", and the lift-off is delayed at " << s["delayed"].get<int>()
+        << " of them; Proposition 1 (beta^2 >= 4 alpha gamma) holds at "
+        << s["proposition_1"]["points"].get<int>() << " of those, delayed at "
+        << s["proposition_1"]["delayed"].get<int>();
+  if (s.contains("checks")) {
+    facts << "; realization checks at N = " << format_number(s["check"]["N"].get<double>()) << ": "
+          << s["checks"]["points"].get<int>() << " points, " << s["checks"]["comparable"].get<int>()
+          << " with a lift-off to compare, " << s["checks"]["agree"].get<int>() << " within 10/N, "
+          << s["checks"]["flagged"].get<int>() << " flagged";
+  }
+  if (s.contains("scaling_invariance")) {
+    const auto& inv = s["scaling_invariance"];
+    facts << "; scaling invariance along alpha: " << inv["compared"].get<int>() << " of "
+          << inv["columns"].get<int>()
+          << " (zeta, omega0) columns have a lift-off at every alpha, the largest spread of "
+             "their lift-offs is "
+          << (inv["largest_spread"].is_number() ? format_number(inv["largest_spread"].get<double>())
+                                                : std::string("-"))
+          << ", and the classification changes along alpha in "
+          << inv["classification_differs"].get<int>() << " columns";
+  }
+  return facts.str();
+}
+
+// A canonical sweep's README, after its figures.
+void write_sweep_readme(const Sweep& sweep, const std::filesystem::path& file,
+                        const std::filesystem::path& dir, const SweepResult& result) {
+  namespace fs = std::filesystem;
+  const std::string facts = sweep_facts(result.summary);
+  std::ostringstream md;
+  md << "# Sweep `" << sweep.name << "`\n\n"
+     << "Sweep file: `bench/sweeps/" << file.filename().string()
+     << "`. Run it alone with `crbench sweep --sweep bench/sweeps/" << file.filename().string()
+     << "`; a finer grid is `bench/sweeps/fine/`.\n\n"
+     << sweep.description << "\n\n"
+     << facts << ". Tolerances: rtol " << format_number(sweep.rtol) << ", atol "
+     << format_number(sweep.atol) << ".\n\n";
+  if (result.figures_written) {
+    md << "![The lift-off delay over the grid](phase_map.png)\n\n"
+       << "*The delay tau - tau_classical of the limit model"
+       << (sweep.axes.size() == 3 ? " over the first two axes, a map per slice of the third (a "
+                                    "selection of slices, named above each map)"
+                                  : "")
+       << "; hatched: Theorem 1 does not "
+          "apply (the reason is in the legend); the Proposition 1 boundary and the edge of "
+          "the region where a proposition guarantees the delay; the realization checks.*\n\n";
+  } else {
+    md << "**" << result.figures_message << ".**\n\n";
+  }
+  if (fs::exists(dir / "grid.json")) {
+    md << "Every point: `grid.csv` and `grid.json` (with its tolerances), `points.jsonl`.\n";
+  } else {
+    md << "Every point: `grid.csv` (with its tolerances) and `points.jsonl`; beyond 40 000 "
+          "points no `grid.json` is written, and the repository keeps neither file of this "
+          "sweep (about "
+       << (fs::file_size(dir / "grid.csv") + fs::file_size(dir / "points.jsonl")) / 1000000
+       << " MB): `crbench report` writes them.\n";
+  }
+  {
+    std::ostringstream text;
+    text << md.str();
+    write_file(dir / "README.md", text.str());
+  }
+}
+
 // The canonical sweeps (bench/sweeps/*.json, in name order), each into out_dir/sweeps/<name>/
-// with a README and its phase map; returns the overview's lines.
-std::string canonical_sweeps(const std::filesystem::path& out_dir, int jobs,
+// with a README and its phase map (drawn on `figures` while the next one computes); returns the
+// overview's lines.
+std::string canonical_sweeps(const std::filesystem::path& out_dir, int jobs, FigureQueue& figures,
                              std::ostream& progress) {
   namespace fs = std::filesystem;
   std::ostringstream overview;
@@ -162,70 +233,13 @@ std::string canonical_sweeps(const std::filesystem::path& out_dir, int jobs,
     options.out_dir = dir.string();
     options.jobs = jobs;
     options.log = &progress;
+    options.figure_queue = &figures;
+    options.on_finished = [sweep, file, dir](const SweepResult& finished) {
+      write_sweep_readme(sweep, file, dir, finished);
+    };
     const SweepResult result = run_sweep(sweep, options);
-    const auto& s = result.summary;
-    std::ostringstream facts;
-    facts << s["points"].get<int>() << " grid points (" << s["ok"].get<int>()
-          << " with status ok); Theorem 1 applies at " << s["theorem_applies"].get<int>()
-          << ", and the lift-off is delayed at " << s["delayed"].get<int>()
-          << " of them; Proposition 1 (beta^2 >= 4 alpha gamma) holds at "
-          << s["proposition_1"]["points"].get<int>() << " of those, delayed at "
-          << s["proposition_1"]["delayed"].get<int>();
-    if (s.contains("checks")) {
-      facts << "; realization checks at N = " << format_number(s["check"]["N"].get<double>())
-            << ": " << s["checks"]["points"].get<int>() << " points, "
-            << s["checks"]["comparable"].get<int>() << " with a lift-off to compare, "
-            << s["checks"]["agree"].get<int>() << " within 10/N, "
-            << s["checks"]["flagged"].get<int>() << " flagged";
-    }
-    if (s.contains("scaling_invariance")) {
-      const auto& inv = s["scaling_invariance"];
-      facts << "; scaling invariance along alpha: " << inv["compared"].get<int>() << " of "
-            << inv["columns"].get<int>()
-            << " (zeta, omega0) columns have a lift-off at every alpha, the largest spread of "
-               "their lift-offs is "
-            << (inv["largest_spread"].is_number()
-                    ? format_number(inv["largest_spread"].get<double>())
-                    : std::string("-"))
-            << ", and the classification changes along alpha in "
-            << inv["classification_differs"].get<int>() << " columns";
-    }
-    std::ostringstream md;
-    md << "# Sweep `" << sweep.name << "`\n\n"
-       << "Sweep file: `bench/sweeps/" << file.filename().string()
-       << "`. Run it alone with `crbench sweep --sweep bench/sweeps/" << file.filename().string()
-       << "`; a finer grid is `bench/sweeps/fine/`.\n\n"
-       << sweep.description << "\n\n"
-       << facts.str() << ". Tolerances: rtol " << format_number(sweep.rtol) << ", atol "
-       << format_number(sweep.atol) << ".\n\n";
-    if (result.figures_written) {
-      md << "![The lift-off delay over the grid](phase_map.png)\n\n"
-         << "*The delay tau - tau_classical of the limit model"
-         << (sweep.axes.size() == 3 ? " over the first two axes, a map per slice of the third (a "
-                                      "selection of slices, named above each map)"
-                                    : "")
-         << "; hatched: Theorem 1 does not "
-            "apply (the reason is in the legend); the Proposition 1 boundary and the edge of "
-            "the region where a proposition guarantees the delay; the realization checks.*\n\n";
-    } else {
-      md << "**" << result.figures_message << ".**\n\n";
-    }
-    if (fs::exists(dir / "grid.json")) {
-      md << "Every point: `grid.csv` and `grid.json` (with its tolerances), `points.jsonl`.\n";
-    } else {
-      md << "Every point: `grid.csv` (with its tolerances) and `points.jsonl`; beyond 40 000 "
-            "points no `grid.json` is written, and the repository keeps neither file of this "
-            "sweep (about "
-         << (fs::file_size(dir / "grid.csv") + fs::file_size(dir / "points.jsonl")) / 1000000
-         << " MB): `crbench report` writes them.\n";
-    }
-    {
-      std::ostringstream text;
-      text << md.str();
-      write_file(dir / "README.md", text.str());
-    }
-    overview << "- [`" << sweep.name << "`](sweeps/" << sweep.name << "/README.md): " << facts.str()
-             << ".\n";
+    overview << "- [`" << sweep.name << "`](sweeps/" << sweep.name
+             << "/README.md): " << sweep_facts(result.summary) << ".\n";
   }
   return overview.str();
 }
@@ -261,7 +275,7 @@ std::string canonical_impacts(const std::filesystem::path& out_dir, int jobs,
 // The canonical studies (bench/studies/*.json, in name order), each into
 // out_dir/studies/<name>/ with a README of its own.
 std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir, int jobs,
-                                            std::ostream& progress) {
+                                            FigureQueue& figures, std::ostream& progress) {
   namespace fs = std::filesystem;
   std::vector<StudyOutcome> outcomes;
   for (const auto& file : json_files("bench/studies")) {
@@ -277,9 +291,13 @@ std::vector<StudyOutcome> canonical_studies(const std::filesystem::path& out_dir
     options.out_dir = dir.string();
     options.jobs = jobs;
     options.log = &progress;
+    // The figures are drawn while the next study computes; the README follows them.
+    options.figure_queue = &figures;
+    options.on_finished = [study, dir, file](const ConvergeResult& finished) {
+      write_study_readme(study, finished, dir, "bench/studies/" + file.filename().string(),
+                         "crbench", "../../timing.md");
+    };
     const ConvergeResult result = run_study(study, options);
-    write_study_readme(study, result, dir, "bench/studies/" + file.filename().string(), "crbench",
-                       "../../timing.md");
     outcomes.push_back(
         {study.name, file.filename().string(), result.summary, result.points_internal_error});
   }
@@ -796,13 +814,18 @@ int write_report(const std::string& out, int jobs, std::ostream& progress) {
   }
   const CrossValidationSummary cross_validation =
       write_cross_validation(out_dir / "cross-validation", registered_subjects(), progress);
-  const std::vector<StudyOutcome> studies = canonical_studies(out_dir, jobs, progress);
-  const std::string sweeps = canonical_sweeps(out_dir, jobs, progress);
+  // The figures of each study, sweep and overview are drawn beside the computations that follow.
+  FigureQueue figures(jobs);
+  const std::vector<StudyOutcome> studies = canonical_studies(out_dir, jobs, figures, progress);
+  const std::string sweeps = canonical_sweeps(out_dir, jobs, figures, progress);
   const std::string impacts = canonical_impacts(out_dir, jobs, progress);
-  const WorkPrecisionOverview work_precision =
-      write_work_precision(out_dir / "work-precision", {.jobs = jobs}, progress);
+  const WorkPrecisionOverview work_precision = write_work_precision(
+      out_dir / "work-precision", {.jobs = jobs, .figure_queue = &figures}, progress);
   const ChainOutcomeSummary chain_outcome =
-      write_chain_outcome(out_dir / "chain-outcome", jobs, progress);
+      write_chain_outcome(out_dir / "chain-outcome", jobs, progress, &figures);
+  figures.wait();
+  progress << "report: figures written in " << figures.drawn() << " of " << figures.submitted()
+           << " folders (their READMEs say where they are not)\n";
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

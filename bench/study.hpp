@@ -3,6 +3,7 @@
 // The study-file schema is documented in bench/studies/README.md.
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -155,8 +156,13 @@ Study load_study(const std::string& path);
 // The text of a study file; `origin` names it in messages. InputError on anything malformed.
 Study parse_study_text(std::string_view text, const std::string& origin);
 
+struct ConvergeResult;
+
 struct ConvergeOptions : FolderRunOptions {
   bool progress_line = false;  // a live "points done/total, elapsed, ETA" line on stderr
+  // Called with the final result once the folder is finished (after its figures): before
+  // run_study returns, or on the figure queue's thread where there is one (figure_queue).
+  std::function<void(const ConvergeResult&)> on_finished;
 };
 
 struct ConvergeResult {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -704,8 +705,8 @@ void write_sweep_json(const fs::path& out, const ojson& summary, const std::vect
 SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
   const fs::path out = options.out_dir;
   // Under MPI, rank 0 alone owns the folder (bench/mpi.hpp).
-  const auto lock = claim_output_folder(out);
-  OutputManifest manifest(out);
+  const std::shared_ptr<OutputLock> lock = claim_output_folder(out);
+  const auto manifest = std::make_shared<OutputManifest>(out);
   const std::vector<SweepPoint> points = grid_points(sweep);
   const PointRun run = run_sweep_points(sweep, options, points);
   SweepResult result;
@@ -735,15 +736,30 @@ SweepResult run_sweep(const Sweep& sweep, const SweepOptions& options) {
     }
     *options.log << "\n";
   }
-  if (options.figures) {
-    const std::string failure = run_figures(out);
-    result.figures_written = failure.empty();
-    result.figures_message = failure.empty() ? "figures written" : failure;
-    if (options.log)
-      *options.log << "sweep " << sweep.name << ": " << result.figures_message << "\n";
+  // The figures, then the manifest and the caller's on_finished: at once, or on the figure
+  // queue's thread (which logs nothing: the caller's log is not its own).
+  const auto finish = [lock, manifest, result,
+                       on_finished = options.on_finished](const std::string* failure) {
+    SweepResult finished = result;
+    if (failure) {
+      finished.figures_written = failure->empty();
+      finished.figures_message = failure->empty() ? "figures written" : *failure;
+    }
+    manifest->finish();
+    if (on_finished) on_finished(finished);
+    return finished;
+  };
+  if (options.figures && options.figure_queue) {
+    options.figure_queue->submit(out, [finish](const std::string& failure) { finish(&failure); });
+    return result;
   }
-  manifest.finish();
-  return result;
+  if (!options.figures) return finish(nullptr);
+  const std::string failure = run_figures(out);
+  if (options.log) {
+    *options.log << "sweep " << sweep.name << ": "
+                 << (failure.empty() ? "figures written" : failure) << "\n";
+  }
+  return finish(&failure);
 }
 
 }  // namespace crbench

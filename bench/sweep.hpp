@@ -6,6 +6,7 @@
 // gives the same model (Deryabin & Kozlov 1995, after Theorem 1), so two axes cover it.
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -50,7 +51,13 @@ Sweep parse_sweep(const nlohmann::json& j);
 Sweep parse_sweep_text(std::string_view text, const std::string& origin);
 Sweep load_sweep(const std::string& path);
 
-struct SweepOptions : FolderRunOptions {};
+struct SweepResult;
+
+struct SweepOptions : FolderRunOptions {
+  // Called with the final result once the folder is finished (after its figures): before
+  // run_sweep returns, or on the figure queue's thread where there is one (figure_queue).
+  std::function<void(const SweepResult&)> on_finished;
+};
 
 struct SweepResult {
   nlohmann::ordered_json summary;  // what sweep.json holds

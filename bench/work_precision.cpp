@@ -458,8 +458,14 @@ WorkPrecisionOverview write_work_precision(const std::filesystem::path& dir,
     text << "### " << timed.title << "\n\n" << timed.caption << "\n\n" << markdown(timed);
     write_file(dir / "work_precision.md", text.str());
   }
-  const std::string figures = options.figures ? run_figures(dir) : "figures not drawn";
-  write_file(dir / "README.md", work_precision_readme(options, figures, digits, left_out));
+  const auto readme = [dir, options, digits, left_out](const std::string& figures) {
+    write_file(dir / "README.md", work_precision_readme(options, figures, digits, left_out));
+  };
+  if (options.figures && options.figure_queue) {
+    options.figure_queue->submit(dir, readme);
+  } else {
+    readme(options.figures ? run_figures(dir) : "figures not drawn");
+  }
   WorkPrecisionOverview out;
   out.cases = static_cast<int>(cases.size());
   out.points = static_cast<int>(points.size());

@@ -10,6 +10,8 @@
 #include <ostream>
 #include <string>
 
+#include "crbench/bench/points.hpp"
+
 namespace crbench {
 
 struct WorkPrecisionOverview {
@@ -29,6 +31,8 @@ struct WorkPrecisionOptions {
   // Wall time: the minimum over this many solves (fewer for a solve above 0.2 s).
   int timing_repeats = 3;
   bool figures = true;
+  // Where set, the figure and then the README are written there (FigureQueue), not at once.
+  FigureQueue* figure_queue = nullptr;
 };
 
 // Writes into `dir`: work_precision.json (deterministic: every point's error, flag, steps and

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -742,6 +743,80 @@ TEST_CASE("converge runs the figures without a shell, and no model label writes 
   CHECK(files > 0);
   CHECK(trajectories == 2);  // the realization at N = 100 and its limit
   fs::remove_all(base);
+}
+
+TEST_CASE("a study's figures drawn on a queue: on_finished after them, the same folder as at once",
+          "[study]") {
+  const auto study = crbench::load_study(kData + "/studies/small.json");
+  std::vector<fs::path> dirs;
+  std::vector<crbench::ConvergeResult> finished;
+  crbench::FigureQueue queue;
+  for (const bool queued : {false, true}) {
+    crbench::ConvergeOptions options;
+    dirs.push_back(fresh_dir(queued ? "figures-queued" : "figures-at-once"));
+    options.out_dir = dirs.back().string();
+    options.jobs = 2;
+    options.figures = true;
+    options.figure_queue = queued ? &queue : nullptr;
+    options.on_finished = [&finished](const crbench::ConvergeResult& r) { finished.push_back(r); };
+    const crbench::ConvergeResult result = crbench::run_study(study, options);
+    // Queued: the figures are not drawn yet when run_study returns.
+    if (queued) CHECK(result.figures_message.empty());
+  }
+  queue.wait();
+  REQUIRE(finished.size() == 2u);
+  CHECK(finished[0].figures_written == finished[1].figures_written);
+  CHECK(finished[0].figures_message == finished[1].figures_message);
+  CHECK(finished[1].summary == finished[0].summary);
+  // The manifest lists the figures either way.
+  CHECK(crbench::testing::read_text_file(dirs[0] / "manifest.txt") ==
+        crbench::testing::read_text_file(dirs[1] / "manifest.txt"));
+  CHECK(queue.drawn() == (finished[1].figures_written ? 1 : 0));
+  for (const auto& dir : dirs) fs::remove_all(dir);
+}
+
+TEST_CASE("a figure queue runs its jobs in order, waits for them, and rethrows a job's exception",
+          "[study]") {
+  const fs::path dir = fresh_dir("figure-queue");
+  fs::create_directories(dir);
+  crbench::FigureQueue queue;
+  std::vector<int> order;
+  std::vector<std::string> failures;
+  for (int i = 0; i < 3; ++i) {
+    // A folder without a study: the script says so, and the job hears why.
+    queue.submit(dir, [&order, &failures, i](const std::string& failure) {
+      order.push_back(i);
+      failures.push_back(failure);
+    });
+  }
+  queue.wait();
+  CHECK(order == std::vector<int>{0, 1, 2});
+  CHECK(queue.submitted() == 3);
+  for (const auto& f : failures) CHECK_THAT(f, Catch::Contains("figures not written"));
+  CHECK(queue.drawn() == 0);
+  queue.submit(dir, [](const std::string&) { throw std::runtime_error("planted"); });
+  queue.submit(dir, [&order](const std::string&) { order.push_back(3); });
+  CHECK_THROWS_WITH(queue.wait(), "planted");
+  // The job after the one that threw still ran, and the queue goes on.
+  CHECK(order.back() == 3);
+  queue.wait();
+  // Two workers: every job runs once, whatever the order.
+  {
+    crbench::FigureQueue pair(2);
+    std::mutex mutex;
+    std::vector<int> done;
+    for (int i = 0; i < 4; ++i) {
+      fs::create_directories(dir / std::to_string(i));
+      pair.submit(dir / std::to_string(i), [&, i](const std::string&) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        done.push_back(i);
+      });
+    }
+    pair.wait();
+    std::sort(done.begin(), done.end());
+    CHECK(done == std::vector<int>{0, 1, 2, 3});
+  }
+  fs::remove_all(dir);
 }
 
 TEST_CASE("seal returns the sealed line's own text", "[study]") {
