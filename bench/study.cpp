@@ -196,6 +196,16 @@ void read_N_ladder(Fields& m, const Study& study, const Solver& solver, StudyMod
   }
 }
 
+// An InputError naming `where` unless `key` is one of the study's observables.
+void require_study_observable(const Study& study, const std::string& key,
+                              const std::string& where) {
+  if (std::find(study.observables.begin(), study.observables.end(), key) ==
+      study.observables.end()) {
+    throw InputError(where + ": not one of the study's observables (" + join(study.observables) +
+                     ")");
+  }
+}
+
 // What the model is measured against: the limit solver, a closed form, a solver or values.
 void read_reference(Fields& m, const Study& study, const Model& model_case, StudyModel& sm) {
   sm.reference =
@@ -228,11 +238,7 @@ void read_reference(Fields& m, const Study& study, const Model& model_case, Stud
                        ": required with reference \"value\": an object observable: number");
     }
     for (const auto& [key, value] : values->items()) {
-      if (std::find(study.observables.begin(), study.observables.end(), key) ==
-          study.observables.end()) {
-        throw InputError(m.path("reference_values") + "." + key +
-                         ": not one of the study's observables (" + join(study.observables) + ")");
-      }
+      require_study_observable(study, key, m.path("reference_values") + "." + key);
       if (!value.is_number() || !std::isfinite(value.get<double>())) {
         throw InputError(m.path("reference_values") + "." + key + ": must be a finite number");
       }
@@ -333,11 +339,7 @@ void read_fit_from(Fields& m, const Study& study, StudyModel& sm) {
   }
   for (const auto& [key, value] : starts->items()) {
     const std::string where = m.path("fit_from") + "." + key;
-    if (std::find(study.observables.begin(), study.observables.end(), key) ==
-        study.observables.end()) {
-      throw InputError(where + ": not one of the study's observables (" + join(study.observables) +
-                       ")");
-    }
+    require_study_observable(study, key, where);
     if (!sm.has_ladder || sm.ladder.size() < 4) {
       throw InputError(where + ": only for a model with a ladder of at least 4 rungs");
     }
@@ -368,11 +370,7 @@ void read_expectations(Fields& m, const Study& study, StudyModel& sm) {
       throw InputError(m.path("expected_order") + ": must be an object observable: order");
     }
     for (const auto& [key, value] : orders->items()) {
-      if (std::find(study.observables.begin(), study.observables.end(), key) ==
-          study.observables.end()) {
-        throw InputError(m.path("expected_order") + "." + key +
-                         ": not one of the study's observables (" + join(study.observables) + ")");
-      }
+      require_study_observable(study, key, m.path("expected_order") + "." + key);
       if (!value.is_number() || !(value.get<double>() > 0.0) || value.get<double>() > 10.0) {
         throw InputError(m.path("expected_order") + "." + key + ": must be a number in (0, 10]");
       }
