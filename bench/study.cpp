@@ -125,10 +125,11 @@ void read_own_ladder(Fields& m, const nlohmann::json& own, const Solver& solver,
           (names.empty() ? std::string(" (it has none)") : " (" + names.substr(2) + ")"));
     }
   }
-  if (sm.axis == LadderAxis::N) {
-    throw InputError(m.path("ladder.axis") +
-                     ": 'N' ladders come from study.N (with N_min, N_max); a model's own "
-                     "ladder is in h, rtol or a solver parameter");
+  // Its own N ladder: where the study's rungs per decade are too few for this model, or too
+  // costly beyond a decade.
+  const bool in_N = sm.axis == LadderAxis::N;
+  if (in_N && !solver_has_N(solver)) {
+    throw InputError(m.path("ladder.axis") + ": solver " + sm.solver + " has no N");
   }
   const bool in_h = sm.axis == LadderAxis::h;
   const auto h_spec = spec_named("h");
@@ -143,6 +144,7 @@ void read_own_ladder(Fields& m, const nlohmann::json& own, const Solver& solver,
   ParamSpec bounds = parameter_axis ? *spec_named(axis_text)
                      : case_axis    ? *case_spec
                      : in_h         ? *h_spec
+                     : in_N         ? *spec_named("N")
                                     : kRtolSpec;
   // The rungs are geometric (per_decade of them a decade): both ends positive, whatever the
   // parameter admits (an alpha ladder to 0 once made its rung count from log(0.1/0)).
@@ -151,15 +153,18 @@ void read_own_ladder(Fields& m, const nlohmann::json& own, const Solver& solver,
     bounds.min_inclusive = false;
   }
   const double from = ladder.number("from", std::nullopt, bounds);
+  // Coarse to fine: N rises, the others fall.
   const double to =
-      ladder.number("to", std::nullopt, range(bounds.min, from, bounds.min_inclusive));
+      in_N ? ladder.number("to", std::nullopt, range(from, bounds.max, false))
+           : ladder.number("to", std::nullopt, range(bounds.min, from, bounds.min_inclusive));
   const double per_decade = ladder.number("per_decade", 1.0, range(1.0, 10.0));
   if (per_decade != std::floor(per_decade)) {
     throw InputError(m.path("ladder.per_decade") + ": must be a whole number in [1, 10]");
   }
   ladder.finish();
-  if (!(to < from)) {
-    throw InputError(m.path("ladder.to") + ": must be below ladder.from (" + format_number(from) +
+  if (in_N ? !(to > from) : !(to < from)) {
+    throw InputError(m.path("ladder.to") + ": must be " + (in_N ? "above" : "below") +
+                     " ladder.from (" + format_number(from) +
                      "): a ladder runs from coarse to fine");
   }
   sm.ladder = ladder_rungs(sm.axis, from, to, static_cast<int>(per_decade));

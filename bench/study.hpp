@@ -54,7 +54,8 @@ struct StudyModel {
   // the case's carried settings): Newton's restitution 1 for a penalty contact's elastic limit.
   std::vector<Assignment> reference_assignments;
   // The model runs a ladder: in N (a solver with an N parameter: the study's ladder cut to
-  // [N_min, N_max]), or in h or rtol (the model's own "ladder"); otherwise one ideal row.
+  // [N_min, N_max], or the model's own "ladder" in N), or in h, rtol or a parameter (the model's
+  // own "ladder"); otherwise one ideal row.
   bool has_ladder = false;
   LadderAxis axis = LadderAxis::N;
   // The parameter of a parameter ladder (axis == parameter): the solver's, or with

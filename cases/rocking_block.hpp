@@ -104,7 +104,12 @@ struct RockingBlock : NoForce<3>, PlanarBodyMetric {
         .solver_settings = {{"event-driven", "restitution", "0",
                              "Housner's law: the striking corner does not rebound"},
                             {"moreau-jean", "restitution", "0",
-                             "Housner's law: the striking corner does not rebound"}},
+                             "Housner's law: the striking corner does not rebound"},
+                            {"realization", "interaction", "obstacle",
+                             "a corner on the floor is pushed, never held down"},
+                            {"realization", "N", "1e4",
+                             "the pivoting phases take about N^0.6 steps (docs/theory.md section "
+                             "2)"}},
     };
   }
 

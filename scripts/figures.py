@@ -387,10 +387,9 @@ def draw_lift_off_vs_N(ax, models, classical, legend_size):
     for tau, owners in predicted.items():
         ax.axhline(tau, color=owners[0][1], linestyle="--", linewidth=0.8)
         # Inside the frame, a few points above its line, clear of the markers on it.
-        # One prediction shared by several models, and no other, needs no names (a list of them
-        # runs over the markers).
-        shared = len(predicted) == 1 and len(owners) > 1
-        whose = "" if shared else " " + ", ".join(o[0] for o in owners)
+        # A panel's only prediction needs no names (the legend has them; a list runs over the
+        # markers and out of the frame).
+        whose = "" if len(predicted) == 1 else " " + ", ".join(o[0] for o in owners)
         ax.annotate("predicted%s: %.6g" % (whose, tau),
                     (0.985, tau), xycoords=("axes fraction", "data"), xytext=(0, 5),
                     textcoords="offset points", ha="right", va="bottom", fontsize=7)
@@ -402,7 +401,7 @@ def draw_lift_off_vs_N(ax, models, classical, legend_size):
     ax.set_xlabel("N")
     ax.set_ylabel("lift-off time")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=legend_size, loc="center right")
+    ax.legend(fontsize=legend_size, loc="best")
 
 
 def lift_off_vs_N(study, folder):

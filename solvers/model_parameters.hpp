@@ -353,13 +353,17 @@ inline void check_kinematic_model(const Model& model, const RunSettings& setting
                      "mass alpha and friction beta only; give --gamma 0 (e.g. --preset viscous, "
                      "or --alpha A --beta B --gamma 0)");
   }
-  // Rows under Coulomb friction act through their constraint's reaction, which the obstacle may
-  // make one-sided; other rows are two-sided.
-  if (settings.solver_choices.at("interaction") == "obstacle" &&
-      model.info().coulomb_rows.size() != static_cast<std::size_t>(model.kinematic_count())) {
+  // A conditional row (a contact that does not slide, or slides under Coulomb friction) acts
+  // while its constraint is in the medium, whose reaction the obstacle makes one-sided; a row that
+  // acts everywhere is two-sided.
+  bool rows_everywhere = false;
+  for (int r = 0; r < model.kinematic_count(); ++r) {
+    if (model.kinematic_condition(r) < 0) rows_everywhere = true;
+  }
+  if (settings.solver_choices.at("interaction") == "obstacle" && rows_everywhere) {
     throw InputError(owner +
-                     ": --interaction obstacle has no meaning for kinematic constraints "
-                     "(they are two-sided); use medium");
+                     ": --interaction obstacle has no meaning for kinematic constraints that act "
+                     "everywhere (they are two-sided); use medium");
   }
   if (model.unilateral_kinematic_count() > 0 && p.at("alpha") != 0.0) {
     throw InputError(owner + ": alpha = " + format_number(p.at("alpha")) +

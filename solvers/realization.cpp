@@ -544,10 +544,26 @@ class Run {
   bool is_held(int k) const { return std::find(held_.begin(), held_.end(), k) != held_.end(); }
   const std::vector<int>* held() const { return held_.empty() ? nullptr : &held_; }
 
+  // p with only the kinematic rows that act now and are independent (VelocityChart::
+  // independent_rows), where the model has several conditional rows (row_subsets_): the others
+  // neither hold the free motion nor enter W, and all of them would be dependent where two
+  // corners touch together. p itself otherwise.
+  const Point& acting_point(const Point& p) const {
+    if (!row_subsets_) return p;
+    const std::vector<double> damping = row_damping();
+    std::vector<int> acting;
+    for (std::size_t r = 0; r < damping.size(); ++r) {
+      if (damping[r] > 0.0) acting.push_back(static_cast<int>(r));
+    }
+    acting_point_ = with_kinematic_rows(
+        p, VelocityChart::independent_rows(p.a, acting, 1.0, kIndependentRowMargin).row_indices());
+    return acting_point_;
+  }
+
   // q̈ at x (point_ evaluated there) with no realized constraint pushing and the held ones
   // enforced: the free motion that decides a start inside the medium.
   Eigen::VectorXd free_acceleration(const State& x) {
-    if (!mixed_) return constrained_acceleration(point_, {}).qdd;
+    if (!mixed_) return constrained_acceleration(acting_point(point_), {}).qdd;
     const std::vector<char> none(static_cast<std::size_t>(m_), 0);
     return acceleration<double>(point_, x.v, none, none, opt_.medium, nullptr, held());
   }
@@ -868,7 +884,7 @@ class Run {
     }
     if (rows.empty()) return std::nullopt;
     model_.evaluate(x, modes_, point_);
-    Eigen::MatrixXd W = delassus(point_, rows).W;
+    Eigen::MatrixXd W = delassus(acting_point(point_), rows).W;
     if (!opt_.medium.laws.empty()) {
       Eigen::VectorXd root(W.rows());
       for (Eigen::Index r = 0; r < W.rows(); ++r) {
@@ -935,9 +951,9 @@ class Run {
     // rows y = (q, ν, q̇_F), ν = N g; without them the identity chart y = (q, q̇).
     chart_ = best_chart(x);
     Eigen::VectorXd y0 = chart_.point(model_, x);
-    if (x.t == carried_nu_time_) y0.segment(n_, chart_.rows()) = carried_nu_;
+    if (x.t == carried_nu_time_) set_chart_nu(y0, carried_nu_);
     State start = x;
-    start.aux = chart_nu(y0);
+    start.aux = chart_nu(x.t, y0);
     // The stiff phases' right-hand side and its AD Jacobian (Rosenbrock).
     const auto rhs = [this](double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
       chart_rate(t, y, dy);
@@ -1093,8 +1109,9 @@ class Run {
         }
         for (const int k : held_) lambda(k) = impulse_would_be_(k);
       });
-      output_.grid(dense, t_limit, inclusive,
-                   [&](const State& xs) { return sample(xs, "", chart_nu(dense.point(xs.t))); });
+      output_.grid(dense, t_limit, inclusive, [&](const State& xs) {
+        return sample(xs, "", chart_nu(xs.t, dense.point(xs.t)));
+      });
     };
     PhaseEnd end =
         advance_to_event(dense, x, probe_fn, threshold, control, counters_, inspect, grid);
@@ -1102,7 +1119,7 @@ class Run {
       first_dip_function_ = event_function_name(counters_.first_unsearched_function);
     }
     carried_nu_time_ = end.x.t;
-    carried_nu_ = chart_nu(dense.point(end.x.t));
+    carried_nu_ = chart_nu(end.x.t, dense.point(end.x.t));
     return end;
   }
 
@@ -1139,7 +1156,7 @@ class Run {
     ++rhs_evaluations_;
     State& s = rate_state_;
     chart_state(t, y, s);
-    if (chart_.rows() == 0) {
+    if (model_.kinematic_count() == 0) {
       qdd(s, rate_qdd_);
       if (!all_finite(rate_qdd_)) {
         throw RunFailure{Status::non_finite, "non-finite acceleration at t = " + format_number(t)};
@@ -1150,7 +1167,7 @@ class Run {
       return;
     }
     Eigen::VectorXd a, nu_dot;
-    kinematic_rate(s, chart_nu(y), chart_.scale(), a, nu_dot);
+    kinematic_rate(s, s.aux, chart_.scale(), a, nu_dot);
     if (!a.allFinite() || !nu_dot.allFinite()) {
       throw RunFailure{Status::non_finite, "non-finite acceleration at t = " + format_number(t)};
     }
@@ -1171,7 +1188,7 @@ class Run {
   // (q, q̇) at the chart's point y, with the chart's ν in State::aux (no allocation in the
   // identity chart once x has its sizes).
   void chart_state(double t, const Eigen::VectorXd& y, State& x) const {
-    if (chart_.rows() == 0) {
+    if (model_.kinematic_count() == 0) {
       x.t = t;
       x.q = y.head(n_);
       x.v = y.tail(n_);
@@ -1179,14 +1196,25 @@ class Run {
       return;
     }
     x = chart_.state(model_, t, y, chart_a_, chart_b_);
-    x.aux = chart_nu(y);
+    x.aux = chart_.all_nu(chart_a_, chart_b_, x.v, y.tail(n_));
   }
   State chart_state(double t, const Eigen::VectorXd& y) const {
     State x;
     chart_state(t, y, x);
     return x;
   }
-  Eigen::VectorXd chart_nu(const Eigen::VectorXd& y) const { return y.segment(n_, chart_.rows()); }
+  // ν of every kinematic row at the chart's point y: its coordinates, and where the chart leaves
+  // rows out (VelocityChart::independent_rows), N g of the others.
+  Eigen::VectorXd chart_nu(double t, const Eigen::VectorXd& y) const {
+    if (chart_.all_rows(model_.kinematic_count())) return y.segment(n_, chart_.rows());
+    return chart_state(t, y).aux;
+  }
+  // The chart's coordinates ν in y from the ν of every row.
+  void set_chart_nu(Eigen::VectorXd& y, const Eigen::VectorXd& nu) const {
+    for (int r = 0; r < chart_.rows(); ++r) {
+      y(n_ + r) = nu(chart_.row_indices()[static_cast<std::size_t>(r)]);
+    }
+  }
 
   // Positions and velocities at the run's tolerances; ν = N g at N times that of g.
   Eigen::VectorXd chart_tolerances() const {
@@ -1200,6 +1228,13 @@ class Run {
   VelocityChart best_chart(const State& x) const {
     model_.kinematic_affine(x.t, x.q, chart_a_, chart_b_);
     try {
+      if (row_subsets_) {
+        std::vector<int> acting;
+        for (std::size_t r = 0; r < damping_.size(); ++r) {
+          if (damping_[r] > 0.0) acting.push_back(static_cast<int>(r));
+        }
+        return VelocityChart::independent_rows(chart_a_, acting, opt_.N, kIndependentRowMargin);
+      }
       return VelocityChart::best_for(chart_a_, opt_.N);
     } catch (const std::runtime_error& e) {
       throw RunFailure{Status::degenerate_constraints,
@@ -1213,11 +1248,12 @@ class Run {
   bool change_chart(double t, Eigen::VectorXd& y) {
     if (chart_.rows() == 0) return false;
     const State x = chart_state(t, y);
-    if (chart_.relative_quality(chart_a_) >= 0.5) return false;
-    const Eigen::VectorXd nu = chart_nu(y);
+    const bool rows_kept = !row_subsets_ || best_chart(x).row_indices() == chart_.row_indices();
+    if (rows_kept && chart_.relative_quality(chart_a_) >= 0.5) return false;
+    const Eigen::VectorXd nu = x.aux;
     chart_ = best_chart(x);
     y = chart_.point(model_, x);
-    y.segment(n_, chart_.rows()) = nu;
+    set_chart_nu(y, nu);
     ++chart_changes_;
     return true;
   }
@@ -1261,7 +1297,8 @@ class Run {
     }
     if (!rows.empty()) {
       // |∇f_k|_{A⁻¹}² is the diagonal of J A⁻¹ Jᵀ.
-      const Eigen::VectorXd normal_norm = delassus(rhs_point_, rows).W.diagonal().cwiseSqrt();
+      const Eigen::VectorXd normal_norm =
+          delassus(acting_point(rhs_point_), rows).W.diagonal().cwiseSqrt();
       for (std::size_t r = 0; r < rows.size(); ++r) {
         s.lambda(rows[r]) = would_be(rows[r]);
         s.mu(rows[r]) = would_be(rows[r]) * normal_norm(static_cast<Eigen::Index>(r));
@@ -1305,6 +1342,16 @@ class Run {
     return false;
   }();
   std::vector<double> damping_;  // row_damping() of the current phase
+  // Several conditional rows, which coincide where their constraints touch together (a block on
+  // two corners: both corners' horizontal velocities are ẋ + h θ̇ at θ = 0): the chart takes only
+  // the rows whose friction acts, and of them only independent ones (best_chart).
+  const bool row_subsets_ = [this] {
+    int conditional = 0;
+    for (int r = 0; r < model_.kinematic_count(); ++r) {
+      if (model_.kinematic_condition(r) >= 0) ++conditional;
+    }
+    return conditional >= 2;
+  }();
   // Coulomb friction (CaseInfo::coulomb_rows): the rows, sorted; the cone each one's viscous
   // friction is bounded by; per row, whether it is on the cone (sliding) since the last event.
   std::vector<int> coulomb_;
@@ -1314,6 +1361,7 @@ class Run {
   const FrictionCone* cone() const { return coulomb_.empty() ? nullptr : &cone_; }
   Point point_;
   Point rhs_point_;
+  mutable Point acting_point_;  // acting_point's result
   // The sparse form of the right-hand side (sparse_acceleration), where the model has one.
   bool sparse_rhs_ = false, sparse_jacobian_ = false;
   // Some constraint's spring follows a power law (ContactLaw::exponent ≠ 1).
@@ -1453,20 +1501,6 @@ void RealizationSolver::finalize(ParamValues& params, ChoiceValues& choices,
     apply_model_preset(params, choices, assigned, "solver realization", 0.0,
                        preset == "viscous" ? 1.0 : 0.0, preset == "penalty" ? 1.0 : 0.0);
   }
-}
-
-std::optional<std::string> RealizationSolver::refusal(const Model& model,
-                                                      const RunSettings& /*settings*/) const {
-  int conditional = 0;
-  for (int r = 0; r < model.kinematic_count(); ++r) {
-    if (model.kinematic_condition(r) >= 0) ++conditional;
-  }
-  if (conditional < 2) return std::nullopt;
-  return "case " + model.info().name + ": " + std::to_string(conditional) +
-         " conditional kinematic rows, which may hold together and coincide where their "
-         "constraints touch together (a block at rest on two corners); the medium's equations "
-         "need independent kinematic rows, so this realization is not computed; event-driven "
-         "computes the ideal motion";
 }
 
 std::string RealizationSolver::limit_model(const ParamValues& params,

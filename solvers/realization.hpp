@@ -23,11 +23,6 @@ class RealizationSolver final : public Solver {
   std::string limit_model(const ParamValues& params, const ChoiceValues& choices) const override;
   std::vector<std::string> extra_columns(const Model& model,
                                          const RunSettings& settings) const override;
-  // A case with several conditional kinematic rows (each corner of a block that must not slide):
-  // where their constraints touch together the rows may coincide, and the medium's equations
-  // need independent kinematic rows.
-  std::optional<std::string> refusal(const Model& model,
-                                     const RunSettings& settings) const override;
 
  protected:
   RunRecord solve(const Model& model, const RunSettings& settings) const override;

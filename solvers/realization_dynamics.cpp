@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "crbench/cases/sparse_terms.hpp"
+#include "crbench/solvers/dense_stepper.hpp"
 #include "crbench/solvers/dynamics.hpp"
 #include "crbench/solvers/lcp.hpp"
 
@@ -94,11 +96,12 @@ void realization_jacobian(const Model& model, const VelocityChart& chart, double
   }
   const int n = model.dof();
   const int k = chart.rows();
+  const int rows = model.kinematic_count();
   const int directions = 2 * n + 1;
   PointT<Dual>& work = w.point;
   jac.resize(2 * n, 2 * n);
   dfdt.resize(2 * n);
-  if (k == 0) {
+  if (rows == 0) {
     // The identity chart, y = (q, q̇): ∂ẏ/∂y = [0 I; ∂q̈/∂q ∂q̈/∂q̇], with nothing carried over and
     // nothing allocated once the workspace has its sizes.
     w.x.t = t;
@@ -133,9 +136,11 @@ void realization_jacobian(const Model& model, const VelocityChart& chart, double
 
   Eigen::MatrixXd C = Eigen::MatrixXd::Identity(directions, directions);
   Eigen::MatrixXd g_by_qt = Eigen::MatrixXd::Zero(n, directions);
+  const std::vector<int>& chart_rows = chart.row_indices();
   for (int r = 0; r < k; ++r) {
-    g_by_qt.row(r).head(n) = chart.scale() * work.g(r).derivatives().head(n).transpose();
-    g_by_qt(r, 2 * n) = chart.scale() * work.g(r).derivatives()(2 * n);
+    const int row = chart_rows[static_cast<std::size_t>(r)];
+    g_by_qt.row(r).head(n) = chart.scale() * work.g(row).derivatives().head(n).transpose();
+    g_by_qt(r, 2 * n) = chart.scale() * work.g(row).derivatives()(2 * n);
   }
   const Eigen::PartialPivLU<Eigen::MatrixXd> T(chart.transform(a));
   C.middleRows(n, n) = -T.solve(g_by_qt);
@@ -161,8 +166,16 @@ void realization_jacobian(const Model& model, const VelocityChart& chart, double
   carry(work.curl);
   Eigen::Matrix<Dual, Eigen::Dynamic, 1> v(n), qdd, nu_dot;
   for (int i = 0; i < n; ++i) v(i) = Dual(x.v(i), DualDerivatives(C.row(n + i).transpose()));
-  Eigen::Matrix<Dual, Eigen::Dynamic, 1> nu(k);
-  for (int r = 0; r < k; ++r) nu(r) = Dual(y(n + r), DualDerivatives::Unit(directions, n + r));
+  // ν of every row: the chart's are coordinates; the rows it leaves out have N g (carried too).
+  Eigen::Matrix<Dual, Eigen::Dynamic, 1> nu(rows);
+  if (k < rows) {
+    carry(work.g);
+    for (int r = 0; r < rows; ++r) nu(r) = work.g(r) * chart.scale();
+  }
+  for (int r = 0; r < k; ++r) {
+    nu(chart_rows[static_cast<std::size_t>(r)]) =
+        Dual(y(n + r), DualDerivatives::Unit(directions, n + r));
+  }
   work.Q += medium_force<Dual>(work, v, pushing, medium);
   kinematic_dynamics<Dual>(work, nu, chart.scale(), medium, qdd, nu_dot, row_damping, cone, &v);
   const auto w_dot = chart.rate<Dual>(nu_dot, qdd);
@@ -172,6 +185,15 @@ void realization_jacobian(const Model& model, const VelocityChart& chart, double
     jac.row(n + i) = w_dot(i).derivatives().head(2 * n).transpose();
     dfdt(n + i) = w_dot(i).derivatives()(2 * n);
   }
+}
+
+Point with_kinematic_rows(const Point& p, const std::vector<int>& rows) {
+  Point out = p;
+  out.a = p.a(rows, Eigen::all);
+  out.g = p.g(rows);
+  out.g_rate = p.g_rate(rows);
+  out.curl = p.curl(rows, Eigen::all);
+  return out;
 }
 
 namespace {
@@ -207,8 +229,22 @@ std::vector<std::vector<DepthTerm>> depth_terms(const Point& p, const State& x,
     if (touches(p, x, k)) touching.push_back(k);
   }
   if (touching.empty()) return terms;
-  const Delassus D = delassus(p, touching);
-  const ConstrainedAcceleration free = constrained_acceleration(p, {});
+  // Kinematic rows that coincide (a block on its two corners near θ = 0) leave no projection:
+  // the estimate then takes an independent subset of them, as the realization's chart does.
+  Point reduced;
+  const Point* held = &p;
+  Delassus D;
+  try {
+    D = delassus(p, touching);
+  } catch (const RunFailure&) {
+    std::vector<int> rows(static_cast<std::size_t>(p.a.rows()));
+    std::iota(rows.begin(), rows.end(), 0);
+    reduced = with_kinematic_rows(
+        p, VelocityChart::independent_rows(p.a, rows, 1.0, kIndependentRowMargin).row_indices());
+    held = &reduced;
+    D = delassus(reduced, touching);
+  }
+  const ConstrainedAcceleration free = constrained_acceleration(*held, {});
   Eigen::VectorXd free_fdd(static_cast<Eigen::Index>(touching.size()));
   for (std::size_t r = 0; r < touching.size(); ++r) {
     const int k = touching[r];

@@ -305,6 +305,10 @@ struct DepthTerm {
   const char* cause = "";  // "approach" (the constraint's rate carried into the medium) or "load"
 };
 
+// p with only the kinematic rows `rows` (their a, g, g_rate and curl): the point as the chart
+// over those rows sees it, where the others coincide with them (VelocityChart::independent_rows).
+Point with_kinematic_rows(const Point& p, const std::vector<int>& rows);
+
 // The depth each unilateral constraint reaches in the medium (α, β, γ) under its law (scale s,
 // exponent η; `laws` empty: linear, unit scale) from the state x where it touches (f_k ≤ its
 // round-off; the point p evaluated at x), as terms c·N^(−p) of which the largest applies; none

@@ -29,6 +29,11 @@
 
 namespace crbench {
 
+// A row joins a chart over a subset of the rows (VelocityChart::independent_rows) where its pivot
+// is above a tenth of the largest: closer to the others, dividing by the difference would cost
+// more digits of q̇ than N g computed from q̇ costs of ν.
+inline constexpr double kIndependentRowMargin = 0.1;
+
 class VelocityChart {
  public:
   // The chart of a k×n matrix a of full row rank whose constrained columns are a's pivot columns,
@@ -37,7 +42,20 @@ class VelocityChart {
 
   static VelocityChart identity(int n) { return best_for(Eigen::MatrixXd(0, n)); }
 
+  // The chart of a subset of a's rows: of `candidates`, those that are independent with a margin
+  // (each a pivot of a's rows above `margin` times the largest), the best conditioned first. The
+  // other rows of a are not coordinates: their ν is σ(a q̇ + b) computed from q̇ (all_nu). Made for
+  // rows that coincide where several constraints touch together (a block on two corners), where a
+  // chart over all of them would divide by their difference.
+  static VelocityChart independent_rows(const Eigen::MatrixXd& a,
+                                        const std::vector<int>& candidates, double scale,
+                                        double margin);
+
   int rows() const { return static_cast<int>(constrained_.size()); }
+  // Which of a's rows the chart's ν are, in order (all of them, but for independent_rows).
+  const std::vector<int>& row_indices() const { return rows_; }
+  // Whether every row of a (`count` of them) is a coordinate of the chart.
+  bool all_rows(int count) const { return static_cast<int>(rows_.size()) == count; }
   double scale() const { return scale_; }
   const std::vector<int>& constrained_columns() const { return constrained_; }
 
@@ -47,6 +65,10 @@ class VelocityChart {
   // w = (σ(a q̇ + b), q̇_F).
   Eigen::VectorXd coordinates(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
                               const Eigen::VectorXd& v) const;
+
+  // ν of all of a's rows at (q̇, w): the chart's from w, the others σ(a q̇ + b).
+  Eigen::VectorXd all_nu(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                         const Eigen::VectorXd& v, const Eigen::VectorXd& w) const;
 
   // q̇ from w: q̇_F = w_F and a_C q̇_C = ν/σ − b − a_F q̇_F.
   Eigen::VectorXd velocity(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
@@ -62,12 +84,12 @@ class VelocityChart {
   // T = ∂w/∂q̇ = [σ a; E_F] (E_F: the unit rows of the free columns).
   Eigen::MatrixXd transform(const Eigen::MatrixXd& a) const;
 
-  // ẇ = (ν̇, q̈_F).
+  // ẇ = (ν̇, q̈_F), from the ν̇ of all of a's rows.
   template <class S>
   Eigen::Matrix<S, Eigen::Dynamic, 1> rate(const Eigen::Matrix<S, Eigen::Dynamic, 1>& nu_dot,
                                            const Eigen::Matrix<S, Eigen::Dynamic, 1>& qdd) const {
     Eigen::Matrix<S, Eigen::Dynamic, 1> w_dot(qdd.size());
-    w_dot.head(rows()) = nu_dot;
+    for (int r = 0; r < rows(); ++r) w_dot(r) = nu_dot(rows_[static_cast<std::size_t>(r)]);
     for (std::size_t i = 0; i < free_.size(); ++i) {
       w_dot(rows() + static_cast<Eigen::Index>(i)) = qdd(free_[i]);
     }
@@ -77,6 +99,13 @@ class VelocityChart {
  private:
   Eigen::MatrixXd block(const Eigen::MatrixXd& a) const;
 
+  // The chart's rows of a and b.
+  Eigen::MatrixXd chart_rows(const Eigen::MatrixXd& a) const;
+  Eigen::VectorXd chart_rows(const Eigen::VectorXd& b) const;
+  // The chart of a's rows `rows` (independent), its constrained columns their pivot columns.
+  static VelocityChart of_rows(const Eigen::MatrixXd& a, std::vector<int> rows, double scale);
+
+  std::vector<int> rows_;
   std::vector<int> constrained_, free_;
   double scale_ = 1.0;
 };

@@ -148,27 +148,161 @@ TEST_CASE("rocking-block: event-driven's impacts follow Housner's law", "[rockin
   CHECK(std::abs(left_corner(r.final_state) - left_corner(model->initial_state())) <= 1e-12);
 }
 
-TEST_CASE("rocking-block: the realization refuses two conditional rows", "[rocking-block]") {
-  // At rest on both corners the two no-slip rows are one row; the medium's equations need
-  // independent ones.
+namespace {
+
+// The compliant block written out again, apart from the case and the realization: q = (x, y, θ),
+// unit mass, J = (b² + h²)/3, gravity g; a corner below the floor (f < 0) is pushed by the viscous
+// obstacle λ = max(0, −βN ḟ) along its height's gradient and held by the friction −β_t N aᵀ(a q̇)
+// on its horizontal velocity. Integrated by Odeint's Dormand–Prince with dense output; the exits
+// (f back to 0 from below) located by bisection on it.
+struct CompliantBlock {
+  double b, h, g, N, beta = 1.0, slip_beta = 1.0;
+  using Vec = std::array<double, 6>;
+  // Height, its gradient's θ component and the horizontal velocity's θ coefficient of a corner
+  // (side +1: left at (−b, −h), −1: right at (b, −h)).
+  double height(const Vec& s, double side) const {
+    return s[1] - side * b * std::sin(s[2]) - h * std::cos(s[2]);
+  }
+  double height_slope(double theta, double side) const {
+    return -side * b * std::cos(theta) + h * std::sin(theta);
+  }
+  double slip_slope(double theta, double side) const {
+    return h * std::cos(theta) + side * b * std::sin(theta);
+  }
+  void operator()(const Vec& s, Vec& ds, double /*t*/) const {
+    const double J = (b * b + h * h) / 3.0;
+    double Fx = 0.0, Fy = -g, M = 0.0;
+    for (const double side : {1.0, -1.0}) {
+      if (!(height(s, side) < 0.0)) continue;
+      const double fs = height_slope(s[2], side);
+      const double rate = s[4] + fs * s[5];
+      const double lambda = std::max(0.0, -beta * N * rate);
+      Fy += lambda;
+      M += lambda * fs;
+      const double as = slip_slope(s[2], side);
+      const double slip = s[3] + as * s[5];
+      Fx -= slip_beta * N * slip;
+      M -= slip_beta * N * slip * as;
+    }
+    ds = {s[3], s[4], s[5], Fx, Fy, M / J};
+  }
+  // The times at which each corner leaves the floor (f rises through 0), up to t_end.
+  std::vector<std::pair<double, int>> exits(const Vec& start, double t_end) const {
+    namespace odeint = boost::numeric::odeint;
+    auto stepper = odeint::make_dense_output(1e-12, 1e-12, odeint::runge_kutta_dopri5<Vec>());
+    stepper.initialize(start, 0.0, 1e-6);
+    std::vector<std::pair<double, int>> out;
+    while (stepper.current_time() < t_end) {
+      const Vec before = stepper.current_state();
+      const double t0 = stepper.current_time();
+      stepper.do_step(*this);
+      const Vec after = stepper.current_state();
+      for (int c = 0; c < 2; ++c) {
+        const double side = c == 0 ? 1.0 : -1.0;
+        if (!(height(before, side) < 0.0 && height(after, side) >= 0.0)) continue;
+        double lo = t0, hi = stepper.current_time();
+        Vec x;
+        for (int i = 0; i < 60; ++i) {
+          const double mid = 0.5 * (lo + hi);
+          stepper.calc_state(mid, x);
+          (height(x, side) < 0.0 ? lo : hi) = mid;
+        }
+        out.emplace_back(hi, c);
+      }
+    }
+    return out;
+  }
+};
+
+std::vector<std::pair<double, int>> realization_exits(const RunRecord& r) {
+  std::vector<std::pair<double, int>> out;
+  for (const Event& e : r.events) {
+    if (e.kind == EventKind::exit_medium) out.emplace_back(e.t, e.index);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("rocking-block: the compliant corners as written out again", "[rocking-block]") {
+  // Several conditional rows: the realization's chart takes the acting, independent ones (the
+  // two corners' rows coincide at θ = 0, where the second corner strikes).
   const auto model = make_model("rocking-block", {});
-  RunSettings settings;
-  configure_solver(find_solver("realization"), {}, settings, &model->info());
-  const auto why = find_solver("realization").refusal(*model, settings);
-  REQUIRE(why);
-  CHECK_THAT(*why, Catch::Contains("conditional kinematic rows"));
-  // crbench check says so, and estimates no depth for a realization that does not run.
-  const crbench::testing::CliResult r = crbench::testing::cli({"check", "--case", "rocking-block"});
-  INFO(r.out << r.err);
-  CHECK(r.status == 0);
-  CHECK_THAT(r.out, Catch::Contains("the realization refuses this case, so no depth is estimated"));
-  CHECK_THAT(r.out, !Catch::Contains("); depth "));
+  const cases::RockingBlock block(model->params());
+  testing::SolveOptions o;
+  o.solver = "realization";
+  o.solver_params = {{"N", "1e3"}, {"preset", "viscous"}, {"interaction", "obstacle"}};
+  o.rtol = 1e-11;
+  o.atol = 1e-13;
+  const RunRecord r = testing::solve(*model, o);
+  REQUIRE(r.status == Status::ok);
+  const State x0 = model->initial_state();
+  const CompliantBlock twin{.b = block.b, .h = block.h, .g = block.g, .N = 1e3};
+  const auto expected =
+      twin.exits({x0.q(0), x0.q(1), x0.q(2), x0.v(0), x0.v(1), x0.v(2)}, r.final_state.t);
+  const auto exits = realization_exits(r);
+  // At N = 1e3: the left corner leaves after the first impact, the right after the second.
+  REQUIRE(expected.size() == 2);
+  REQUIRE(exits.size() == expected.size());
+  for (std::size_t i = 0; i < exits.size(); ++i) {
+    INFO("exit " << i);
+    CHECK(exits[i].second == expected[i].second);
+    CHECK(exits[i].first == Approx(expected[i].first).margin(1e-8));
+  }
+}
+
+TEST_CASE("rocking-block: the viscous corners' limit is Housner's impact",
+          "[rocking-block][slow]") {
+  // The second impact (the right corner's last exit) and the left corner's exit rate after the
+  // first impact tend as 1/N to the classical ones: Housner's law, whose rate is 2b|θ̇⁺|.
+  const auto model = make_model("rocking-block", {});
+  const cases::RockingBlock block(model->params());
+  const double classical = block.impact_time(2);
+  const double housner_rate =
+      2.0 * block.b * block.housner_ratio() * block.rate_at_flat(block.theta0);
+  std::vector<double> errors, rates;
+  for (const char* N : {"1e4", "1e5"}) {
+    testing::SolveOptions o;
+    o.solver = "realization";
+    o.solver_params = {{"N", N}, {"preset", "viscous"}, {"interaction", "obstacle"}};
+    o.rtol = 1e-10;
+    o.atol = 1e-12;
+    const RunRecord r = testing::solve(*model, o);
+    REQUIRE(r.status == Status::ok);
+    const auto right = r.constraint_lift_off_time.at(1);
+    REQUIRE(right);
+    errors.push_back(*right - classical);
+    const auto it = std::find_if(r.events.begin(), r.events.end(), [](const Event& e) {
+      return e.kind == EventKind::exit_medium && e.index == 0;
+    });
+    REQUIRE(it != r.events.end());
+    REQUIRE(it->rate_after);
+    rates.push_back(*it->rate_after);
+  }
+  INFO("errors " << errors[0] << ", " << errors[1] << "; rates " << rates[0] << ", " << rates[1]);
+  CHECK(errors[0] < 0.0);
+  CHECK(std::log10(errors[0] / errors[1]) == Approx(1.0).margin(0.05));
+  CHECK(std::log10((rates[0] - housner_rate) / (rates[1] - housner_rate)) ==
+        Approx(1.0).margin(0.05));
+  // Extrapolated with order 1, the rate is Housner's to a few parts in 1e5 (the O(1/N²) left).
+  const double extrapolated = rates[1] + (rates[1] - rates[0]) / 9.0;
+  CHECK(extrapolated == Approx(housner_rate).epsilon(2e-5));
+}
+
+TEST_CASE("rocking-block: crbench check estimates the corners' depths", "[rocking-block]") {
   const crbench::testing::CliResult j =
       crbench::testing::cli({"check", "--case", "rocking-block", "--json"});
+  INFO(j.out << j.err);
+  REQUIRE(j.status == 0);
   const auto floors = nlohmann::json::parse(j.out)["round_off_floors"];
-  CHECK_THAT(floors["realization_refusal"].get<std::string>(),
-             Catch::Contains("conditional kinematic rows"));
-  for (const auto& c : floors["constraints"]) CHECK(c["largest_N"].is_null());
+  CHECK(floors["realization_refusal"] == "");
+  CHECK(floors["constraints"][0]["largest_N"].is_number());
+  // Nearly flat, the two no-slip rows nearly coincide: the depth is estimated with one of them.
+  const crbench::testing::CliResult flat =
+      crbench::testing::cli({"check", "--case", "rocking-block", "--set", "tilt=1e-9", "--json"});
+  INFO(flat.out << flat.err);
+  const auto flat_floors = nlohmann::json::parse(flat.out)["round_off_floors"];
+  CHECK(flat_floors["constraints"][0]["largest_N"].is_number());
 }
 
 }  // namespace rocking_block_tests

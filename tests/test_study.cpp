@@ -98,6 +98,25 @@ TEST_CASE("a valid study parses with its defaults", "[study]") {
   CHECK(study.observables.size() == 3);
 }
 
+TEST_CASE("a model may run an N ladder of its own", "[study]") {
+  // More rungs a decade over a shorter span than the study's (a costly model).
+  json j = valid_study();
+  j["models"].push_back(
+      {{"label", "own"},
+       {"solver", "realization"},
+       {"set", {{"preset", "viscous"}}},
+       {"ladder", {{"axis", "N"}, {"from", 1e3}, {"to", 1e4}, {"per_decade", 3}}}});
+  const auto study = crbench::parse_study(j);
+  REQUIRE(study.models.size() == 2);
+  CHECK(study.models[0].ladder == study.ladder);
+  const auto& own = study.models[1];
+  CHECK(own.axis == crbench::LadderAxis::N);
+  REQUIRE(own.ladder.size() == 4);
+  CHECK(own.ladder.front() == Approx(1e3));
+  CHECK(own.ladder[1] == Approx(std::pow(10.0, 3.0 + 1.0 / 3.0)));
+  CHECK(own.ladder.back() == Approx(1e4));
+}
+
 TEST_CASE("malformed studies name the field", "[study]") {
   struct Bad {
     std::string what;
@@ -383,11 +402,18 @@ TEST_CASE("malformed studies name the field", "[study]") {
                            {"ladder", {{"axis", "rtol"}, {"from", 1e-4}, {"to", 1e-8}}}};
        },
        "study.models[0].ladder.axis: solver moreau-jean takes no rtol"},
-      {"a model's own N ladder",
+      {"an N ladder of a solver without N",
        [](json& j) {
-         j["models"][0]["ladder"] = {{"axis", "N"}, {"from", 1e2}, {"to", 1e4}};
+         j["models"][0] = {{"label", "e"},
+                           {"solver", "event-driven"},
+                           {"ladder", {{"axis", "N"}, {"from", 1e2}, {"to", 1e4}}}};
        },
-       "study.models[0].ladder.axis: 'N' ladders come from study.N"},
+       "study.models[0].ladder.axis: solver event-driven has no N"},
+      {"an N ladder from fine to coarse",
+       [](json& j) {
+         j["models"][0]["ladder"] = {{"axis", "N"}, {"from", 1e4}, {"to", 1e2}};
+       },
+       "study.models[0].ladder.to: "},
       {"a parameter ladder down to 0",
        [](json& j) {
          j["models"][0] = {{"label", "a"},
