@@ -72,7 +72,7 @@ struct KnownDeviation {
 // velocity at the step's end (solvers/moreau_jean.cpp). An infinite lift_off: the solver's run
 // has no lift-off where the fact has one, for the reason given.
 constexpr double kRule = std::numeric_limits<double>::quiet_NaN();
-constexpr std::array<KnownDeviation, 3> kKnownDeviations{
+constexpr std::array<KnownDeviation, 4> kKnownDeviations{
     {{"block-on-incline", "mujoco", kRule, 1e-2,
       "MuJoCo's friction pushes the sliding block off the incline: at the defaults (viscous "
       "N = 1e4, h = 1e-4) it hops 8.6e-3 high before it stops, as a direct MuJoCo program does "
@@ -84,7 +84,11 @@ constexpr std::array<KnownDeviation, 3> kKnownDeviations{
      {"rocking-block", "moreau-jean", std::numeric_limits<double>::infinity(), kRule,
       "at h = 1e-3 the pivoting corner alternates between contact and impact (20 episodes) and "
       "the block ends at rest on both corners from t = 1.507, so the right corner has no last "
-      "lift-off (Housner's rocking needs the impact of one corner to release the other)"}}};
+      "lift-off (Housner's rocking needs the impact of one corner to release the other)"},
+     {"rocking-block", "realization", 0.04, kRule,
+      "the compliant corners' second impact comes about 3e2/N early (N (tau_N - tau) = -296 at "
+      "the case's N = 1e4, -306 at 1e5; study multi-contact): the constant of its O(1/N) is "
+      "thirty times the rule's 10"}}};
 
 // Runs that end with a failure status at the defaults, each a limitation of an external engine
 // that the record reports (its reason contains `reason`): a fix shows as an entry to remove.
