@@ -550,14 +550,19 @@ class Run {
   // corners touch together. p itself otherwise.
   const Point& acting_point(const Point& p) const {
     if (!row_subsets_) return p;
-    const std::vector<double> damping = row_damping();
+    acting_point_ = with_kinematic_rows(
+        p,
+        VelocityChart::independent_rows(p.a, acting_rows(row_damping()), 1.0, kIndependentRowMargin)
+            .row_indices());
+    return acting_point_;
+  }
+  // The kinematic rows with friction (row_damping's positive entries).
+  static std::vector<int> acting_rows(const std::vector<double>& damping) {
     std::vector<int> acting;
     for (std::size_t r = 0; r < damping.size(); ++r) {
       if (damping[r] > 0.0) acting.push_back(static_cast<int>(r));
     }
-    acting_point_ = with_kinematic_rows(
-        p, VelocityChart::independent_rows(p.a, acting, 1.0, kIndependentRowMargin).row_indices());
-    return acting_point_;
+    return acting;
   }
 
   // q̈ at x (point_ evaluated there) with no realized constraint pushing and the held ones
@@ -1229,11 +1234,8 @@ class Run {
     model_.kinematic_affine(x.t, x.q, chart_a_, chart_b_);
     try {
       if (row_subsets_) {
-        std::vector<int> acting;
-        for (std::size_t r = 0; r < damping_.size(); ++r) {
-          if (damping_[r] > 0.0) acting.push_back(static_cast<int>(r));
-        }
-        return VelocityChart::independent_rows(chart_a_, acting, opt_.N, kIndependentRowMargin);
+        return VelocityChart::independent_rows(chart_a_, acting_rows(damping_), opt_.N,
+                                               kIndependentRowMargin);
       }
       return VelocityChart::best_for(chart_a_, opt_.N);
     } catch (const std::runtime_error& e) {

@@ -54,10 +54,14 @@ VelocityChart VelocityChart::independent_rows(const Eigen::MatrixXd& a,
 }
 
 Eigen::MatrixXd VelocityChart::chart_rows(const Eigen::MatrixXd& a) const {
+  if (all_rows(static_cast<int>(a.rows()))) return a;
   return a(rows_, Eigen::all);
 }
 
-Eigen::VectorXd VelocityChart::chart_rows(const Eigen::VectorXd& b) const { return b(rows_); }
+Eigen::VectorXd VelocityChart::chart_rows(const Eigen::VectorXd& b) const {
+  if (all_rows(static_cast<int>(b.size()))) return b;
+  return b(rows_);
+}
 
 double VelocityChart::relative_quality(const Eigen::MatrixXd& a) const {
   if (constrained_.empty()) return 1.0;
