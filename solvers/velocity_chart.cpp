@@ -72,7 +72,11 @@ double VelocityChart::relative_quality(const Eigen::MatrixXd& a) const {
 Eigen::VectorXd VelocityChart::coordinates(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
                                            const Eigen::VectorXd& v) const {
   Eigen::VectorXd w(v.size());
-  w.head(rows()) = scale_ * (chart_rows(a) * v + chart_rows(b));
+  if (all_rows(static_cast<int>(a.rows()))) {
+    w.head(rows()) = scale_ * (a * v + b);
+  } else {
+    w.head(rows()) = scale_ * (chart_rows(a) * v + chart_rows(b));
+  }
   for (std::size_t i = 0; i < free_.size(); ++i)
     w(rows() + static_cast<Eigen::Index>(i)) = v(free_[i]);
   return w;
@@ -84,7 +88,10 @@ Eigen::VectorXd VelocityChart::velocity(const Eigen::MatrixXd& a, const Eigen::V
   for (std::size_t i = 0; i < free_.size(); ++i)
     v(free_[i]) = w(rows() + static_cast<Eigen::Index>(i));
   if (rows() == 0) return v;
-  const Eigen::VectorXd rhs = w.head(rows()) / scale_ - chart_rows(b) - chart_rows(a) * v;
+  const Eigen::VectorXd rhs =
+      all_rows(static_cast<int>(a.rows()))
+          ? Eigen::VectorXd(w.head(rows()) / scale_ - b - a * v)
+          : Eigen::VectorXd(w.head(rows()) / scale_ - chart_rows(b) - chart_rows(a) * v);
   const Eigen::VectorXd v_c = block(a).partialPivLu().solve(rhs);
   for (int r = 0; r < rows(); ++r) v(constrained_[static_cast<std::size_t>(r)]) = v_c(r);
   return v;
@@ -124,7 +131,11 @@ Eigen::VectorXd VelocityChart::point(const Model& model, const State& x) const {
 Eigen::MatrixXd VelocityChart::transform(const Eigen::MatrixXd& a) const {
   const Eigen::Index n = a.cols();
   Eigen::MatrixXd T = Eigen::MatrixXd::Zero(n, n);
-  T.topRows(rows()) = scale_ * chart_rows(a);
+  if (all_rows(static_cast<int>(a.rows()))) {
+    T.topRows(rows()) = scale_ * a;
+  } else {
+    T.topRows(rows()) = scale_ * chart_rows(a);
+  }
   for (std::size_t i = 0; i < free_.size(); ++i)
     T(rows() + static_cast<Eigen::Index>(i), free_[i]) = 1.0;
   return T;
@@ -132,6 +143,10 @@ Eigen::MatrixXd VelocityChart::transform(const Eigen::MatrixXd& a) const {
 
 Eigen::MatrixXd VelocityChart::block(const Eigen::MatrixXd& a) const {
   Eigen::MatrixXd a_c(rows(), rows());
+  if (all_rows(static_cast<int>(a.rows()))) {
+    for (int r = 0; r < rows(); ++r) a_c.col(r) = a.col(constrained_[static_cast<std::size_t>(r)]);
+    return a_c;
+  }
   for (int r = 0; r < rows(); ++r) {
     for (int i = 0; i < rows(); ++i) {
       a_c(i, r) = a(rows_[static_cast<std::size_t>(i)], constrained_[static_cast<std::size_t>(r)]);
