@@ -11,6 +11,8 @@
 #include "crbench/bench/run_support.hpp"
 #include "crbench/cases/registry.hpp"
 #include "crbench/cases/rocking_block.hpp"
+#include "crbench/solvers/realization_dynamics.hpp"
+#include "crbench/solvers/velocity_chart.hpp"
 #include "support.hpp"
 
 namespace rocking_block_tests {
@@ -287,6 +289,64 @@ TEST_CASE("rocking-block: the viscous corners' limit is Housner's impact",
   // Extrapolated with order 1, the rate is Housner's to a few parts in 1e5 (the O(1/N²) left).
   const double extrapolated = rates[1] + (rates[1] - rates[0]) / 9.0;
   CHECK(extrapolated == Approx(housner_rate).epsilon(2e-5));
+}
+
+TEST_CASE("rocking-block: the AD Jacobian of a chart over one of two coinciding rows",
+          "[rocking-block][ad]") {
+  // Both corners just below the floor at θ = 2e-4: the rows differ by 2b sin θ, the chart keeps
+  // one, and the other's ν is N g from q̇, in the right-hand side and in its Jacobian alike.
+  const auto model = make_model("rocking-block", {});
+  const cases::RockingBlock block(model->params());
+  const int n = model->dof();
+  State x;
+  x.t = 0.3;
+  x.q = Eigen::Vector3d(0.01, block.h - 1e-6, 2e-4);
+  x.v = Eigen::Vector3d(0.05, -0.02, -0.4);
+  Eigen::MatrixXd a;
+  Eigen::VectorXd b;
+  model->kinematic_affine(x.t, x.q, a, b);
+  const double N = 1e4;
+  const VelocityChart chart = VelocityChart::independent_rows(a, {0, 1}, N, kIndependentRowMargin);
+  REQUIRE(chart.rows() == 1);
+  REQUIRE_FALSE(chart.all_rows(2));
+  const Medium medium{.mass = 0.0, .damping = N, .stiffness = 0.0, .obstacle = true};
+  const std::vector<double> damping{N, N};
+  const std::vector<char> in_medium{1, 1}, pushing{1, 1};
+  const Modes modes = model->modes_at(x);
+  const Eigen::VectorXd y = chart.point(*model, x);
+  const auto rhs = [&](double t, const Eigen::VectorXd& yy) {
+    Eigen::MatrixXd aa;
+    Eigen::VectorXd bb;
+    const State s = chart.state(*model, t, yy, aa, bb);
+    Point p;
+    model->evaluate(s, modes, p);
+    p.Q += medium_force<double>(p, s.v, pushing, medium);
+    const Eigen::VectorXd nu = chart.all_nu(aa, bb, s.v, yy.tail(n));
+    Eigen::VectorXd qdd, nu_dot;
+    kinematic_dynamics<double>(p, nu, N, medium, qdd, nu_dot, &damping);
+    Eigen::VectorXd dy(2 * n);
+    dy << s.v, chart.rate<double>(nu_dot, qdd);
+    return dy;
+  };
+  // The dropped row's ν is N g at x: the chart maps velocities both ways.
+  CHECK(chart.all_nu(a, b, x.v, y.tail(n)).isApprox(N * (a * x.v + b), 1e-12));
+  Eigen::MatrixXd a_out;
+  Eigen::VectorXd b_out;
+  CHECK(testing::close(chart.state(*model, x.t, y, a_out, b_out).v, x.v, 1e-13));
+  RealizationJacobianWork work;
+  Eigen::MatrixXd jac;
+  Eigen::VectorXd dfdt;
+  realization_jacobian(*model, chart, x.t, y, modes, in_medium, pushing, medium, work, jac, dfdt,
+                       &damping);
+  for (int j = 0; j < 2 * n; ++j) {
+    const Eigen::VectorXd column_fd = testing::derivative([&](double h) {
+      Eigen::VectorXd yy = y;
+      yy(j) += h;
+      return rhs(x.t, yy);
+    });
+    INFO("column " << j);
+    CHECK(testing::close(jac.col(j), column_fd, 1e-7));
+  }
 }
 
 TEST_CASE("rocking-block: crbench check estimates the corners' depths", "[rocking-block]") {
