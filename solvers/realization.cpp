@@ -1250,10 +1250,13 @@ class Run {
   bool change_chart(double t, Eigen::VectorXd& y) {
     if (chart_.rows() == 0) return false;
     const State x = chart_state(t, y);
-    const bool rows_kept = !row_subsets_ || best_chart(x).row_indices() == chart_.row_indices();
+    // With row subsets the best chart is needed anyway to see whether its rows changed.
+    std::optional<VelocityChart> best;
+    if (row_subsets_) best = best_chart(x);
+    const bool rows_kept = !best || best->row_indices() == chart_.row_indices();
     if (rows_kept && chart_.relative_quality(chart_a_) >= 0.5) return false;
     const Eigen::VectorXd nu = x.aux;
-    chart_ = best_chart(x);
+    chart_ = best ? *best : best_chart(x);
     y = chart_.point(model_, x);
     set_chart_nu(y, nu);
     ++chart_changes_;

@@ -3,6 +3,7 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 namespace crbench {
@@ -31,7 +32,7 @@ VelocityChart VelocityChart::of_rows(const Eigen::MatrixXd& a, std::vector<int> 
 
 VelocityChart VelocityChart::best_for(const Eigen::MatrixXd& a, double scale) {
   std::vector<int> rows(static_cast<std::size_t>(a.rows()));
-  for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = static_cast<int>(r);
+  std::iota(rows.begin(), rows.end(), 0);
   return of_rows(a, std::move(rows), scale);
 }
 

@@ -31,6 +31,20 @@ std::vector<double> grid(double t0, double t1, int count) {
   return t;
 }
 
+void check_jacobian_columns(const Eigen::MatrixXd& jac,
+                            const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& rhs,
+                            const Eigen::VectorXd& y, double rel) {
+  for (Eigen::Index j = 0; j < y.size(); ++j) {
+    const Eigen::VectorXd column = derivative([&](double h) {
+      Eigen::VectorXd shifted = y;
+      shifted(j) += h;
+      return rhs(shifted);
+    });
+    INFO("column " << j);
+    CHECK(close(jac.col(j), column, rel));
+  }
+}
+
 bool close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double rel) {
   const double scale = std::max(1.0, b.lpNorm<Eigen::Infinity>());
   return (a - b).lpNorm<Eigen::Infinity>() <= rel * scale;

@@ -105,6 +105,12 @@ using crbench::second_derivative;
 // |a − b| ≤ rel·max(1, |b|), elementwise on the max norm.
 bool close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double rel);
 
+// Each column j of jac against Richardson-extrapolated central differences of rhs in y(j), at
+// relative `rel` (a CHECK per column).
+void check_jacobian_columns(const Eigen::MatrixXd& jac,
+                            const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& rhs,
+                            const Eigen::VectorXd& y, double rel);
+
 // The realization's AD Jacobian ∂(q̇, q̈)/∂(q, q̇) and ∂/∂t at x against Richardson-extrapolated
 // central differences of acceleration<double>, column by column, at relative 1e-7.
 void check_realization_jacobian(const Model& model, const State& x, Modes modes,

@@ -397,15 +397,8 @@ TEST_CASE(
       Eigen::MatrixXd jac;
       Eigen::VectorXd dfdt;
       realization_jacobian(*model, chart, x.t, y, {}, {}, {}, medium, work, jac, dfdt);
-      for (int j = 0; j < 2 * n; ++j) {
-        const Eigen::VectorXd column_fd = testing::derivative([&](double h) {
-          Eigen::VectorXd yy = y;
-          yy(j) += h;
-          return rhs(x.t, yy);
-        });
-        INFO("column " << j);
-        CHECK(testing::close(jac.col(j), column_fd, 1e-7));
-      }
+      testing::check_jacobian_columns(
+          jac, [&](const Eigen::VectorXd& yy) { return rhs(x.t, yy); }, y, 1e-7);
       const Eigen::VectorXd time_fd =
           testing::derivative([&](double h) { return rhs(x.t + h, y); });
       CHECK(testing::close(dfdt, time_fd, 1e-7));
